@@ -1,0 +1,58 @@
+# Ridgepoint: every target sets itself up on a fresh clone.
+#   make serve   set up, build, serve on http://127.0.0.1:8000 (rebuilds on save)
+#   make build   validate content and write site/
+#   make check   validate content only (fast)
+#   make test    set up and run every test
+#   make bench   run the benchmarks
+#   make lock    re-resolve requirements.lock from pyproject.toml (needs network)
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+SETUP := $(VENV)/.installed node_modules/.installed
+
+# Material prints an end-of-life notice on every run; it is known and tracked.
+export NO_MKDOCS_2_WARNING := 1
+export PYTHONDONTWRITEBYTECODE := 1
+
+.PHONY: setup serve build check test bench lint lock clean
+
+setup: $(SETUP)
+
+# The venv gets a .pth file so that `ridgepoint` (scripts/) and `sims` (repo root)
+# import from anywhere: mkdocs hooks, pytest, the CLI.
+$(VENV)/.installed: requirements.lock
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements.lock
+	$(PY) -c "import pathlib, sysconfig; pathlib.Path(sysconfig.get_paths()['purelib'], 'ridgepoint.pth').write_text('$(CURDIR)\n$(CURDIR)/scripts\n')"
+	touch $@
+
+node_modules/.installed: package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+check: $(VENV)/.installed
+	$(PY) scripts/check.py
+
+build: $(SETUP)
+	$(PY) scripts/build.py
+
+serve: $(SETUP)
+	$(PY) scripts/serve.py
+
+test: $(SETUP)
+	$(PY) -m ruff check .
+	$(PY) -m pytest
+
+bench: $(SETUP)
+	$(PY) scripts/bench.py
+
+lint: $(VENV)/.installed
+	$(PY) -m ruff check .
+
+lock:
+	$(PYTHON) -m pip install --quiet uv
+	$(PYTHON) -m uv pip compile pyproject.toml --extra test --generate-hashes --python-version 3.11 -o requirements.lock
+
+clean:
+	rm -rf site build .pytest_cache
