@@ -1,0 +1,203 @@
+"""The sim contract: how a sim declares its inputs, and the one validation they all share.
+
+A sim module declares its inputs once, as a tuple of `Number` and `Choice`, and wraps its
+model in `simulation(INPUTS)`. The wrapper fills defaults, coerces strings (from the CLI or
+a page URL), checks ranges, and normalises the result so that CPython and Pyodide print
+byte-identical JSON. The browser builds its controls from `describe(INPUTS)`, so the
+declaration here is the only place an input's range lives.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+# Results are rounded to this many significant digits. Enough for every figure a page
+# shows, and it absorbs last-bit differences between the C maths libraries of CPython and
+# Pyodide, so the same inputs give the same JSON in both.
+SIGNIFICANT_DIGITS = 6
+
+
+def _format(value: float) -> str:
+    """A number as a reader would write it: 8, not 8.0; 0.5, not 0.50000."""
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+@dataclass(frozen=True)
+class Number:
+    """A numeric input: an integer when default and step are integers, else a float."""
+
+    name: str
+    label: str
+    default: int | float
+    min: int | float
+    max: int | float
+    step: int | float = 1
+    unit: str = ""
+    help: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.min <= self.default <= self.max:
+            raise ValueError(f"{self.name}: default {self.default} outside [{self.min}, {self.max}]")
+
+    @property
+    def integer(self) -> bool:
+        return all(isinstance(v, int) for v in (self.default, self.step))
+
+    def allowed(self) -> str:
+        kind = "an integer" if self.integer else "a number"
+        unit = f" {self.unit}" if self.unit else ""
+        return f"{kind} from {_format(self.min)} to {_format(self.max)}{unit}"
+
+    def parse(self, value: Any) -> int | float:
+        """Return the value as this input's type, or raise ValueError naming input and range."""
+        number: int | float
+        if isinstance(value, bool):
+            raise ValueError(f"{self.name}: expected {self.allowed()}, got {value!r}")
+        if isinstance(value, str):
+            try:
+                number = float(value.strip())
+            except ValueError:
+                raise ValueError(
+                    f"{self.name}: expected {self.allowed()}, got {value!r}"
+                ) from None
+        elif isinstance(value, int | float):
+            number = value
+        else:
+            raise ValueError(f"{self.name}: expected {self.allowed()}, got {value!r}")
+        if not math.isfinite(number):
+            raise ValueError(f"{self.name}: expected {self.allowed()}, got {value!r}")
+        if self.integer:
+            if number != int(number):
+                raise ValueError(f"{self.name}: expected {self.allowed()}, got {value!r}")
+            number = int(number)
+        else:
+            number = float(number)
+        if not self.min <= number <= self.max:
+            raise ValueError(f"{self.name}: expected {self.allowed()}, got {_format(number)}")
+        return number
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "kind": "number",
+            "name": self.name,
+            "label": self.label,
+            "default": self.default,
+            "min": self.min,
+            "max": self.max,
+            "step": self.step,
+            "unit": self.unit,
+            "help": self.help,
+            "integer": self.integer,
+        }
+
+
+@dataclass(frozen=True)
+class Choice:
+    """An input picked from a fixed list of string keys (a GPU, a model, a preset)."""
+
+    name: str
+    label: str
+    default: str
+    choices: tuple[str, ...]
+    help: str = ""
+
+    def __post_init__(self) -> None:
+        if self.default not in self.choices:
+            raise ValueError(f"{self.name}: default {self.default!r} not among {self.choices}")
+
+    def allowed(self) -> str:
+        return "one of " + ", ".join(self.choices)
+
+    def parse(self, value: Any) -> str:
+        if isinstance(value, str) and value.strip() in self.choices:
+            return value.strip()
+        raise ValueError(f"{self.name}: expected {self.allowed()}, got {value!r}")
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "kind": "choice",
+            "name": self.name,
+            "label": self.label,
+            "default": self.default,
+            "choices": list(self.choices),
+            "help": self.help,
+        }
+
+
+Input = Number | Choice
+
+
+def defaults(inputs: tuple[Input, ...]) -> dict[str, Any]:
+    return {spec.name: spec.default for spec in inputs}
+
+
+def validate(inputs: tuple[Input, ...], given: Mapping[str, Any]) -> dict[str, Any]:
+    """Fill defaults and parse every given value; unknown names are an error too."""
+    by_name = {spec.name: spec for spec in inputs}
+    unknown = sorted(set(given) - set(by_name))
+    if unknown:
+        raise ValueError(
+            f"{unknown[0]}: not an input of this sim (inputs: {', '.join(by_name)})"
+        )
+    values = defaults(inputs)
+    for name, value in given.items():
+        values[name] = by_name[name].parse(value)
+    return values
+
+
+def describe(inputs: tuple[Input, ...]) -> list[dict[str, Any]]:
+    """The inputs as plain data, for the page to build controls from."""
+    return [spec.describe() for spec in inputs]
+
+
+def normalise(value: Any, where: str = "result") -> Any:
+    """Make a result plain JSON: round floats, turn tuples into lists, refuse NaN and inf.
+
+    Rounding to SIGNIFICANT_DIGITS is what makes CPython and Pyodide agree to the byte.
+    """
+    if isinstance(value, bool) or value is None or isinstance(value, str | int):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ArithmeticError(f"{where} is {value}: a sim must return finite numbers")
+        if value == 0.0:
+            return 0.0
+        return float(f"{value:.{SIGNIFICANT_DIGITS}g}")
+    if isinstance(value, Mapping):
+        return {str(key): normalise(item, f"{where}.{key}") for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [normalise(item, f"{where}[{index}]") for index, item in enumerate(value)]
+    raise TypeError(f"{where} is a {type(value).__name__}, which is not JSON")
+
+
+def _check_shape(result: Mapping[str, Any]) -> None:
+    summary = result.get("summary")
+    if not isinstance(summary, Mapping) or not summary:
+        raise TypeError("a sim result needs a non-empty 'summary' mapping")
+    for key, value in summary.items():
+        if not isinstance(value, bool | int | float | str):
+            raise TypeError(f"summary.{key} must be a number, string or bool, not {value!r}")
+    if not isinstance(result.get("charts"), list):
+        raise TypeError("a sim result needs a 'charts' list of Vega-Lite specs")
+
+
+def simulation(
+    inputs: tuple[Input, ...],
+) -> Callable[[Callable[..., dict[str, Any]]], Callable[..., dict[str, Any]]]:
+    """Wrap a sim's model so that `simulate(**inputs)` validates, fills defaults, normalises."""
+
+    def wrap(model: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+        @functools.wraps(model)
+        def simulate(**given: Any) -> dict[str, Any]:
+            result = model(**validate(inputs, given))
+            _check_shape(result)
+            return normalise(result)
+
+        simulate.inputs = inputs  # type: ignore[attr-defined]
+        return simulate
+
+    return wrap
