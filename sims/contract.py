@@ -41,7 +41,9 @@ class Number:
 
     def __post_init__(self) -> None:
         if not self.min <= self.default <= self.max:
-            raise ValueError(f"{self.name}: default {self.default} outside [{self.min}, {self.max}]")
+            raise ValueError(
+                f"{self.name}: default {self.default} outside [{self.min}, {self.max}]"
+            )
 
     @property
     def integer(self) -> bool:

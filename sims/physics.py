@@ -133,7 +133,8 @@ class Model:
         """The output projection, plus the final norm; shared with the embedding when tied."""
         if not self.has_head:
             return 0
-        projection = 0 if (self.tied_embeddings and self.has_embedding) else self.vocab * self.hidden
+        shared = self.tied_embeddings and self.has_embedding
+        projection = 0 if shared else self.vocab * self.hidden
         return projection + self.hidden
 
     @property
