@@ -1,0 +1,201 @@
+"""Speculative decoding: a cheap draft guesses ahead, the target checks every guess in one pass.
+
+Per step each sequence runs `lookahead` draft steps, then one target step over the last
+accepted token plus the `lookahead` guesses. With each guess accepted independently with
+probability a, the step yields 1 + a + ... + a^k tokens on average (Leviathan et al., ICML
+2023, arXiv 2211.17192, eq. 1): the accepted prefix of the guesses, plus one token the
+target adds itself (a correction at the first rejection, or a bonus after the last guess).
+
+What the step costs is where the batch matters. The verify pass is priced by the shared
+roofline in `sims.physics`: a step with batch x (lookahead + 1) new tokens. While decode
+is memory-bound that costs about one plain decode step, so the extra tokens are almost
+free; once the batch alone fills the GPU's compute, verifying k + 1 tokens costs about
+k + 1 steps and speculation loses. With the verify pass costing exactly one step, the
+speedup reduces to Leviathan et al.'s (1 - a^(k+1)) / ((1 - a)(ck + 1)).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from sims import charts
+from sims.contract import Choice, Number, simulation
+from sims.physics import GPUS, MODELS, StepCost, Work, decode_step, memory_fit, step_cost
+
+TITLE = "Verifying five tokens costs the same as making one"
+
+# Every sequence in the batch is this far into its conversation: enough for a short chat
+# turn. The KV cache it reads grows with it; the page states this figure.
+CONTEXT_TOKENS = 512
+
+# The batch sizes the batch chart sweeps, plus whatever batch the reader picked.
+BATCH_SWEEP = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
+
+TP_CHOICES = ("1", "2", "4", "8")
+MAX_LOOKAHEAD = 12
+
+INPUTS = (
+    Number("acceptance_rate", "Acceptance rate", default=0.8, min=0.0, max=1.0, step=0.01,
+           help="Chance that the target accepts each drafted token (alpha in Leviathan et al.)."),
+    Number("lookahead", "Lookahead", default=4, min=1, max=MAX_LOOKAHEAD, unit="tokens",
+           help="Tokens the draft guesses before the target checks them (k)."),
+    Number("draft_cost", "Draft cost", default=0.05, min=0.0, max=1.0, step=0.01,
+           unit="x target step",
+           help="Time of one draft step as a fraction of one target decode step (c)."),
+    Number("batch_size", "Batch size", default=8, min=1, max=512, unit="sequences",
+           help="Sequences decoding together; each is 512 tokens into its context."),
+    Choice("model", "Target model", "llama-3-70b", tuple(MODELS)),
+    Choice("gpu", "GPU", "h100", tuple(GPUS)),
+    Choice("tp", "Tensor-parallel GPUs", "4", TP_CHOICES,
+           help="GPUs the target is split over."),
+)
+
+METRICS = {
+    "expected_tokens_per_step": "Tokens per sequence per step, on average (tokens)",
+    "speedup": "Speedup over plain decoding at this batch (x)",
+    "best_lookahead": "Lookahead with the highest speedup (tokens)",
+    "best_speedup": "Speedup at that lookahead (x)",
+    "target_step_time_s": "Plain decode step of the target (s)",
+    "verify_step_time_s": "Verify pass over lookahead + 1 tokens (s)",
+    "draft_time_s": "Drafting, all lookahead steps (s)",
+    "verify_bound": "What limits the verify pass (compute or memory)",
+    "fits_in_memory": "Target weights and KV cache fit on the GPUs",
+}
+
+
+def expected_tokens(acceptance_rate: float, lookahead: int) -> float:
+    """Tokens one step yields on average: sum of a^i for i = 0..k.
+
+    This is (1 - a^(k+1)) / (1 - a) written without the division, so a = 1 (every guess
+    accepted: k + 1 tokens) and a = 0 (only the target's own token: 1) need no special case.
+    """
+    return sum(acceptance_rate**i for i in range(lookahead + 1))
+
+
+def speedup(
+    acceptance_rate: float, lookahead: int, draft_cost: float, target_s: float, verify_s: float
+) -> float:
+    """Plain decoding's time per token over speculative decoding's.
+
+    A speculative step takes k draft steps plus one verify pass and yields
+    `expected_tokens` tokens; plain decoding yields one token per target step.
+    """
+    step_s = lookahead * draft_cost * target_s + verify_s
+    return expected_tokens(acceptance_rate, lookahead) * target_s / step_s
+
+
+# Both costs are pure functions of their arguments, and each run asks for the same ones
+# several times (the charts sweep around the current inputs): cache them.
+@functools.lru_cache(maxsize=512)
+def _verify(gpu: str, model: str, tp: int, batch: int, lookahead: int) -> StepCost:
+    """The target's pass over each sequence's last token plus its `lookahead` guesses."""
+    work = [Work(lookahead + 1, CONTEXT_TOKENS)] * batch
+    return step_cost(GPUS[gpu], MODELS[model], work, tp)
+
+
+@functools.lru_cache(maxsize=512)
+def _target_s(gpu: str, model: str, tp: int, batch: int) -> float:
+    return decode_step(GPUS[gpu], MODELS[model], batch, CONTEXT_TOKENS, tp).time_s
+
+
+def _speedup_chart(
+    title: str, description: str, rows: list[dict[str, Any]], x: dict[str, Any],
+    detail: dict[str, Any],
+) -> dict[str, Any]:
+    """Speedup against `x`: a line, a dashed break-even rule at 1, a large dot at the
+    current inputs (rows flagged `current`); `detail` is one more field for the tooltip."""
+    y = {"field": "speedup", "type": "quantitative", "title": "Speedup (x)"}
+    tooltip = [x, y, detail]
+    return charts.chart(
+        title,
+        description,
+        rows,
+        layer=[
+            {"mark": {"type": "rule", "strokeDash": [4, 4], "color": "#888"},
+             "encoding": {"y": {"datum": 1}}},
+            {"mark": {"type": "line", "point": True},
+             "encoding": {"x": x, "y": y, "tooltip": tooltip}},
+            {"transform": [{"filter": "datum.current"}],
+             "mark": {"type": "point", "filled": True, "size": 160, "color": "#f58518",
+                      "opacity": 1},
+             "encoding": {"x": x, "y": y, "tooltip": tooltip}},
+        ],
+    )
+
+
+@simulation(INPUTS)
+def simulate(
+    *,
+    acceptance_rate: float,
+    lookahead: int,
+    draft_cost: float,
+    batch_size: int,
+    model: str,
+    gpu: str,
+    tp: str,
+) -> dict[str, Any]:
+    shards = int(tp)
+    target_s = _target_s(gpu, model, shards, batch_size)
+
+    by_lookahead = []
+    for k in range(1, MAX_LOOKAHEAD + 1):
+        verify_s = _verify(gpu, model, shards, batch_size, k).time_s
+        by_lookahead.append({
+            "lookahead": k,
+            "speedup": speedup(acceptance_rate, k, draft_cost, target_s, verify_s),
+            "expected_tokens": expected_tokens(acceptance_rate, k),
+            "current": k == lookahead,
+        })
+    # Ties go to the shorter lookahead: same speed for less drafting work.
+    best = max(by_lookahead, key=lambda row: (row["speedup"], -row["lookahead"]))
+
+    by_batch = []
+    for batch in sorted({*BATCH_SWEEP, batch_size}):
+        plain_s = _target_s(gpu, model, shards, batch)
+        verify = _verify(gpu, model, shards, batch, lookahead)
+        by_batch.append({
+            "batch_size": batch,
+            "speedup": speedup(acceptance_rate, lookahead, draft_cost, plain_s, verify.time_s),
+            "verify_bound": verify.bound,
+            "current": batch == batch_size,
+        })
+
+    verify = _verify(gpu, model, shards, batch_size, lookahead)
+    kv_tokens = batch_size * (CONTEXT_TOKENS + lookahead + 1)
+    fit = memory_fit(GPUS[gpu], MODELS[model], kv_tokens, shards)
+    return {
+        "summary": {
+            "expected_tokens_per_step": expected_tokens(acceptance_rate, lookahead),
+            "speedup": speedup(acceptance_rate, lookahead, draft_cost, target_s, verify.time_s),
+            "best_lookahead": best["lookahead"],
+            "best_speedup": best["speedup"],
+            "target_step_time_s": target_s,
+            "verify_step_time_s": verify.time_s,
+            "draft_time_s": lookahead * draft_cost * target_s,
+            "verify_bound": verify.bound,
+            "fits_in_memory": fit.fits,
+        },
+        "charts": [
+            _speedup_chart(
+                "Speedup against lookahead",
+                "Speedup over plain decoding for each lookahead, other inputs as set. The "
+                "dashed line is break-even; the orange dot is the current lookahead.",
+                by_lookahead,
+                {"field": "lookahead", "type": "quantitative", "title": "Lookahead k (tokens)",
+                 "axis": {"tickMinStep": 1}},
+                {"field": "expected_tokens", "type": "quantitative",
+                 "title": "Tokens per step", "format": ".2f"},
+            ),
+            _speedup_chart(
+                "Speedup against batch size",
+                "Speedup over plain decoding as the batch grows, other inputs as set. The "
+                "dashed line is break-even; the orange dot is the current batch.",
+                by_batch,
+                {"field": "batch_size", "type": "quantitative",
+                 "title": "Batch size (sequences)", "scale": {"type": "log", "base": 2},
+                 "axis": {"values": list(BATCH_SWEEP)}},
+                {"field": "verify_bound", "type": "nominal", "title": "Verify pass is"},
+            ),
+        ],
+    }
