@@ -1,0 +1,165 @@
+"""The speculative-decoding sim: Leviathan et al.'s formula, and the batch that undoes it."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from sims import speculative
+from sims.physics import GPUS, MODELS, Work, decode_step, step_cost
+
+
+def rows(result: dict, chart: int) -> list[dict]:
+    return result["charts"][chart]["data"]["values"]
+
+
+@pytest.mark.parametrize(
+    ("acceptance", "lookahead", "expected"),
+    [
+        (0.8, 4, 1 + 0.8 + 0.64 + 0.512 + 0.4096),  # 3.3616
+        (0.5, 2, 1.75),
+        (0.0, 7, 1.0),  # every guess rejected: only the target's own token
+        (1.0, 4, 5.0),  # every guess accepted: k + 1
+        (1.0, 12, 13.0),
+    ],
+)
+def test_expected_tokens_hand_values(acceptance: float, lookahead: int, expected: float) -> None:
+    assert speculative.expected_tokens(acceptance, lookahead) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("acceptance", [0.0, 0.1, 0.5, 0.9, 0.99, 0.999999])
+@pytest.mark.parametrize("lookahead", [1, 3, 12])
+def test_expected_tokens_is_leviathans_closed_form(acceptance: float, lookahead: int) -> None:
+    closed = (1 - acceptance ** (lookahead + 1)) / (1 - acceptance)
+    assert speculative.expected_tokens(acceptance, lookahead) == pytest.approx(closed, rel=1e-9)
+
+
+def test_speedup_reduces_to_leviathan_when_verify_costs_one_step() -> None:
+    """Their speedup, (1 - a^(k+1)) / ((1 - a)(ck + 1)), assumes verifying is one step."""
+    a, k, c = 0.7, 5, 0.1
+    leviathan = (1 - a ** (k + 1)) / ((1 - a) * (c * k + 1))
+    assert speculative.speedup(a, k, c, target_s=0.02, verify_s=0.02) == pytest.approx(leviathan)
+
+
+def test_summary_at_defaults() -> None:
+    summary = speculative.simulate()["summary"]
+    assert summary["expected_tokens_per_step"] == pytest.approx(3.3616)
+    assert summary["verify_bound"] == "memory"
+    assert summary["fits_in_memory"] is True
+    # The title: five tokens verified cost within a few percent of one made.
+    ratio = summary["verify_step_time_s"] / summary["target_step_time_s"]
+    assert 1 < ratio < 1.05
+    assert summary["speedup"] > 2.5
+
+
+def test_step_times_come_from_the_shared_physics() -> None:
+    summary = speculative.simulate(lookahead=3, batch_size=16, model="llama-3-8b", tp="1")[
+        "summary"
+    ]
+    gpu, model = GPUS["h100"], MODELS["llama-3-8b"]
+    context = speculative.CONTEXT_TOKENS
+    target = decode_step(gpu, model, 16, context).time_s
+    verify = step_cost(gpu, model, [Work(4, context)] * 16).time_s
+    assert summary["target_step_time_s"] == pytest.approx(target, rel=1e-5)
+    assert summary["verify_step_time_s"] == pytest.approx(verify, rel=1e-5)
+    assert summary["draft_time_s"] == pytest.approx(3 * 0.05 * target, rel=1e-5)
+
+
+GRID = list(
+    itertools.product(
+        ["llama-3-8b", "llama-3-70b"], ["h100", "a100"], ["1", "8"], [0.0, 0.6, 1.0], [0.0, 0.3]
+    )
+)
+
+
+@pytest.mark.parametrize(("model", "gpu", "tp", "acceptance", "draft_cost"), GRID)
+def test_speedup_never_exceeds_lookahead_plus_one(
+    model: str, gpu: str, tp: str, acceptance: float, draft_cost: float
+) -> None:
+    result = speculative.simulate(
+        model=model, gpu=gpu, tp=tp, acceptance_rate=acceptance, draft_cost=draft_cost,
+        batch_size=1,
+    )
+    for row in rows(result, 0):
+        assert row["speedup"] <= row["lookahead"] + 1
+    for row in rows(result, 1):
+        assert row["speedup"] <= 4 + 1
+
+
+@pytest.mark.parametrize(("model", "gpu", "tp", "acceptance", "draft_cost"), GRID)
+def test_speedup_falls_as_the_batch_grows(
+    model: str, gpu: str, tp: str, acceptance: float, draft_cost: float
+) -> None:
+    result = speculative.simulate(
+        model=model, gpu=gpu, tp=tp, acceptance_rate=acceptance, draft_cost=draft_cost
+    )
+    speedups = [row["speedup"] for row in rows(result, 1)]
+    assert all(later <= earlier for earlier, later in itertools.pairwise(speedups))
+
+
+def test_speedup_drops_below_one_once_the_batch_uses_the_compute() -> None:
+    by_batch = {row["batch_size"]: row for row in rows(speculative.simulate(), 1)}
+    assert by_batch[1]["speedup"] > 2.5 and by_batch[1]["verify_bound"] == "memory"
+    assert by_batch[256]["speedup"] < 1 and by_batch[256]["verify_bound"] == "compute"
+    assert by_batch[512]["speedup"] < by_batch[256]["speedup"]
+    assert speculative.simulate(batch_size=256)["summary"]["fits_in_memory"] is True
+
+
+def test_memory_bound_speedup_is_close_to_leviathans() -> None:
+    """At batch 1 the verify pass is nearly free, so the sim sits just under their formula."""
+    a, k, c = 0.8, 4, 0.05
+    summary = speculative.simulate(batch_size=1)["summary"]
+    leviathan = (1 - a ** (k + 1)) / ((1 - a) * (c * k + 1))
+    assert leviathan * 0.97 < summary["speedup"] < leviathan
+
+
+@pytest.mark.parametrize("batch", [1, 64, 512])
+@pytest.mark.parametrize(("acceptance", "draft_cost"), [(0.8, 0.05), (0.95, 0.0), (0.5, 0.2)])
+def test_best_lookahead_is_the_argmax(batch: int, acceptance: float, draft_cost: float) -> None:
+    kwargs = {"batch_size": batch, "acceptance_rate": acceptance, "draft_cost": draft_cost}
+    summary = speculative.simulate(**kwargs)["summary"]
+    each = {
+        k: speculative.simulate(lookahead=k, **kwargs)["summary"]["speedup"]
+        for k in range(1, speculative.MAX_LOOKAHEAD + 1)
+    }
+    best = max(each.values())
+    assert summary["best_speedup"] == best
+    assert summary["best_lookahead"] == min(k for k, value in each.items() if value == best)
+
+
+@pytest.mark.parametrize("batch", [1, 8, 512])
+@pytest.mark.parametrize("draft_cost", [0.01, 0.5, 1.0])
+def test_acceptance_zero_loses_whenever_drafting_costs_anything(
+    batch: int, draft_cost: float
+) -> None:
+    summary = speculative.simulate(acceptance_rate=0.0, draft_cost=draft_cost, batch_size=batch)[
+        "summary"
+    ]
+    assert summary["expected_tokens_per_step"] == 1
+    assert summary["speedup"] < 1
+    assert summary["best_lookahead"] == 1
+
+
+def test_acceptance_one_yields_lookahead_plus_one_tokens() -> None:
+    summary = speculative.simulate(acceptance_rate=1.0, lookahead=7, draft_cost=0.0,
+                                   batch_size=1)["summary"]
+    assert summary["expected_tokens_per_step"] == 8
+    assert 7 < summary["speedup"] <= 8
+
+
+def test_a_model_that_does_not_fit_is_reported() -> None:
+    assert speculative.simulate(model="llama-3-70b", tp="1")["summary"]["fits_in_memory"] is False
+    assert speculative.simulate(model="llama-3-8b", tp="1")["summary"]["fits_in_memory"] is True
+
+
+def test_metrics_label_every_summary_key() -> None:
+    assert set(speculative.METRICS) == set(speculative.simulate()["summary"])
+
+
+@pytest.mark.parametrize(
+    ("name", "value"), [("tp", "3"), ("lookahead", 0), ("acceptance_rate", 1.5)]
+)
+def test_bad_inputs_name_the_input(name: str, value: object) -> None:
+    with pytest.raises(ValueError, match=name):
+        speculative.simulate(**{name: value})
