@@ -215,10 +215,13 @@ MODELS: dict[str, Model] = {
 @dataclass(frozen=True)
 class Work:
     """One sequence's share of a step: `new_tokens` computed on top of `context_tokens`
-    already in the KV cache. A decode is Work(1, context); a prefill chunk Work(n, done)."""
+    already in the KV cache. A decode is Work(1, context); a prefill chunk Work(n, done).
+    `count` identical sequences can share one Work, so a step over a large batch costs
+    one term to evaluate rather than one per sequence (sims must stay fast in a browser)."""
 
     new_tokens: int
     context_tokens: int = 0
+    count: int = 1
 
 
 def step_flops(model: Model, work: Iterable[Work]) -> float:
@@ -231,14 +234,15 @@ def step_flops(model: Model, work: Iterable[Work]) -> float:
     for item in work:
         n, c = item.new_tokens, item.context_tokens
         attended = n * c + n * (n + 1) / 2
-        total += 2 * model.matmul_params * n + model.attention_flops_per_context_token * attended
+        matmuls = 2 * model.matmul_params * n
+        total += item.count * (matmuls + model.attention_flops_per_context_token * attended)
     return total
 
 
 def step_bytes(model: Model, work: Iterable[Work]) -> float:
     """Bytes moved by one forward step: the weights once, every sequence's cached KV read
     once, and the new tokens' KV written."""
-    kv_tokens = sum(item.context_tokens + item.new_tokens for item in work)
+    kv_tokens = sum(item.count * (item.context_tokens + item.new_tokens) for item in work)
     return model.streamed_weight_bytes + kv_tokens * model.kv_bytes_per_token
 
 
@@ -306,7 +310,7 @@ def step_cost(
     items = list(work)
     flops = step_flops(model, items)
     moved = step_bytes(model, items)
-    tokens = sum(item.new_tokens for item in items)
+    tokens = sum(item.count * item.new_tokens for item in items)
     calls = 2 * model.layers if tp > 1 else 0
     message = tokens * model.hidden * model.bytes_per_param
     return StepCost(
@@ -324,7 +328,7 @@ def decode_step(
     allreduce_latency_s: float = ALLREDUCE_LATENCY_S,
 ) -> StepCost:
     """One decode step: `batch` sequences each add one token after `context_tokens`."""
-    work = [Work(1, context_tokens)] * batch
+    work = [Work(1, context_tokens, count=batch)]
     return step_cost(gpu, model, work, tp, allreduce_latency_s)
 
 
