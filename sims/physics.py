@@ -363,3 +363,20 @@ def memory_fit(gpu: Gpu, model: Model, kv_tokens: int, tp: int = 1) -> MemoryFit
         kv_per_gpu_bytes=kv_tokens * model.kv_bytes_per_token / tp,
         usable_per_gpu_bytes=gpu.hbm_bytes * USABLE_MEMORY_FRACTION,
     )
+
+
+# Tensor-parallel degrees that split every model above evenly: each has 8 KV heads, and
+# engines refuse a degree that does not divide the heads (vLLM checks heads % tp == 0).
+TP_DEGREES = (1, 2, 4, 8)
+
+
+def ridge_tokens(gpu: Gpu, model: Model) -> int:
+    """Tokens per step at which the weight matmuls turn from memory- to compute-bound.
+
+    A step over n tokens does 2 FLOPs per weight per token and reads each weight once, so
+    its intensity is 2n / bytes_per_param FLOP per byte. Setting that equal to the GPU's
+    effective ridge gives n: below it the step costs about one read of the weights whatever
+    n is; above it every extra token adds time. Attention and KV traffic, left out here,
+    move the real crossing a little.
+    """
+    return round(gpu.effective_ridge_flops_per_byte * model.bytes_per_param / 2)
