@@ -1,0 +1,191 @@
+"""The modified rejection sampling rule of speculative decoding, run on a toy vocabulary.
+
+The draft proposes a token x drawn from its distribution q. The target keeps it with
+probability min(1, p(x) / q(x)); otherwise it throws x away and draws a replacement from
+the leftover distribution norm(max(0, p - q)). The token that comes out is distributed
+exactly as p, whatever q is (Leviathan et al., ICML 2023, arXiv 2211.17192; Chen et al.
+2023, arXiv 2302.01318). A poor draft costs acceptances, never correctness: the chance of
+keeping the guess is sum(min(p, q)), which is 1 minus the total variation between them.
+
+Standard library only: the sampler is `bisect` over cumulative weights and one
+`random.Random(seed)`, so CPython and Pyodide draw the same tokens.
+"""
+
+from __future__ import annotations
+
+import bisect
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from sims import charts
+from sims.contract import Choice, Number, simulation
+
+TITLE = "Rejection sampling keeps the target's distribution"
+
+# The target: token of rank r (1-based) has weight 1 / r^ZIPF_EXPONENT, the classic
+# Zipf shape of word frequencies. A toy stand-in for one next-token distribution.
+ZIPF_EXPONENT = 1.0
+
+# How each preset turns the target p into a draft q; `skew` in [0, 1] sets how far.
+PRESETS = {
+    "flatter": "Draft is the target at a higher temperature: q ~ p^(1 - skew); 1 is uniform",
+    "sharper": "Draft is the target at a lower temperature: q ~ p^(1 + 3 skew)",
+    "shifted": "Draft moves skew of each token's mass to the next rank: a different favourite",
+}
+
+INPUTS = (
+    Number("vocab_size", "Vocabulary", default=10, min=2, max=32, unit="tokens",
+           help="Tokens the toy distributions are over."),
+    Number("samples", "Samples", default=5000, min=100, max=10000, step=100, unit="draws",
+           help="Draft tokens proposed and judged."),
+    Number("seed", "Seed", default=1, min=0, max=10**6,
+           help="Seed of the random generator; the same seed gives the same draws."),
+    Choice("preset", "Draft shape", "flatter", tuple(PRESETS),
+           help="How the draft differs from the Zipf-shaped target."),
+    Number("skew", "Draft mismatch", default=0.5, min=0.0, max=1.0, step=0.05,
+           help="0: the draft is the target; 1: as far as the preset goes."),
+)
+
+METRICS = {
+    "acceptance_rate_theory": "Acceptance rate, sum of min(p, q) (share of drafts)",
+    "acceptance_rate_measured": "Acceptance rate, measured (share of drafts)",
+    "total_variation_draft_vs_target": "Total variation, draft q vs target p (0 to 1)",
+    "total_variation_output_vs_target": "Total variation, sampled output vs target p (0 to 1)",
+    "total_variation_direct_vs_target": (
+        "Total variation, as many draws straight from p vs p: sampling noise (0 to 1)"
+    ),
+}
+
+
+def _normalise(weights: Sequence[float]) -> list[float]:
+    total = sum(weights)
+    return [w / total for w in weights]
+
+
+def distributions(vocab_size: int, preset: str, skew: float) -> tuple[list[float], list[float]]:
+    """The target p (Zipf-like) and the preset's draft q over `vocab_size` tokens."""
+    p = _normalise([1 / rank**ZIPF_EXPONENT for rank in range(1, vocab_size + 1)])
+    if preset == "flatter":
+        q = _normalise([x ** (1 - skew) for x in p])
+    elif preset == "sharper":
+        q = _normalise([x ** (1 + 3 * skew) for x in p])
+    elif preset == "shifted":
+        q = _normalise([(1 - skew) * p[i] + skew * p[i - 1] for i in range(vocab_size)])
+    else:
+        raise ValueError(f"preset: expected one of {', '.join(PRESETS)}, got {preset!r}")
+    return p, q
+
+
+def total_variation(a: Sequence[float], b: Sequence[float]) -> float:
+    """Half the L1 distance: the most probability any event can differ by."""
+    return sum(abs(x - y) for x, y in zip(a, b, strict=True)) / 2
+
+
+def _cumulative(weights: Sequence[float]) -> list[float]:
+    running, out = 0.0, []
+    for w in weights:
+        running += w
+        out.append(running)
+    return out
+
+
+def _sample(cumulative: list[float], n: int, rng: random.Random) -> list[int]:
+    """n draws from the weights behind `cumulative` (inverse CDF by bisection)."""
+    total, last = cumulative[-1], len(cumulative) - 1
+    return [bisect.bisect_right(cumulative, rng.random() * total, 0, last) for _ in range(n)]
+
+
+def speculative_sample(
+    p: Sequence[float], q: Sequence[float], n: int, rng: random.Random
+) -> tuple[list[int], int]:
+    """Run the rule n times: counts of each output token, and how many drafts were kept."""
+    drafts = _sample(_cumulative(q), n, rng)
+    counts = [0] * len(p)
+    rejected = 0
+    for x in drafts:
+        # Keep x with probability min(1, p/q): u < p/q, written without the division.
+        if rng.random() * q[x] < p[x]:
+            counts[x] += 1
+        else:
+            rejected += 1
+    residual = [max(0.0, a - b) for a, b in zip(p, q, strict=True)]
+    if rejected and sum(residual) > 0:
+        for token in _sample(_cumulative(residual), rejected, rng):
+            counts[token] += 1
+    elif rejected:
+        # p and q agree to rounding, so no residual mass exists: a rejection here came
+        # from a last-bit difference, and p's own draw is as good as any.
+        for token in _sample(_cumulative(p), rejected, rng):
+            counts[token] += 1
+    return counts, n - rejected
+
+
+def _histogram(tokens: list[int], size: int) -> list[int]:
+    counts = [0] * size
+    for token in tokens:
+        counts[token] += 1
+    return counts
+
+
+def _chart(p: list[float], q: list[float], output: list[float]) -> dict[str, Any]:
+    series = {"Target p": p, "Draft q": q, "Output (sampled)": output}
+    rows = [
+        {"token": rank, "series": name, "probability": values[rank - 1]}
+        for name, values in series.items()
+        for rank in range(1, len(p) + 1)
+    ]
+    order = list(series)
+    return charts.chart(
+        "Target, draft and what the rule outputs",
+        "Probability of each token, ranked by the target: the target p, the draft q, and "
+        "the share of each token among the rule's outputs. Output bars track the target.",
+        rows,
+        mark={"type": "bar", "tooltip": True},
+        encoding={
+            "x": {"field": "token", "type": "ordinal", "title": "Token (rank in the target)",
+                  "axis": {"labelAngle": 0, "labelOverlap": "greedy"}},
+            "xOffset": {"field": "series", "sort": order},
+            "y": {"field": "probability", "type": "quantitative",
+                  "title": "Probability (fraction of draws)"},
+            "color": {"field": "series", "type": "nominal", "sort": order, "title": None,
+                      "legend": {"orient": "top"}},
+        },
+    )
+
+
+@simulation(INPUTS)
+def simulate(
+    *, vocab_size: int, samples: int, seed: int, preset: str, skew: float
+) -> dict[str, Any]:
+    p, q = distributions(vocab_size, preset, skew)
+    rng = random.Random(seed)
+    counts, accepted = speculative_sample(p, q, samples, rng)
+    output = [c / samples for c in counts]
+    direct = [c / samples for c in _histogram(_sample(_cumulative(p), samples, rng), vocab_size)]
+    table_rows = [
+        {"token": i + 1, "target": p[i], "draft": q[i], "kept": min(p[i], q[i]),
+         "output": output[i]}
+        for i in range(vocab_size)
+    ]
+    return {
+        "summary": {
+            "acceptance_rate_theory": sum(min(a, b) for a, b in zip(p, q, strict=True)),
+            "acceptance_rate_measured": accepted / samples,
+            "total_variation_draft_vs_target": total_variation(q, p),
+            "total_variation_output_vs_target": total_variation(output, p),
+            "total_variation_direct_vs_target": total_variation(direct, p),
+        },
+        "charts": [_chart(p, q, output)],
+        "tables": [{
+            "title": "Per token",
+            "columns": [
+                {"key": "token", "label": "Token (rank)"},
+                {"key": "target", "label": "Target p"},
+                {"key": "draft", "label": "Draft q"},
+                {"key": "kept", "label": "min(p, q): kept from the draft"},
+                {"key": "output", "label": "Output share (sampled)"},
+            ],
+            "rows": table_rows,
+        }],
+    }
