@@ -6,9 +6,11 @@ its compute time and its memory time, each at a stated efficiency, plus the tens
 all-reduces it must wait for. It is deliberately small enough to check by hand; the
 "check it yourself" sections of the explainers do exactly that from these constants.
 
-What it leaves out, on purpose: activation traffic (small next to weights and KV at the
-sizes we show), kernel launch gaps, and the scheduler's own time. Those are the reasons a
-real engine lands below these numbers, never above them.
+Bytes moved are the weights, the KV cache, and each matmul's input and output activations
+(read once, written once). What it leaves out, on purpose: element-wise kernels (norms,
+residual adds, the SwiGLU product; small, and fused in good engines), FlashAttention's
+re-reads of K and V tiles within a long prefill, kernel launch gaps, and the scheduler's
+own time. Those are reasons a real engine lands below these numbers, never above them.
 """
 
 from __future__ import annotations
@@ -147,13 +149,22 @@ class Model:
         return self.params * self.bytes_per_param
 
     @property
+    def layer_matmul_params(self) -> int:
+        """Parameters every new token is multiplied by inside the layers (norms excluded)."""
+        return self.layers * (self.attention_params_per_layer + self.mlp_params_per_layer)
+
+    @property
+    def head_matmul_params(self) -> int:
+        """The output projection, applied only at the positions whose logits are needed."""
+        return self.vocab * self.hidden if self.has_head else 0
+
+    @property
     def matmul_params(self) -> int:
-        """Parameters multiplied by every token: the layers' and the output projection's.
+        """Parameters of every matmul: the layers' and the output projection's.
 
         The embedding is a table lookup, not a matmul, so it costs no FLOPs.
         """
-        head = self.vocab * self.hidden if self.has_head else 0
-        return self.layers * (self.attention_params_per_layer + self.mlp_params_per_layer) + head
+        return self.layer_matmul_params + self.head_matmul_params
 
     @property
     def streamed_weight_bytes(self) -> float:
@@ -162,6 +173,25 @@ class Model:
         The embedding table is only gathered a row per token, so it is not streamed.
         """
         return self.matmul_params * self.bytes_per_param
+
+    @property
+    def activation_bytes_per_token(self) -> int:
+        """Activations one new token moves through the layers' matmuls: each matmul reads
+        its input and writes its output once (fused QKV, output, fused gate-up, down)."""
+        qkv_out = (self.heads + 2 * self.kv_heads) * self.head_dim
+        attention_out = self.heads * self.head_dim
+        per_layer = (
+            (self.hidden + qkv_out)
+            + (attention_out + self.hidden)
+            + (self.hidden + 2 * self.ffn)
+            + (self.ffn + self.hidden)
+        )
+        return self.layers * per_layer * self.bytes_per_param
+
+    @property
+    def head_activation_bytes_per_logit(self) -> int:
+        """The output projection's input (one hidden state) and output (one row of logits)."""
+        return (self.hidden + self.vocab) * self.bytes_per_param if self.has_head else 0
 
     @property
     def kv_bytes_per_token(self) -> int:
@@ -217,16 +247,35 @@ class Work:
     """One sequence's share of a step: `new_tokens` computed on top of `context_tokens`
     already in the KV cache. A decode is Work(1, context); a prefill chunk Work(n, done).
     `count` identical sequences can share one Work, so a step over a large batch costs
-    one term to evaluate rather than one per sequence (sims must stay fast in a browser)."""
+    one term to evaluate rather than one per sequence (sims must stay fast in a browser).
+
+    `logit_tokens` is how many of each sequence's new positions need logits, that is, go
+    through the output projection. None means all of them: right for a decode and for a
+    speculative verify, where every guess is scored. A prefill needs only its last position
+    (engines such as vLLM gather the sampled positions before the head), so `prefill()`
+    passes 1; a prefill chunk that is not the prompt's last needs 0."""
 
     new_tokens: int
     context_tokens: int = 0
     count: int = 1
+    logit_tokens: int | None = None
+
+    def __post_init__(self) -> None:
+        if min(self.new_tokens, self.context_tokens, self.count) < 0:
+            raise ValueError(f"token counts cannot be negative: {self}")
+        if self.logit_tokens is not None and not 0 <= self.logit_tokens <= self.new_tokens:
+            raise ValueError(f"logit_tokens must lie in [0, new_tokens]: {self}")
+
+    @property
+    def logits(self) -> int:
+        """Positions of each sequence that go through the output projection."""
+        return self.new_tokens if self.logit_tokens is None else self.logit_tokens
 
 
 def step_flops(model: Model, work: Iterable[Work]) -> float:
     """FLOPs of one forward step: 2 per matmul parameter per token, plus causal attention.
 
+    Every new token goes through the layers; only `logits` positions through the head.
     A token at position p attends to p earlier tokens and itself, so n new tokens after c
     cached ones attend to n*c + n(n+1)/2 positions in all.
     """
@@ -234,16 +283,24 @@ def step_flops(model: Model, work: Iterable[Work]) -> float:
     for item in work:
         n, c = item.new_tokens, item.context_tokens
         attended = n * c + n * (n + 1) / 2
-        matmuls = 2 * model.matmul_params * n
+        matmuls = 2 * model.layer_matmul_params * n + 2 * model.head_matmul_params * item.logits
         total += item.count * (matmuls + model.attention_flops_per_context_token * attended)
     return total
 
 
 def step_bytes(model: Model, work: Iterable[Work]) -> float:
     """Bytes moved by one forward step: the weights once, every sequence's cached KV read
-    once, and the new tokens' KV written."""
-    kv_tokens = sum(item.count * (item.context_tokens + item.new_tokens) for item in work)
-    return model.streamed_weight_bytes + kv_tokens * model.kv_bytes_per_token
+    once, the new tokens' KV written, and the matmuls' activations in and out."""
+    items = list(work)
+    kv_tokens = sum(item.count * (item.context_tokens + item.new_tokens) for item in items)
+    new_tokens = sum(item.count * item.new_tokens for item in items)
+    logits = sum(item.count * item.logits for item in items)
+    return (
+        model.streamed_weight_bytes
+        + kv_tokens * model.kv_bytes_per_token
+        + new_tokens * model.activation_bytes_per_token
+        + logits * model.head_activation_bytes_per_logit
+    )
 
 
 def allreduce_time(
@@ -335,8 +392,12 @@ def decode_step(
 def prefill(
     gpu: Gpu, model: Model, tokens: int, batch: int = 1, cached_tokens: int = 0, tp: int = 1
 ) -> StepCost:
-    """A prefill of `tokens` prompt tokens for each of `batch` sequences, as one step."""
-    return step_cost(gpu, model, [Work(tokens, cached_tokens)] * batch, tp)
+    """A prefill of `tokens` prompt tokens for each of `batch` sequences, as one step.
+
+    Each sequence needs logits at its last position only, to sample its first token.
+    """
+    work = [Work(tokens, cached_tokens, count=batch, logit_tokens=1 if tokens else 0)]
+    return step_cost(gpu, model, work, tp)
 
 
 @dataclass(frozen=True)
@@ -380,3 +441,12 @@ def ridge_tokens(gpu: Gpu, model: Model) -> int:
     move the real crossing a little.
     """
     return round(gpu.effective_ridge_flops_per_byte * model.bytes_per_param / 2)
+
+
+def smallest_fitting_tp(gpu: Gpu, model: Model, kv_tokens: int) -> int | None:
+    """The fewest GPUs (a degree in TP_DEGREES) that hold the weights and `kv_tokens` of KV;
+    None when even the largest group cannot."""
+    for tp in TP_DEGREES:
+        if memory_fit(gpu, model, kv_tokens, tp).fits:
+            return tp
+    return None
