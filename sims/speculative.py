@@ -16,12 +16,20 @@ speedup reduces to Leviathan et al.'s (1 - a^(k+1)) / ((1 - a)(ck + 1)).
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 from sims import charts
 from sims.contract import Choice, Number, simulation
-from sims.physics import GPUS, MODELS, StepCost, Work, decode_step, memory_fit, step_cost
+from sims.physics import (
+    GPUS,
+    MODELS,
+    TP_DEGREES,
+    StepCost,
+    Work,
+    decode_step,
+    memory_fit,
+    step_cost,
+)
 
 TITLE = "Verifying five tokens costs the same as making one"
 
@@ -32,8 +40,8 @@ CONTEXT_TOKENS = 512
 # The batch sizes the batch chart sweeps, plus whatever batch the reader picked.
 BATCH_SWEEP = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 
-TP_CHOICES = ("1", "2", "4", "8")
-MAX_LOOKAHEAD = 12
+TP_CHOICES = tuple(str(degree) for degree in TP_DEGREES)
+MAX_LOOKAHEAD = 16
 
 INPUTS = (
     Number("acceptance_rate", "Acceptance rate", default=0.8, min=0.0, max=1.0, step=0.01,
@@ -85,16 +93,12 @@ def speedup(
     return expected_tokens(acceptance_rate, lookahead) * target_s / step_s
 
 
-# Both costs are pure functions of their arguments, and each run asks for the same ones
-# several times (the charts sweep around the current inputs): cache them.
-@functools.lru_cache(maxsize=512)
 def _verify(gpu: str, model: str, tp: int, batch: int, lookahead: int) -> StepCost:
     """The target's pass over each sequence's last token plus its `lookahead` guesses."""
-    work = [Work(lookahead + 1, CONTEXT_TOKENS)] * batch
+    work = [Work(lookahead + 1, CONTEXT_TOKENS, count=batch)]
     return step_cost(GPUS[gpu], MODELS[model], work, tp)
 
 
-@functools.lru_cache(maxsize=512)
 def _target_s(gpu: str, model: str, tp: int, batch: int) -> float:
     return decode_step(GPUS[gpu], MODELS[model], batch, CONTEXT_TOKENS, tp).time_s
 
