@@ -1,0 +1,45 @@
+"""`make check`: validate all content, fast (no MkDocs), and say what is wrong where.
+
+Prints every problem as `path:line: field: what is wrong (expected ...)` on stderr and exits
+1, or prints one line counting what loaded and exits 0. An optional argument names another
+repository-shaped tree to check instead of this one.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ridgepoint.errors import ContentErrors
+from ridgepoint.load import load_site
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main(argv: list[str]) -> int:
+    root = Path(argv[0]) if argv else ROOT
+    try:
+        site = load_site(root)
+    except ContentErrors as exc:
+        for error in exc.errors:
+            print(error, file=sys.stderr)
+        print(f"check: {_count(len(exc.errors), 'problem')}", file=sys.stderr)
+        return 1
+    counts = {
+        "tag": len(site.tags),
+        "term": len(site.terms),
+        "reading": len(site.readings),
+        "hub file": len(site.hubs),
+        "explainer": len(site.explainers),
+        "article": len(site.articles),
+    }
+    print("check: ok: " + ", ".join(_count(n, kind) for kind, n in counts.items()))
+    return 0
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,197 @@
+"""Validate a YAML document against one of the JSON Schemas in `schemas/`, as content errors.
+
+The schemas are the single statement of each format: editors get completion from them (the
+`yaml-language-server` modeline) and the loader checks with them. Each jsonschema error is
+turned into `path:line: field: what is wrong (expected ...)`, one per field, where the
+expected phrase is the `title` of the schema at that field.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+from referencing import Registry
+from referencing.jsonschema import DRAFT202012
+
+from ridgepoint.errors import ContentError
+from ridgepoint.yamldoc import Document, Location
+
+SCHEMA_DIR = Path(__file__).parent / "schemas"
+
+# When one value breaks several keywords (an empty string fails minLength and the "not
+# blank" pattern), only the most telling one is reported.
+_PRIORITY = (
+    "type",
+    "required",
+    "additionalProperties",
+    "propertyNames",
+    "enum",
+    "minLength",
+    "pattern",
+    "format",
+    "minItems",
+    "minProperties",
+    "uniqueItems",
+)
+
+
+@functools.cache
+def schemas() -> dict[str, dict[str, Any]]:
+    """Every schema in `schemas/`, by file name (the name `$ref`s use)."""
+    return {file.name: json.loads(file.read_text()) for file in sorted(SCHEMA_DIR.glob("*.json"))}
+
+
+@functools.cache
+def _validator(name: str) -> Draft202012Validator:
+    registry: Registry = Registry().with_resources(
+        (key, DRAFT202012.create_resource(schema)) for key, schema in schemas().items()
+    )
+    return Draft202012Validator(
+        schemas()[name], registry=registry, format_checker=Draft202012Validator.FORMAT_CHECKER
+    )
+
+
+def schema_errors(document: Document, name: str) -> list[ContentError]:
+    """Every way `document` breaks schema `name` (e.g. `term.schema.json`), one per field."""
+    found: dict[str, ContentError] = {}
+    raw = sorted(_validator(name).iter_errors(document.data), key=_rank)
+    for error in raw:
+        for problem in _describe(error, document, name):
+            found.setdefault(problem.field, problem)
+    return list(found.values())
+
+
+def _rank(error: ValidationError) -> int:
+    keyword = "propertyNames" if _in_property_names(error) else str(error.validator)
+    return _PRIORITY.index(keyword) if keyword in _PRIORITY else len(_PRIORITY)
+
+
+def _in_property_names(error: ValidationError) -> bool:
+    return "propertyNames" in error.absolute_schema_path
+
+
+def _describe(error: ValidationError, document: Document, name: str) -> list[ContentError]:
+    """One jsonschema error as content errors (several for several unknown fields)."""
+    location = list(error.absolute_path)
+    instance = error.instance
+    keyword = error.validator
+    if keyword == "required" and isinstance(instance, Mapping):
+        # A missing field has no line of its own: point at the mapping that lacks it.
+        return [
+            document.error(
+                [*location, missing], "missing", _title(name, [*location, missing]), at=location
+            )
+            for missing in error.validator_value
+            if missing not in instance
+        ]
+    if keyword == "additionalProperties" and isinstance(instance, Mapping):
+        allowed = _properties(name, location)
+        expected = "one of the fields " + ", ".join(allowed)
+        return [
+            document.error([*location, key], "unknown field", expected)
+            for key in instance
+            if key not in allowed
+        ]
+    if _in_property_names(error):
+        message = f"key {_quote(instance)} is malformed"
+        return [document.error([*location, instance], message, error.schema.get("title", ""))]
+    expected = _title(name, location)
+    if keyword == "type":
+        message = f"is {_kind(instance)}"
+    elif keyword in ("minLength", "pattern") and isinstance(instance, str):
+        message = "is empty" if not instance.strip() else f"{_quote(instance)} is malformed"
+    elif keyword == "format":
+        message = f"{_quote(instance)} is not a real {error.validator_value}"
+    elif keyword == "enum":
+        message = f"{_quote(instance)} is not allowed"
+        expected = "one of " + ", ".join(str(choice) for choice in error.validator_value)
+    elif keyword in ("minItems", "minProperties"):
+        message = "is empty"
+    elif keyword == "uniqueItems" and isinstance(instance, list):
+        message = f"lists {_quote(_first_repeat(instance))} more than once"
+    else:
+        message = error.message
+    return [document.error(location, message, expected)]
+
+
+def _resolve(document: str, schema: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """Follow `$ref`s (to this schema's `$defs` or another file's) to the schema they name."""
+    while "$ref" in schema:
+        target, _, pointer = schema["$ref"].partition("#")
+        document = target or document
+        schema = schemas()[document]
+        for part in filter(None, pointer.split("/")):
+            schema = schema[part]
+    return document, schema
+
+
+def _at(name: str, location: Location) -> tuple[str, dict[str, Any]] | None:
+    """The schema governing the value at `location`, unresolved (so its own title shows)."""
+    document, schema = name, schemas()[name]
+    for step in location:
+        document, resolved = _resolve(document, schema)
+        if isinstance(step, int):
+            child = resolved.get("items")
+        else:
+            child = resolved.get("properties", {}).get(step)
+            extra = resolved.get("additionalProperties")
+            if child is None and isinstance(extra, dict):
+                child = extra
+        if child is None:
+            return None
+        schema = child
+    return document, schema
+
+
+def _title(name: str, location: Location) -> str:
+    """What belongs at `location`, as a phrase: the schema's title there."""
+    if not location:
+        return "a mapping of fields"
+    found = _at(name, location)
+    if found is None:
+        return ""
+    document, schema = found
+    return str(schema.get("title") or _resolve(document, schema)[1].get("title", ""))
+
+
+def _properties(name: str, location: Location) -> list[str]:
+    """The field names the schema allows at `location`."""
+    found = _at(name, location)
+    return list(_resolve(*found)[1].get("properties", {})) if found else []
+
+
+def _kind(value: Any) -> str:
+    """What a YAML value is, as an editor would say it."""
+    if value is None:
+        return "empty"
+    if isinstance(value, bool):
+        return "a boolean (true/false)"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, Mapping):
+        return "a mapping"
+    return type(value).__name__
+
+
+def _quote(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _first_repeat(items: list[Any]) -> Any:
+    seen: list[Any] = []
+    for item in items:
+        if item in seen:
+            return item
+        seen.append(item)
+    return None

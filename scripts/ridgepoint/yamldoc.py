@@ -1,0 +1,161 @@
+"""Read one YAML document (a file or a front matter block) keeping the line of every value.
+
+Errors must name the line of the offending field, so a document is kept twice: as plain
+data (what the schemas validate) and as the composed node tree (where the lines are). The
+loader is PyYAML's SafeLoader with one change: dates stay text, so the schema can say what a
+malformed date looks like instead of YAML silently turning `2026-11-30` into a date and
+`2026-11-31` into a string.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ridgepoint.errors import ContentError, ContentErrors
+
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+
+
+class Loader(yaml.SafeLoader):
+    """SafeLoader without implicit timestamps: `added: 2026-11-30` loads as a string."""
+
+    yaml_implicit_resolvers = {
+        first: [resolver for resolver in resolvers if resolver[0] != _TIMESTAMP]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+
+
+Location = Sequence[str | int]
+
+
+def field_name(location: Location) -> str:
+    """`["path", 0, "readings"]` -> `path[0].readings`; the top level is `document`."""
+    name = ""
+    for step in location:
+        name += f"[{step}]" if isinstance(step, int) else (f".{step}" if name else str(step))
+    return name or "document"
+
+
+@dataclass
+class Document:
+    """A parsed YAML document: its data, its nodes, and problems PyYAML lets pass."""
+
+    path: str
+    data: Any
+    node: yaml.Node | None
+    first_line: int = 1
+    problems: list[ContentError] = field(default_factory=list)
+
+    def line(self, location: Location) -> int:
+        """The file line of the value at `location`: for a mapping entry the line of its key,
+        for a list item the item's line; where the path stops existing, the deepest line."""
+        node = self.node
+        line = node.start_mark.line if node is not None else 0
+        for step in location:
+            found = _child(node, step)
+            if found is None:
+                break
+            line, node = found
+        return line + self.first_line
+
+    def error(
+        self, location: Location, message: str, expected: str = "", at: Location | None = None
+    ) -> ContentError:
+        """A problem with the field at `location`, on the line of `at` (default: the field)."""
+        line = self.line(location if at is None else at)
+        return ContentError(self.path, line, field_name(location), message, expected)
+
+
+def _child(node: yaml.Node | None, step: str | int) -> tuple[int, yaml.Node] | None:
+    """The line and node of one step down the tree, or None where it does not exist."""
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            if isinstance(key, yaml.ScalarNode) and key.value == str(step):
+                return key.start_mark.line, value
+    elif isinstance(node, yaml.SequenceNode) and isinstance(step, int) and step < len(node.value):
+        item = node.value[step]
+        return item.start_mark.line, item
+    return None
+
+
+def decode(raw: bytes, path: str) -> str:
+    """UTF-8 text (a leading BOM is dropped), or ContentErrors naming the line of the bad byte."""
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        bad = raw[exc.start]
+        raise ContentErrors(
+            [ContentError(path, line, "encoding", f"byte 0x{bad:02x} is not UTF-8", "UTF-8 text")]
+        ) from None
+
+
+def read_text(file: Path, path: str) -> str:
+    """A content file's text; see `decode`."""
+    return decode(file.read_bytes(), path)
+
+
+def parse(text: str, path: str, first_line: int = 1) -> Document:
+    """Parse one YAML document whose first line is line `first_line` of the file.
+
+    Raises ContentErrors for a syntax error (with its line). Duplicate keys, which PyYAML
+    would silently resolve to the last one, are recorded in `Document.problems`.
+    """
+    loader = Loader(text)
+    try:
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = (mark.line if mark else 0) + first_line
+        context = f" {exc.context}" if exc.context else ""
+        message = f"syntax error{context}: {exc.problem}"
+        raise ContentErrors([ContentError(path, line, "yaml", message, "valid YAML")]) from None
+    except yaml.YAMLError as exc:  # ReaderError: a character YAML does not allow
+        position = getattr(exc, "position", 0)
+        line = text[:position].count("\n") + first_line
+        raise ContentErrors(
+            [ContentError(path, line, "yaml", f"unreadable: {exc}", "valid YAML")]
+        ) from None
+    finally:
+        loader.dispose()
+    document = Document(path, data, node, first_line)
+    document.problems.extend(_duplicate_keys(document, node, [], set()))
+    return document
+
+
+def _duplicate_keys(
+    document: Document, node: yaml.Node | None, location: list[str | int], seen: set[int]
+) -> list[ContentError]:
+    """Every key that appears twice in one mapping, at the line of its second appearance."""
+    if node is None or id(node) in seen:
+        return []
+    seen.add(id(node))
+    problems: list[ContentError] = []
+    if isinstance(node, yaml.MappingNode):
+        keys: set[str] = set()
+        for key, value in node.value:
+            name = key.value if isinstance(key, yaml.ScalarNode) else None
+            if name is not None and name != "<<":
+                if name in keys:
+                    problems.append(
+                        ContentError(
+                            document.path,
+                            key.start_mark.line + document.first_line,
+                            field_name([*location, name]),
+                            "appears twice in one mapping; the last one would silently win",
+                            "each key once",
+                        )
+                    )
+                keys.add(name)
+            step = name if name is not None else "?"
+            problems.extend(_duplicate_keys(document, value, [*location, step], seen))
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            problems.extend(_duplicate_keys(document, item, [*location, index], seen))
+    return problems
