@@ -3,7 +3,7 @@
 Per step each sequence runs `lookahead` draft steps, then one target step over the last
 accepted token plus the `lookahead` guesses. With each guess accepted independently with
 probability a, the step yields 1 + a + ... + a^k tokens on average (Leviathan et al., ICML
-2023, arXiv 2211.17192, eq. 1): the accepted prefix of the guesses, plus one token the
+2023, arXiv 2211.17192): the accepted prefix of the guesses, plus one token the
 target adds itself (a correction at the first rejection, or a bonus after the last guess).
 
 What the step costs is where the batch matters. The verify pass is priced by the shared
@@ -47,12 +47,13 @@ INPUTS = (
     Number("acceptance_rate", "Acceptance rate", default=0.8, min=0.0, max=1.0, step=0.01,
            help="Chance that the target accepts each drafted token (alpha in Leviathan et al.)."),
     Number("lookahead", "Lookahead", default=4, min=1, max=MAX_LOOKAHEAD, unit="tokens",
-           help="Tokens the draft guesses before the target checks them (k)."),
+           help="Tokens the draft guesses before the target checks them (gamma in the paper)."),
     Number("draft_cost", "Draft cost", default=0.05, min=0.0, max=1.0, step=0.01,
            unit="x target step",
-           help="Time of one draft step as a fraction of one target decode step (c)."),
+           help="A draft step's time over a target decode step's at the same batch "
+                "(c in the paper)."),
     Number("batch_size", "Batch size", default=8, min=1, max=512, unit="sequences",
-           help="Sequences decoding together; each is 512 tokens into its context."),
+           help=f"Sequences decoding together, each {CONTEXT_TOKENS} tokens into its context."),
     Choice("model", "Target model", "llama-3-70b", tuple(MODELS)),
     Choice("gpu", "GPU", "h100", tuple(GPUS)),
     Choice("tp", "Tensor-parallel GPUs", "4", TP_CHOICES,
