@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
+from pathlib import Path
 
 import pytest
 
+from ridgepoint.figures import FigureSource, render_figures
 from sims import speculative
-from sims.physics import GPUS, MODELS, Work, decode_step, step_cost
+from sims.physics import (
+    ALLREDUCE_LATENCY_S,
+    COMPUTE_EFFICIENCY,
+    GPUS,
+    MEMORY_EFFICIENCY,
+    MODELS,
+    Work,
+    decode_step,
+    ridge_tokens,
+    step_cost,
+)
 
 
 def rows(result: dict, chart: int) -> list[dict]:
@@ -163,3 +176,106 @@ def test_metrics_label_every_summary_key() -> None:
 def test_bad_inputs_name_the_input(name: str, value: object) -> None:
     with pytest.raises(ValueError, match=name):
         speculative.simulate(**{name: value})
+
+
+def test_a_costlier_draft_wants_a_shorter_lookahead() -> None:
+    best = [
+        speculative.simulate(draft_cost=c)["summary"]["best_lookahead"]
+        for c in (0.0, 0.05, 0.1, 0.2, 0.4, 1.0)
+    ]
+    assert best == sorted(best, reverse=True) and best[0] > best[-1]
+
+
+# The page's "check it yourself" section derives the headline figures from the constants.
+# Each figure it types is checked here against the shared physics; the figures it pulls
+# from the sim through {{ sim:... }} placeholders are rendered the way staging renders them.
+PAGE = Path(__file__).parents[2] / "content" / "explainers" / "speculative-decoding.md"
+
+
+@functools.cache
+def rendered_page() -> str:
+    source = FigureSource(PAGE.parents[2])
+    text = render_figures(PAGE.read_text(encoding="utf-8"), str(PAGE), source)
+    return " ".join(text.split())
+
+
+def page_figures() -> list[tuple[str, float, str]]:
+    """(phrase with {} for the figure, value, format) at the page's starting inputs."""
+    gpu, model = GPUS["h100"], MODELS["llama-3-70b"]
+    context, batch, k, a, c, tp = speculative.CONTEXT_TOKENS, 8, 4, 0.8, 0.05, 4
+    plain = decode_step(gpu, model, batch, context, tp)
+    verify = step_cost(gpu, model, [Work(k + 1, context, count=batch)], tp)
+    activations = model.activation_bytes_per_token + model.head_activation_bytes_per_logit
+    tokens = speculative.expected_tokens(a, k)
+    draft = k * c * plain.time_s
+    return [
+        ("so {} TFLOP/s and", gpu.bf16_flops * COMPUTE_EFFICIENCY / 1e12, ".0f"),
+        ("and {} TB/s per GPU", gpu.hbm_bytes_per_s * MEMORY_EFFICIENCY / 1e12, ".2f"),
+        ("NVLink moves {} GB/s each way", gpu.nvlink_one_way_bytes_per_s / 1e9, ".0f"),
+        ("a fixed {} µs plus", ALLREDUCE_LATENCY_S * 1e6, ".0f"),
+        ("2.68 TB/s is {} FLOP per byte", gpu.effective_ridge_flops_per_byte, ".0f"),
+        ("with {} tokens in the pass", ridge_tokens(gpu, model), "d"),
+        ("compute-bound at about {} tokens", ridge_tokens(gpu, model), "d"),
+        ("puts {} through", 64 * (k + 1), "d"),
+        ("hold {} billion parameters", model.matmul_params / 1e9, ".1f"),
+        ("billion parameters, {} GB in BF16", model.streamed_weight_bytes / 1e9, ".1f"),
+        ("× 2 = {} bytes", model.kv_bytes_per_token, ",d"),
+        ("8 sequences of {} positions", context + 1, "d"),
+        ("write {} GB of KV cache", batch * (context + 1) * model.kv_bytes_per_token / 1e9, ".2f"),
+        ("outputs add {} MB per token", activations / 1e6, ".1f"),
+        ("per token, {} GB for 8 tokens", batch * activations / 1e9, ".2f"),
+        ("That is {} GB, a quarter", plain.bytes / 1e9, ".1f"),
+        ("per GPU: {} GB at", plain.bytes / tp / 1e9, ".1f"),
+        ("2.68 TB/s is {} ms", plain.memory_s * 1e3, ".2f"),
+        ("The arithmetic, {} TFLOP", plain.flops / 1e12, ".2f"),
+        ("takes {} ms across the four GPUs", plain.compute_s * 1e3, ".2f"),
+        ("per layer make {}, each", plain.allreduces, "d"),
+        ("plus {} µs of transfer", (plain.allreduce_s / 160 - ALLREDUCE_LATENCY_S) * 1e6, ".2f"),
+        ("of transfer: {} ms", plain.allreduce_s * 1e3, ".2f"),
+        ("The step takes {} ms", plain.time_s * 1e3, ".2f"),
+        ("now has {} new positions", k + 1, "d"),
+        ("new positions, {} in all", batch * (k + 1), "d"),
+        ("grows to {} GB", batch * (context + k + 1) * model.kv_bytes_per_token / 1e9, ".2f"),
+        ("the activations to {} GB", batch * (k + 1) * activations / 1e9, ".2f"),
+        ("so {} GB, and", verify.bytes / 1e9, ".1f"),
+        ("and {} ms to read", verify.memory_s * 1e3, ".2f"),
+        ("fivefold to {} TFLOP", verify.flops / 1e12, ".2f"),
+        ("TFLOP, {} ms: still", verify.compute_s * 1e3, ".2f"),
+        ("the data, {} ms in all", verify.allreduce_s * 1e3, ".2f"),
+        ("The pass takes {} ms", verify.time_s * 1e3, ".2f"),
+        ("ms, {}% more than making one token", (verify.time_s / plain.time_s - 1) * 100, ".0f"),
+        ("4 × 0.05 × {} ms", plain.time_s * 1e3, ".2f"),
+        ("target step: 4 × 0.05 × 14.78 ms = {} ms", draft * 1e3, ".2f"),
+        ("step takes {} + 15.13", draft * 1e3, ".2f"),
+        ("2.96 + {} = 18.08", verify.time_s * 1e3, ".2f"),
+        ("= {} ms and yields", (draft + verify.time_s) * 1e3, ".2f"),
+        ("yields {} tokens on average", tokens, ".2f"),
+        ("that is {} tokens", tokens, ".2f"),
+        ("on average, {} ms per token", (draft + verify.time_s) / tokens * 1e3, ".2f"),
+        ("against {} ms for plain decoding", plain.time_s * 1e3, ".2f"),
+        ("**{}x**", tokens * plain.time_s / (draft + verify.time_s), ".2f"),
+        ("gives {} / 1.2", tokens, ".2f"),
+        ("3.36 / {} = 2.80x", 1 + k * c, ".1f"),
+        ("/ 1.2 = {}x", (1 - a ** (k + 1)) / ((1 - a) * (c * k + 1)), ".2f"),
+        ("carries {} tokens", 256 * (k + 1), ",d"),
+        ("0.8^10, about {})", a**10, ".2f"),
+    ]
+
+
+@pytest.mark.parametrize(("phrase", "value", "spec"), page_figures())
+def test_check_it_yourself_figures_match_the_physics(phrase: str, value: float, spec: str) -> None:
+    assert phrase.format(format(value, spec)) in rendered_page()
+
+
+def test_page_claims_hold_in_the_sim() -> None:
+    text = rendered_page()
+    assert "five times the ridge" in text
+    gpu, model = GPUS["h100"], MODELS["llama-3-70b"]
+    assert round(256 * 5 / ridge_tokens(gpu, model)) == 5
+    assert "{{" not in text
+    assert speculative.simulate(acceptance_rate=0.0)["summary"]["speedup"] < 1
+    assert speculative.simulate(model="llama-3-8b", tp="1", batch_size=512)["summary"][
+        "speedup"
+    ] > 1
+    at_256 = speculative.simulate(batch_size=256)["summary"]
+    assert at_256["best_lookahead"] == 1 and at_256["best_speedup"] > 1
