@@ -31,6 +31,7 @@ YAML_SUFFIXES = (".yaml", ".yml")
 
 # File names are slugs: they become URLs. The pattern is the schemas' own.
 SLUG = re.compile(schemas()["common.schema.json"]["$defs"]["slug"]["pattern"])
+_SIM = re.compile(schemas()["explainer.schema.json"]["properties"]["sim"]["pattern"])
 _FENCE = re.compile(r"---[ \t]*")
 _END_FENCE = re.compile(r"(---|\.\.\.)[ \t]*")
 
@@ -222,7 +223,7 @@ class _Loader:
         self, hubs: dict[str, Document], tags: set[str] | None, readings: set[str]
     ) -> None:
         for tag, document in hubs.items():
-            if tags is not None and tag not in tags:
+            if tags is not None and SLUG.fullmatch(tag) and tag not in tags:
                 message = f"hub file for {tag!r}, which is not in the vocabulary"
                 self._problem(document.path, 1, "tag", message, f"a tag listed in {VOCABULARY}")
             sections = document.data.get("path") if isinstance(document.data, dict) else None
@@ -244,11 +245,11 @@ class _Loader:
     def _check_explainers(self, explainers: dict[str, Document]) -> None:
         for document in explainers.values():
             sim = _field(document.data, "sim")
-            if sim is None or sim in self._sims():
+            if sim is None or not _SIM.fullmatch(sim) or sim in self._sims():
                 continue
-            known = ", ".join(sorted(self._sims())) or "none yet"
+            known = ", ".join(sorted(self._sims()))
             message = f"{sim!r} is not a sim module"
-            expected = f"a module in sims/ that declares INPUTS and simulate (sims: {known})"
+            expected = f"one of the sims: {known}" if known else "a sim module in sims/"
             self.errors.append(document.error(["sim"], message, expected))
 
     def _sims(self) -> Collection[str]:
@@ -300,7 +301,7 @@ def _date(value: str | None) -> date | None:
 
 
 def _did_you_mean(name: str, known: Collection[str]) -> str:
-    close = difflib.get_close_matches(name, list(known), n=1)
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.8)
     return f"; did you mean {close[0]!r}?" if close else ""
 
 

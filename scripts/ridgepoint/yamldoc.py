@@ -74,7 +74,8 @@ class Document:
 def _child(node: yaml.Node | None, step: str | int) -> tuple[int, yaml.Node] | None:
     """The line and node of one step down the tree, or None where it does not exist."""
     if isinstance(node, yaml.MappingNode):
-        for key, value in node.value:
+        # The last of duplicate keys, as that is the value the data holds.
+        for key, value in reversed(node.value):
             if isinstance(key, yaml.ScalarNode) and key.value == str(step):
                 return key.start_mark.line, value
     elif isinstance(node, yaml.SequenceNode) and isinstance(step, int) and step < len(node.value):
@@ -110,12 +111,13 @@ def parse(text: str, path: str, first_line: int = 1) -> Document:
     try:
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None
+    except yaml.constructor.ConstructorError as exc:  # e.g. !!python/object: not plain data
+        line = (exc.problem_mark.line if exc.problem_mark else 0) + first_line
+        message = f"cannot load: {exc.problem}"
+        expected = "plain YAML values, no !!tags"
+        raise ContentErrors([ContentError(path, line, "yaml", message, expected)]) from None
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = (mark.line if mark else 0) + first_line
-        context = f" {exc.context}" if exc.context else ""
-        message = f"syntax error{context}: {exc.problem}"
-        raise ContentErrors([ContentError(path, line, "yaml", message, "valid YAML")]) from None
+        raise ContentErrors([_syntax_error(exc, path, first_line)]) from None
     except yaml.YAMLError as exc:  # ReaderError: a character YAML does not allow
         position = getattr(exc, "position", 0)
         line = text[:position].count("\n") + first_line
@@ -127,6 +129,21 @@ def parse(text: str, path: str, first_line: int = 1) -> Document:
     document = Document(path, data, node, first_line)
     document.problems.extend(_duplicate_keys(document, node, [], set()))
     return document
+
+
+def _syntax_error(exc: yaml.MarkedYAMLError, path: str, first_line: int) -> ContentError:
+    """A syntax error at the line PyYAML gave up on, naming where the broken construct began
+    (an unclosed quote fails at the end of the file, but the quote is what to fix)."""
+    mark = exc.problem_mark or exc.context_mark
+    line = (mark.line if mark else 0) + first_line
+    context = exc.context or ""
+    if context and exc.context_mark and exc.context_mark.line + first_line != line:
+        context += f" (started on line {exc.context_mark.line + first_line})"
+    if context.startswith("while"):
+        message = f"syntax error {context}: {exc.problem}"
+    else:
+        message = f"syntax error: {', '.join(part for part in (context, exc.problem) if part)}"
+    return ContentError(path, line, "yaml", message, "valid YAML")
 
 
 def _duplicate_keys(
