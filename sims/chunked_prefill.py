@@ -1,0 +1,329 @@
+"""Chunked prefill: a long prompt's prefill cut into slices that ride in the decode steps.
+
+Some streams are mid-reply, one token per step each, when a long prompt arrives. Two ways
+to schedule it, both iteration-level:
+
+- Prefill alone: the next step is the whole prompt's prefill, with no decode work in it.
+  Every stream waits for it; the prompt gets its first token at the end of that step.
+- Chunked (Sarathi-Serve, Agrawal et al., OSDI 2024): every step carries all the decode
+  tokens plus a slice of `chunk_tokens` prompt tokens, so the step's token budget is the
+  decode tokens plus one chunk. The streams keep getting a token each step; the prompt's
+  first token comes at the end of the step holding its last slice.
+
+Why the ridge point is the natural chunk: a step is priced by the shared roofline
+(`sims.physics.step_cost`). Below the GPU's ridge in tokens the step costs about one read
+of the weights however many tokens it carries, so prompt tokens ride for almost free;
+above it each extra token adds compute time, and the streams' gap grows with the chunk.
+Smaller chunks keep the gap at a plain decode step but need more steps, each paying the
+weight read again, so the prompt waits longer for its first token.
+
+The prompt arrives at a step boundary (time 0). Contexts are held fixed while decoding:
+the streams' at `context_tokens`, the prompt's at its length once it has its first token
+(a few dozen tokens more or less change a step by a fraction of a percent). The prompt's
+own KV is read by each later slice, and its attention to earlier slices is counted, so
+later slices cost more. Every decoding stream gets its tokens at the same instants, so the
+charts draw them as one row.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+from sims import charts
+from sims.contract import Choice, Number, simulation
+from sims.physics import (
+    GPUS,
+    MODELS,
+    TP_DEGREES,
+    Gpu,
+    Model,
+    Work,
+    memory_fit,
+    ridge_tokens,
+    step_cost,
+)
+from sims.timeline import Mark, Span, timeline_chart
+
+TITLE = "A long prompt should not stall everyone else"
+
+# The smallest chunk the reader may pick. Each step re-reads the weights, so a tiny chunk
+# means hundreds of steps; this bound keeps the sim well inside its time budget in the
+# browser while still reaching below every GPU's ridge point (the lowest is the A100's).
+MIN_CHUNK_TOKENS = 128
+MAX_PROMPT_TOKENS = 32768
+
+# Decode steps drawn before the prompt arrives and after both schedules have answered it.
+LEAD_STEPS = 3
+TAIL_STEPS = 3
+
+DECODE = "decode step"
+PREFILL = "prefill alone"
+MIXED = "decode + prompt chunk"
+WAITING = "prompt waiting for first token"
+TOKEN = "token"
+STATES = (DECODE, PREFILL, MIXED, WAITING, TOKEN)
+GPU_ROW = "GPUs"
+PROMPT_ROW = "long prompt"
+
+INPUTS = (
+    Number("streams", "Decoding streams", default=16, min=1, max=64, unit="streams",
+           help="Requests already mid-reply, one token per step each."),
+    Number("context_tokens", "Context per stream", default=2048, min=0, max=32768, step=256,
+           unit="tokens", help="Tokens already in each decoding stream's KV cache."),
+    Number("prompt_tokens", "Long prompt", default=16384, min=1024, max=MAX_PROMPT_TOKENS,
+           step=1024, unit="tokens", help="The prompt that arrives while they decode."),
+    Number("chunk_tokens", "Chunk size", default=0, min=0, max=16384, step=128, unit="tokens",
+           help=f"Prompt tokens per step: 0 for the GPU's ridge point, else at least "
+                f"{MIN_CHUNK_TOKENS}."),
+    Choice("model", "Model", "llama-3-70b", tuple(MODELS)),
+    Choice("gpu", "GPU", "h200", tuple(GPUS)),
+    Choice("tp", "Tensor-parallel GPUs", "2", tuple(str(t) for t in TP_DEGREES),
+           help="GPUs the model is split over."),
+)
+
+METRICS = {
+    "ridge_chunk_tokens": "Ridge point of the GPU, in tokens per step (tokens)",
+    "chunk_tokens_used": "Chunk size this run used (tokens)",
+    "chunks": "Steps the chunked prefill takes (chunks)",
+    "decode_step_s": "One decode step with no prompt in it (s)",
+    "unchunked_stall_s": "Prefill alone: longest gap between a stream's tokens (s)",
+    "chunked_max_gap_s": "Chunked: longest gap between a stream's tokens (s)",
+    "unchunked_ttft_s": "Prefill alone: time to the prompt's first token (s)",
+    "chunked_ttft_s": "Chunked: time to the prompt's first token (s)",
+    "fits": "Weights and every KV cache fit on the GPUs",
+}
+
+
+@dataclass(frozen=True)
+class Step:
+    """One iteration of the engine: when it ran, what it held, and who got a token."""
+
+    start: float
+    end: float
+    kind: str
+    streams_served: bool  # did the decoding streams get a token at its end?
+    prompt_answered: bool  # is this the step that gives the prompt its first token?
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Everything a schedule needs to price its steps."""
+
+    gpu: Gpu
+    model: Model
+    tp: int
+    streams: int
+    context_tokens: int
+    prompt_tokens: int
+
+    def step_s(self, work: list[Work]) -> float:
+        return step_cost(self.gpu, self.model, work, self.tp).time_s
+
+    def decodes(self) -> Work:
+        return Work(1, self.context_tokens, count=self.streams)
+
+
+def _lead_in(setup: Setup) -> list[Step]:
+    """Plain decode steps before the prompt arrives, ending at time 0."""
+    step = setup.step_s([setup.decodes()])
+    return [
+        Step(-(LEAD_STEPS - i) * step, -(LEAD_STEPS - i - 1) * step, DECODE, True, False)
+        for i in range(LEAD_STEPS)
+    ]
+
+
+def decode_after(setup: Setup, steps: list[Step], more: int) -> list[Step]:
+    """`more` decode steps after `steps`, the prompt (answered by now) decoding too."""
+    step = setup.step_s([setup.decodes(), Work(1, setup.prompt_tokens)])
+    start = steps[-1].end
+    return [Step(start + i * step, start + (i + 1) * step, DECODE, True, False)
+            for i in range(more)]
+
+
+def prefill_alone(setup: Setup) -> list[Step]:
+    """The prompt's prefill as one step of its own, then one decode step."""
+    work = Work(setup.prompt_tokens, logit_tokens=1)  # logits only to sample its first token
+    prefill = [Step(0.0, setup.step_s([work]), PREFILL, False, True)]
+    return prefill + decode_after(setup, prefill, 1)
+
+
+def slice_times(setup: Setup, chunk: int) -> list[float]:
+    """How long each step of the chunked prefill takes, in order.
+
+    Step k carries every decode plus prompt tokens [k*chunk, (k+1)*chunk). Only the last
+    slice needs logits (its final position samples the first token). For the slices before
+    it, the step's FLOPs and bytes grow linearly with k (attention over, and KV reads of,
+    the slices already done), so its compute and memory times do too. Pricing the first and
+    the last of them and interpolating each is exact, and keeps the chunk-size sweep to a
+    few roofline calls per size; the tests check it against pricing every step.
+    """
+    full = (setup.prompt_tokens - 1) // chunk  # slices before the last one
+    final = setup.prompt_tokens - full * chunk
+    cost = functools.partial(step_cost, setup.gpu, setup.model, tp=setup.tp)
+    last = cost([setup.decodes(), Work(final, full * chunk, logit_tokens=1)]).time_s
+    if full == 0:
+        return [last]
+    first = cost([setup.decodes(), Work(chunk, 0, logit_tokens=0)])
+    end = cost([setup.decodes(), Work(chunk, (full - 1) * chunk, logit_tokens=0)])
+    times = []
+    for k in range(full):
+        f = k / (full - 1) if full > 1 else 0.0
+        compute = first.compute_s + f * (end.compute_s - first.compute_s)
+        memory = first.memory_s + f * (end.memory_s - first.memory_s)
+        times.append(max(compute, memory) + first.allreduce_s)
+    return [*times, last]
+
+
+def chunked(setup: Setup, chunk: int) -> list[Step]:
+    """Every step: all decode tokens plus the next `chunk` prompt tokens; then one decode."""
+    times = slice_times(setup, chunk)
+    ends = list(itertools.accumulate(times))
+    steps = [
+        Step(end - time, end, MIXED, True, k == len(times) - 1)
+        for k, (time, end) in enumerate(zip(times, ends, strict=True))
+    ]
+    return steps + decode_after(setup, steps, 1)
+
+
+def longest_gap(steps: list[Step]) -> float:
+    """Longest wait between two tokens of a decoding stream; its last token came at 0.
+
+    Schedules end one decode step after the prompt's first token, which covers every gap
+    the prompt causes (the first step it decodes in is a little slower than the rest).
+    """
+    gap, last = 0.0, 0.0
+    for step in steps:
+        if step.streams_served:
+            gap = max(gap, step.end - last)
+            last = step.end
+    return gap
+
+
+def ttft(steps: list[Step]) -> float:
+    return next(step.end for step in steps if step.prompt_answered)
+
+
+def _timeline(
+    title: str, description: str, steps: list[Step], streams: int, domain: tuple[float, float]
+) -> dict[str, Any]:
+    stream_row = "the stream" if streams == 1 else f"each of {streams} streams"
+    first_token = ttft(steps)
+    spans = [Span(GPU_ROW, s.start, s.end, s.kind) for s in steps]
+    spans.append(Span(PROMPT_ROW, 0.0, first_token, WAITING))
+    marks = [Mark(stream_row, s.end, TOKEN) for s in steps if s.streams_served]
+    marks += [Mark(PROMPT_ROW, s.end, TOKEN) for s in steps if s.end >= first_token]
+    return timeline_chart(
+        title, description,
+        rows=[GPU_ROW, stream_row, PROMPT_ROW], spans=spans, marks=marks, states=STATES,
+        domain=domain, unit="s", scale=1.0,
+    )
+
+
+def _sweep_chart(rows: list[dict[str, Any]], ridge: int, prompt_tokens: int) -> dict[str, Any]:
+    x = {"field": "chunk_tokens", "type": "quantitative", "title": "Chunk size (tokens)",
+         "scale": {"type": "log", "base": 2}}
+    # The gap spans two orders of magnitude (a decode step to the whole prefill): log axis.
+    gap = {"field": "gap_ms", "type": "quantitative", "scale": {"type": "log"},
+           "title": "Longest gap between a stream's tokens (ms)", "axis": {"orient": "left"}}
+    first = {"field": "ttft_s", "type": "quantitative", "scale": {"zero": False},
+             "title": "Prompt's time to first token (s)", "axis": {"orient": "right"}}
+    return charts.chart(
+        "Small chunks cost the prompt; big ones bring the stall back",
+        f"For a {prompt_tokens}-token prompt, the longest gap in the decoding streams and the "
+        f"prompt's time to first token against the chunk size, with the GPU's ridge point "
+        f"({ridge} tokens) marked.",
+        rows,
+        layer=[
+            {"mark": {"type": "line", "point": True},
+             "encoding": {"x": x, "y": gap, "color": {"datum": "longest gap (ms)"},
+                          "tooltip": [x, gap, first]}},
+            {"mark": {"type": "line", "point": True, "strokeDash": [6, 3]},
+             "encoding": {"x": x, "y": first, "color": {"datum": "time to first token (s)"},
+                          "tooltip": [x, gap, first]}},
+            {"mark": {"type": "rule", "strokeDash": [2, 2], "color": "#9e9e9e"},
+             "encoding": {"x": {"datum": ridge}}},
+            {"mark": {"type": "text", "align": "left", "dx": 4, "dy": -4, "baseline": "top",
+                      "color": "#9e9e9e"},
+             "encoding": {"x": {"datum": ridge}, "y": {"value": 0},
+                          "text": {"value": f"ridge: {ridge} tokens"}}},
+        ],
+        resolve={"scale": {"y": "independent"}},
+    )
+
+
+@simulation(INPUTS)
+def simulate(
+    *, streams: int, context_tokens: int, prompt_tokens: int, chunk_tokens: int, model: str,
+    gpu: str, tp: str,
+) -> dict[str, Any]:
+    if 0 < chunk_tokens < MIN_CHUNK_TOKENS:
+        raise ValueError(
+            f"chunk_tokens: expected 0 (the ridge point) or from {MIN_CHUNK_TOKENS} to 16384 "
+            f"tokens, got {chunk_tokens}"
+        )
+    setup = Setup(GPUS[gpu], MODELS[model], int(tp), streams, context_tokens, prompt_tokens)
+    ridge = ridge_tokens(setup.gpu, setup.model)
+    chunk = chunk_tokens or ridge
+
+    alone = prefill_alone(setup)
+    sliced = chunked(setup, chunk)
+    decode_s = setup.step_s([setup.decodes()])
+
+    sizes = {ridge, chunk}
+    size = MIN_CHUNK_TOKENS
+    while size < prompt_tokens:
+        sizes.add(size)
+        size *= 2
+    sizes.add(prompt_tokens)
+    sweep = []
+    for size in sorted(s for s in sizes if s <= prompt_tokens):
+        steps = sliced if size == chunk else chunked(setup, size)
+        sweep.append({"chunk_tokens": size, "gap_ms": longest_gap(steps) * 1000,
+                      "ttft_s": ttft(steps)})
+
+    # Both timelines on one clock, from a few steps before the prompt to a few after the
+    # later of the two first tokens.
+    end = max(ttft(alone), ttft(sliced)) + TAIL_STEPS * decode_s
+    lead = _lead_in(setup)
+    domain = (lead[0].start, end)
+    # Steps after the prompt's answer are a little slower than decode_s, so this many
+    # reach the end of the clock; the chart clips what runs past it.
+    drawn = [
+        lead + steps + decode_after(setup, steps, int((end - steps[-1].end) / decode_s) + 1)
+        for steps in (alone, sliced)
+    ]
+    fit = memory_fit(
+        setup.gpu, setup.model, streams * (context_tokens + 1) + prompt_tokens, setup.tp
+    )
+    return {
+        "summary": {
+            "ridge_chunk_tokens": ridge,
+            "chunk_tokens_used": chunk,
+            "chunks": sum(step.kind == MIXED for step in sliced),
+            "decode_step_s": decode_s,
+            "unchunked_stall_s": longest_gap(alone),
+            "chunked_max_gap_s": longest_gap(sliced),
+            "unchunked_ttft_s": ttft(alone),
+            "chunked_ttft_s": ttft(sliced),
+            "fits": fit.fits,
+        },
+        "charts": [
+            _timeline(
+                "Prefill alone: every stream waits",
+                f"Token times of {streams} decoding streams and the long prompt when its "
+                f"{prompt_tokens}-token prefill runs as a step of its own, from "
+                f"{LEAD_STEPS} steps before it arrives (time 0).",
+                drawn[0], streams, domain,
+            ),
+            _timeline(
+                "Chunked: the streams keep their pace",
+                f"The same, with the prompt cut into {chunk}-token chunks that ride in the "
+                f"decode steps, on the same clock.",
+                drawn[1], streams, domain,
+            ),
+            _sweep_chart(sweep, ridge, prompt_tokens),
+        ],
+    }
