@@ -209,6 +209,19 @@ def page_figures() -> list[tuple[str, float, str]]:
     tokens = speculative.expected_tokens(a, k)
     draft = k * c * plain.time_s
     return [
+        ("an H100 does {} TFLOP/s of dense BF16", gpu.bf16_flops / 1e12, ".0f"),
+        ("and reads {} TB/s from HBM", gpu.hbm_bytes_per_s / 1e12, ".2f"),
+        ("we assume {}% and", COMPUTE_EFFICIENCY * 100, ".0f"),
+        ("and {}% of those are reachable", MEMORY_EFFICIENCY * 100, ".0f"),
+        ("Llama 3 70B has {} layers", model.layers, "d"),
+        ("hidden size {}, ", model.hidden, "d"),
+        ("{} query heads", model.heads, "d"),
+        ("and {} KV heads of", model.kv_heads, "d"),
+        ("KV heads of {} dimensions", model.head_dim, "d"),
+        ("an MLP of {} and", model.ffn, "d"),
+        ("a vocabulary of {}.", model.vocab, "d"),
+        ("every sequence {} tokens into its context", context, "d"),
+        ("batch 8, {} tokens of context per sequence", context, "d"),
         ("so {} TFLOP/s and", gpu.bf16_flops * COMPUTE_EFFICIENCY / 1e12, ".0f"),
         ("and {} TB/s per GPU", gpu.hbm_bytes_per_s * MEMORY_EFFICIENCY / 1e12, ".2f"),
         ("NVLink moves {} GB/s each way", gpu.nvlink_one_way_bytes_per_s / 1e9, ".0f"),
@@ -267,6 +280,18 @@ def test_check_it_yourself_figures_match_the_physics(phrase: str, value: float, 
     assert phrase.format(format(value, spec)) in rendered_page()
 
 
+def test_page_starts_at_the_defaults_it_derives_from() -> None:
+    defaults = {spec.name: spec.default for spec in speculative.INPUTS}
+    assert defaults == {
+        "acceptance_rate": 0.8, "lookahead": 4, "draft_cost": 0.05, "batch_size": 8,
+        "model": "llama-3-70b", "gpu": "h100", "tp": "4",
+    }
+    text = rendered_page()
+    assert "```sim module: speculative ```" in text  # no start: the page opens at the defaults
+    assert "Llama 3 70B over 4 H100s, batch 8," in text
+    assert "lookahead 4, acceptance rate 0.8, draft cost 0.05." in text
+
+
 def test_page_claims_hold_in_the_sim() -> None:
     text = rendered_page()
     assert "five times the ridge" in text
@@ -279,3 +304,4 @@ def test_page_claims_hold_in_the_sim() -> None:
     ] > 1
     at_256 = speculative.simulate(batch_size=256)["summary"]
     assert at_256["best_lookahead"] == 1 and at_256["best_speedup"] > 1
+    assert speculative.simulate(batch_size=512)["summary"]["best_speedup"] < 1
