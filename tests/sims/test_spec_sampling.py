@@ -173,3 +173,18 @@ def test_metrics_label_every_summary_key() -> None:
 def test_bad_inputs_name_the_input(name: str, value: object) -> None:
     with pytest.raises(ValueError, match=name):
         spec_sampling.simulate(**{name: value})
+
+
+class AlmostOne(random.Random):
+    """A generator whose every draw is the largest float below 1."""
+
+    def random(self) -> float:
+        return 1 - 2**-53
+
+
+def test_a_rounding_rejection_with_no_residual_still_yields_a_token() -> None:
+    """q a few ulps above p everywhere: a draw can be rejected although max(0, p - q) is 0."""
+    p = [0.5, 0.5]
+    q = [0.5 * (1 + 2**-50), 0.5 * (1 + 2**-50)]
+    counts, kept = speculative_sample(p, q, 100, AlmostOne())
+    assert kept == 0 and sum(counts) == 100
