@@ -1,0 +1,279 @@
+"""Routing: the same multi-turn sessions against the same fleet under three load balancers.
+
+Each replica is one engine with its own prefix cache (`sims.kv_blocks`), limited to
+`cache_tokens_per_replica` tokens. Sessions send their turns in a random interleaving
+(seeded): a session's turns stay in order, but which session speaks next is drawn, as it
+would be with real users. A turn sends the system prompt, the conversation so far and a
+new message, and afterwards the replica that served it holds the KV of all of that plus
+the reply (in full blocks, less the reply's last sampled token).
+
+Policies:
+
+- round_robin: request i goes to replica i mod replicas, whoever sent it.
+- sticky: a session always goes to the replica its ID hashes to (CRC-32 of a random
+  session ID, modulo the replica count).
+- cache_aware: the replica whose cache holds the longest prefix of the prompt, ties to the
+  least-loaded; unless that replica is overloaded by SGLang's router's two-part test,
+  with our thresholds: it has more than BALANCE_REL_THRESHOLD times the requests of the
+  least-loaded replica and more than BALANCE_ABS_THRESHOLD more. Then the least-loaded
+  replica takes it. The router reads each replica's cache exactly; SGLang's keeps an
+  approximate copy of what it has routed.
+
+Load is the number of requests a replica has been sent so far: this sim has no clock, so
+it stands in for the in-flight count a real router watches. TTFT is the prefill of the
+uncached part of the prompt on top of the cached part (`sims.physics.prefill`), for
+Llama 3 8B on one H100 per replica, with no queueing: the cache's effect alone.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sims import charts
+from sims.contract import Number, simulation
+from sims.kv_blocks import PrefixCache, Segment
+from sims.physics import GPUS, MODELS, prefill
+
+TITLE = "The load balancer decides the hit rate"
+
+GPU = GPUS["h100"]
+MODEL = MODELS["llama-3-8b"]
+BLOCK_SIZE = 16  # vLLM's default KV block size, in tokens
+
+# The cache-aware router's overload test, in the form SGLang's router uses (both parts
+# must hold). SGLang's relative default is 1.5; its absolute default counts dozens of
+# requests in flight on a production fleet, so ours is scaled to a fleet this small.
+BALANCE_REL_THRESHOLD = 1.5
+BALANCE_ABS_THRESHOLD = 2
+
+POLICIES = ("round_robin", "sticky", "cache_aware")
+POLICY_LABELS = {"round_robin": "Round-robin", "sticky": "Sticky sessions",
+                 "cache_aware": "Cache-aware"}
+
+INPUTS = (
+    Number("replicas", "Replicas", default=4, min=2, max=8, unit="replicas",
+           help="Engines behind the load balancer, each with its own prefix cache."),
+    Number("sessions", "Sessions", default=16, min=1, max=32, unit="sessions",
+           help="Conversations, each with its own history."),
+    Number("turns", "Turns per session", default=4, min=1, max=6, unit="turns"),
+    Number("system_prompt_tokens", "System prompt", default=1000, min=0, max=4096,
+           unit="tokens", help="Shared by every session."),
+    Number("user_tokens", "Each user message", default=200, min=1, max=1024, unit="tokens"),
+    Number("reply_tokens", "Each reply", default=300, min=1, max=1024, unit="tokens"),
+    Number("cache_tokens_per_replica", "Prefix cache per replica", default=32000, min=10000,
+           max=400000, step=1000, unit="tokens",
+           help="KV each replica can keep. Llama 3 8B on an 80 GB H100 has room for about "
+                "427,000 tokens at 90% memory use."),
+    Number("seed", "Random seed", default=1, min=0, max=999,
+           help="Draws the session IDs and the order in which sessions speak."),
+)
+
+METRICS = {
+    **{
+        f"{policy}_{metric}": f"{POLICY_LABELS[policy]}: {label}"
+        for policy in POLICIES
+        for metric, label in (
+            ("hit_rate", "share of prompt tokens served from cache"),
+            ("load_imbalance", "busiest replica's requests over the mean"),
+            ("mean_ttft_s", "mean TTFT, Llama 3 8B on H100, no queueing (s)"),
+        )
+    },
+    "cache_aware_spills": "Cache-aware: requests sent away from their best prefix by the "
+                          "load bound (requests)",
+    "no_cache_mean_ttft_s": "Mean TTFT if nothing were cached (s)",
+}
+
+
+@dataclass(frozen=True)
+class Request:
+    session: int
+    turn: int
+    prompt: tuple[Segment, ...]
+    tokens: int  # the prompt's length
+    reply: Segment
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One policy's run: where each request went and what it found cached there."""
+
+    replica: tuple[int, ...]
+    cached: tuple[int, ...]
+    spills: int
+
+
+def arrivals(sessions: int, turns: int, system_tokens: int, user_tokens: int,
+             reply_tokens: int, rng: random.Random) -> list[Request]:
+    """Every turn of every session, sessions interleaved at random, turns in order."""
+    order = [s for s in range(sessions) for _ in range(turns)]
+    rng.shuffle(order)
+    history: list[list[Segment]] = [
+        [Segment("system", system_tokens)] if system_tokens else [] for _ in range(sessions)
+    ]
+    spoken = [0] * sessions
+    requests = []
+    for session in order:
+        spoken[session] += 1
+        turn = spoken[session]
+        history[session].append(Segment(("message", session, turn), user_tokens))
+        reply = Segment(("reply", session, turn), reply_tokens)
+        prompt = tuple(history[session])
+        requests.append(Request(session, turn, prompt, sum(s.tokens for s in prompt), reply))
+        history[session].append(reply)
+    return requests
+
+
+# A policy picks a replica for request number `index`, seeing every cache and load, and
+# says whether the load bound sent the request away from a longer cached prefix.
+Chooser = Callable[[int, Request, list[PrefixCache], list[int]], tuple[int, bool]]
+
+
+def _round_robin(index: int, request: Request, caches: list[PrefixCache],
+                 load: list[int]) -> tuple[int, bool]:
+    return index % len(caches), False
+
+
+def _sticky_chooser(session_ids: list[int]) -> Chooser:
+    def choose(index: int, request: Request, caches: list[PrefixCache],
+               load: list[int]) -> tuple[int, bool]:
+        key = f"{session_ids[request.session]:016x}".encode()
+        return zlib.crc32(key) % len(caches), False
+
+    return choose
+
+
+def _cache_aware(index: int, request: Request, caches: list[PrefixCache],
+                 load: list[int]) -> tuple[int, bool]:
+    """Longest cached prefix, ties to the least-loaded; the least-loaded if overloaded."""
+    matches = [cache.match(request.prompt, request.tokens) for cache in caches]
+    best = max(range(len(caches)), key=lambda r: (matches[r], -load[r], -r))
+    idlest = min(range(len(caches)), key=lambda r: (load[r], r))
+    overloaded = (load[best] - load[idlest] > BALANCE_ABS_THRESHOLD
+                  and load[best] > BALANCE_REL_THRESHOLD * load[idlest])
+    return (idlest, matches[best] > matches[idlest]) if overloaded else (best, False)
+
+
+def route(requests: list[Request], replicas: int, capacity_blocks: int,
+          choose: Chooser) -> Outcome:
+    """Send every request where the policy says; each replica's cache serves and learns."""
+    caches = [PrefixCache(BLOCK_SIZE, capacity_blocks) for _ in range(replicas)]
+    load = [0] * replicas
+    chosen, cached, spills = [], [], 0
+    for index, request in enumerate(requests):
+        replica, spilled = choose(index, request, caches, load)
+        cache = caches[replica]
+        cached.append(cache.match(request.prompt, request.tokens))
+        cache.store((*request.prompt, request.reply), request.tokens + request.reply.tokens - 1)
+        load[replica] += 1
+        chosen.append(replica)
+        spills += spilled
+    return Outcome(tuple(chosen), tuple(cached), spills)
+
+
+def _bar_chart(title: str, description: str, rows: list[dict], field: str,
+               axis_title: str, value_format: str) -> dict:
+    return charts.chart(
+        title, description, rows,
+        mark={"type": "bar"},
+        encoding={
+            "y": {"field": "policy", "type": "nominal", "title": None,
+                  "sort": list(POLICY_LABELS.values())},
+            "x": {"field": field, "type": "quantitative", "title": axis_title,
+                  "axis": {"format": value_format}},
+            "color": {"field": "policy", "type": "nominal", "legend": None,
+                      "scale": {"domain": list(POLICY_LABELS.values())}},
+            "tooltip": [{"field": "policy", "title": "Policy"},
+                        {"field": field, "title": axis_title, "format": value_format}],
+        },
+    )
+
+
+def _load_chart(rows: list[dict], mean: float) -> dict:
+    return charts.chart(
+        "Requests each replica served",
+        f"Requests per replica under each policy; an even split would give each replica "
+        f"{mean:g}.",
+        rows,
+        mark={"type": "bar"},
+        encoding={
+            "x": {"field": "replica", "type": "ordinal", "title": "Replica"},
+            "xOffset": {"field": "policy", "sort": list(POLICY_LABELS.values())},
+            "y": {"field": "requests", "type": "quantitative", "title": "Requests served"},
+            "color": {"field": "policy", "type": "nominal", "title": None,
+                      "scale": {"domain": list(POLICY_LABELS.values())},
+                      "legend": {"orient": "top"}},
+            "tooltip": [{"field": "replica", "title": "Replica"},
+                        {"field": "policy", "title": "Policy"},
+                        {"field": "requests", "title": "Requests"}],
+        },
+    )
+
+
+@simulation(INPUTS)
+def simulate(
+    *,
+    replicas: int,
+    sessions: int,
+    turns: int,
+    system_prompt_tokens: int,
+    user_tokens: int,
+    reply_tokens: int,
+    cache_tokens_per_replica: int,
+    seed: int,
+) -> dict:
+    rng = random.Random(seed)
+    session_ids = [rng.getrandbits(64) for _ in range(sessions)]
+    requests = arrivals(sessions, turns, system_prompt_tokens, user_tokens, reply_tokens, rng)
+    choosers: dict[str, Chooser] = {
+        "round_robin": _round_robin,
+        "sticky": _sticky_chooser(session_ids),
+        "cache_aware": _cache_aware,
+    }
+    capacity = cache_tokens_per_replica // BLOCK_SIZE
+    outcomes = {p: route(requests, replicas, capacity, choosers[p]) for p in POLICIES}
+
+    @functools.cache  # many requests share a (computed, cached) pair
+    def ttft_s(computed: int, cached: int) -> float:
+        return prefill(GPU, MODEL, computed, cached_tokens=cached).time_s
+
+    sent = sum(r.tokens for r in requests)
+    mean_load = len(requests) / replicas
+    summary: dict[str, float | int] = {}
+    load_rows, hit_rows, ttft_rows = [], [], []
+    for policy, outcome in outcomes.items():
+        label = POLICY_LABELS[policy]
+        hit_rate = sum(outcome.cached) / sent
+        per_replica = [outcome.replica.count(r) for r in range(replicas)]
+        mean_ttft = sum(
+            ttft_s(r.tokens - c, c) for r, c in zip(requests, outcome.cached, strict=True)
+        ) / len(requests)
+        summary[f"{policy}_hit_rate"] = round(hit_rate, 4)
+        summary[f"{policy}_load_imbalance"] = round(max(per_replica) / mean_load, 4)
+        summary[f"{policy}_mean_ttft_s"] = round(mean_ttft, 5)
+        hit_rows.append({"policy": label, "hit_rate": hit_rate})
+        ttft_rows.append({"policy": label, "ttft_ms": mean_ttft * 1e3})
+        load_rows += [{"policy": label, "replica": r + 1, "requests": n}
+                      for r, n in enumerate(per_replica)]
+    summary["cache_aware_spills"] = outcomes["cache_aware"].spills
+    summary["no_cache_mean_ttft_s"] = round(
+        sum(ttft_s(r.tokens, 0) for r in requests) / len(requests), 5)
+    summary = {key: summary[key] for key in METRICS}
+
+    return {
+        "summary": summary,
+        "charts": [
+            _bar_chart("Prompt tokens served from cache",
+                       "Share of all prompt tokens each policy found already cached on the "
+                       "replica it chose.", hit_rows, "hit_rate", "Hit rate (% of prompt tokens)",
+                       ".0%"),
+            _load_chart(load_rows, mean_load),
+            _bar_chart("Mean time to first token",
+                       "Mean prefill time of the uncached part of each prompt, Llama 3 8B on "
+                       "one H100 per replica, no queueing.", ttft_rows, "ttft_ms",
+                       "Mean TTFT (ms)", ".1f"),
+        ],
+    }
