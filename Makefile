@@ -15,7 +15,7 @@ SETUP := $(VENV)/.installed node_modules/.installed
 export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: setup serve build check test bench lint lock clean
+.PHONY: setup serve build check test bench experiments lint lock clean
 
 setup: $(SETUP)
 
@@ -46,6 +46,10 @@ test: $(SETUP)
 
 bench: $(SETUP)
 	$(PY) scripts/bench.py
+
+# Reruns every experiment and rewrites content/data/experiments/*.json (takes minutes).
+experiments: $(VENV)/.installed
+	$(PY) scripts/run_experiments.py
 
 lint: $(VENV)/.installed
 	$(PY) -m ruff check .
