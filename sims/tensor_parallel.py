@@ -1,0 +1,193 @@
+"""Tensor parallelism: every matrix cut across GPUs, and the price of putting it back together.
+
+With the model split over `tp` GPUs, each GPU holds 1/tp of every weight matrix and of the
+KV cache, so in a memory-bound decode step each reads 1/tp of the bytes and finishes about
+tp times sooner. But every layer has two points (after attention, after the MLP) where
+the partial results on each GPU must be summed across all of them before the next matmul
+can start: an all-reduce, two per layer, every step.
+
+An all-reduce costs a fixed latency per call (launch, synchronisation, the link's own
+latency) plus a bandwidth term for its message: a ring moves 2(tp-1)/tp of the message
+through each GPU's link (`sims.physics.allreduce_time`). In decode the message is one
+hidden state per sequence, a few kilobytes to a few megabytes, so the fixed part is most
+of it, and it does not shrink when the shards do. That is why the all-reduce share of a
+step grows with tp, and why its cost barely moves with the batch.
+
+A configuration whose weights plus KV cache do not fit in the GPUs' usable memory is
+still priced (as if it fitted), and the result says it does not fit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sims import charts
+from sims.contract import Choice, Number, simulation
+from sims.physics import (
+    ALLREDUCE_LATENCY_S,
+    GB,
+    GPUS,
+    MODELS,
+    TP_DEGREES,
+    Gpu,
+    Model,
+    StepCost,
+    allreduce_time,
+    decode_step,
+    memory_fit,
+)
+
+TITLE = "Every layer stops to agree, twice"
+
+# The two batch sizes the comparison chart sets side by side: one sequence, and a batch
+# large enough that the all-reduce message is a few megabytes.
+SMALL_BATCH, LARGE_BATCH = 1, 256
+
+SHARD = "shard work (matmuls)"
+FIXED = "all-reduce: fixed latency"
+DATA = "all-reduce: moving data"
+PARTS = (SHARD, FIXED, DATA)
+COLOURS = ("#4c78a8", "#e45756", "#f58518")
+
+INPUTS = (
+    Choice("tp", "Tensor-parallel GPUs", "8", tuple(str(t) for t in TP_DEGREES),
+           help="GPUs the model is split over."),
+    Number("batch_size", "Batch size", default=16, min=1, max=LARGE_BATCH, unit="sequences",
+           help="Sequences decoding together, one new token each per step."),
+    Number("context_tokens", "Context per sequence", default=2048, min=0, max=32768, step=256,
+           unit="tokens", help="Tokens already in each sequence's KV cache."),
+    Choice("model", "Model", "llama-3-70b", tuple(MODELS)),
+    Choice("gpu", "GPU", "h100", tuple(GPUS)),
+    Number("allreduce_latency_us", "All-reduce fixed latency",
+           default=round(ALLREDUCE_LATENCY_S * 1e6), min=0, max=100, unit="µs",
+           help="Cost of one all-reduce call before any data moves."),
+)
+
+METRICS = {
+    "fits": "Weights and KV cache fit in the GPUs' usable memory",
+    "memory": "Memory each GPU needs, against what it can use",
+    "weights_per_gpu_gb": "Weights held by each GPU (GB)",
+    "kv_per_gpu_gb": "KV cache held by each GPU (GB)",
+    "usable_per_gpu_gb": "Usable memory per GPU (GB)",
+    "allreduces_per_token": "All-reduces in each decode step (calls)",
+    "step_time_s": "One decode step (s)",
+    "matmul_time_s": "Shard work: the step's matmuls on one GPU (s)",
+    "bound": "What limits the shard work (compute or memory)",
+    "allreduce_time_s": "All-reduces of the step, together (s)",
+    "allreduce_fraction": "Share of the step spent in all-reduce (fraction)",
+    "allreduce_fixed_fraction": "Share of all-reduce time that is fixed latency (fraction)",
+}
+
+
+def _parts(gpu: Gpu, model: Model, cost: StepCost, batch: int, tp: int) -> dict[str, float]:
+    """The step split three ways: shard work, all-reduce latency, all-reduce data (s)."""
+    message = batch * model.hidden * model.bytes_per_param  # one hidden state per sequence
+    moving = cost.allreduces * allreduce_time(gpu, message, tp, latency_s=0.0)
+    return {SHARD: cost.matmul_s, FIXED: cost.allreduce_s - moving, DATA: moving}
+
+
+def _label(tp: int, fits: bool) -> str:
+    gpus = "1 GPU" if tp == 1 else f"{tp} GPUs"
+    return gpus if fits else f"{gpus} (no fit)"
+
+
+def _split_chart(
+    title: str, description: str, rows: list[dict[str, Any]], offset: bool
+) -> dict[str, Any]:
+    """Stacked bars of the step's three parts per TP degree; `offset` groups by batch."""
+    encoding: dict[str, Any] = {
+        "x": {"field": "group", "type": "nominal", "sort": None, "title": "Tensor-parallel group",
+              "axis": {"labelAngle": 0}},
+        "y": {"field": "ms", "type": "quantitative", "stack": True,
+              "title": "Time per decode step (ms)"},
+        "color": {"field": "part", "type": "nominal", "title": None,
+                  "scale": {"domain": list(PARTS), "range": list(COLOURS)},
+                  "legend": {"orient": "bottom", "symbolType": "square", "symbolOpacity": 1}},
+        "order": {"field": "order"},
+        "tooltip": [
+            {"field": "group", "title": "Group"},
+            {"field": "batch", "title": "Batch (sequences)"},
+            {"field": "fits", "title": "Fits in memory"},
+            {"field": "part", "title": "Part"},
+            {"field": "ms", "title": "Time (ms)", "format": ".3~f"},
+        ],
+    }
+    if offset:
+        encoding["xOffset"] = {"field": "batch_label", "sort": None}
+        encoding["opacity"] = {"field": "batch_label", "type": "nominal", "title": None,
+                               "scale": {"range": [0.55, 1.0]},
+                               "legend": {"orient": "bottom", "symbolType": "square"}}
+    return charts.chart(title, description, rows, mark="bar", encoding=encoding)
+
+
+@simulation(INPUTS)
+def simulate(
+    *, tp: str, batch_size: int, context_tokens: int, model: str, gpu: str,
+    allreduce_latency_us: int,
+) -> dict[str, Any]:
+    chip, shape, latency_s = GPUS[gpu], MODELS[model], allreduce_latency_us * 1e-6
+
+    def priced(degree: int, batch: int) -> tuple[StepCost, dict[str, float], bool]:
+        cost = decode_step(chip, shape, batch, context_tokens, degree, latency_s)
+        fit = memory_fit(chip, shape, batch * (context_tokens + 1), degree)
+        return cost, _parts(chip, shape, cost, batch, degree), fit.fits
+
+    degree = int(tp)
+    cost, parts, _ = priced(degree, batch_size)
+    fit = memory_fit(chip, shape, batch_size * (context_tokens + 1), degree)
+
+    at_batch = []
+    for t in TP_DEGREES:
+        _, split, fits = priced(t, batch_size)
+        at_batch += [
+            {"group": _label(t, fits), "batch": batch_size, "fits": fits, "part": part,
+             "order": i, "ms": split[part] * 1000}
+            for i, part in enumerate(PARTS)
+        ]
+    compared = []
+    for t in TP_DEGREES[1:]:  # one GPU has nothing to all-reduce
+        for batch in (SMALL_BATCH, LARGE_BATCH):
+            _, split, fits = priced(t, batch)
+            compared += [
+                {"group": _label(t, True), "batch": batch, "batch_label": f"batch {batch}",
+                 "fits": fits, "part": part, "order": i, "ms": split[part] * 1000}
+                for i, part in enumerate(PARTS)
+            ]
+
+    allreduce_s = cost.allreduce_s
+    note = (
+        f"needs {fit.needed_per_gpu_bytes / GB:.1f} GB per GPU of "
+        f"{fit.usable_per_gpu_bytes / GB:.1f} GB usable"
+    )
+    return {
+        "summary": {
+            "fits": fit.fits,
+            "memory": ("fits: " if fit.fits else "does not fit: ") + note,
+            "weights_per_gpu_gb": fit.weights_per_gpu_bytes / GB,
+            "kv_per_gpu_gb": fit.kv_per_gpu_bytes / GB,
+            "usable_per_gpu_gb": fit.usable_per_gpu_bytes / GB,
+            "allreduces_per_token": cost.allreduces,
+            "step_time_s": cost.time_s,
+            "matmul_time_s": cost.matmul_s,
+            "bound": cost.bound,
+            "allreduce_time_s": allreduce_s,
+            "allreduce_fraction": allreduce_s / cost.time_s,
+            "allreduce_fixed_fraction": parts[FIXED] / allreduce_s if allreduce_s else 0.0,
+        },
+        "charts": [
+            _split_chart(
+                f"One decode step at batch {batch_size}, split over 1 to 8 GPUs",
+                f"Time of one decode step of {shape.name} on {chip.name} at batch "
+                f"{batch_size} and {context_tokens} tokens of context, split into the "
+                f"shard's own matmuls and the all-reduces, for 1, 2, 4 and 8 GPUs.",
+                at_batch, offset=False,
+            ),
+            _split_chart(
+                f"Batch {SMALL_BATCH} against batch {LARGE_BATCH}",
+                f"The same split at batch {SMALL_BATCH} (faded) and batch {LARGE_BATCH} "
+                f"(solid) for 2, 4 and 8 GPUs: the shard work grows with the batch's KV "
+                f"cache, the all-reduces much less.",
+                compared, offset=True,
+            ),
+        ],
+    }
