@@ -56,6 +56,8 @@ def split_front_matter(text: str, path: str = "<markdown>") -> tuple[dict[str, A
     if front is None:
         return {}, body, body_line
     document = parse(front, path, front_line)
+    if document.data is None:  # "---" then "---": empty front matter, as MkDocs allows
+        return {}, body, body_line
     if not isinstance(document.data, dict):
         raise ContentErrors([document.error([], "is not a mapping", "a mapping of fields")])
     return document.data, body, body_line
@@ -63,12 +65,15 @@ def split_front_matter(text: str, path: str = "<markdown>") -> tuple[dict[str, A
 
 def _split(text: str, path: str) -> tuple[str | None, int, str, int]:
     """(front matter YAML or None, its first line, body, body's first line)."""
-    lines = text.splitlines(keepends=True)
-    if not lines or not _FENCE.fullmatch(lines[0].rstrip("\r\n")):
+    # Split on "\n" only, as YAML and editors count lines (str.splitlines also splits on
+    # form feeds and other separators, which would shift every line number after them).
+    lines = text.split("\n")
+    if not _FENCE.fullmatch(lines[0].rstrip("\r")):
         return None, 0, text, 1
     for index in range(1, len(lines)):
-        if _END_FENCE.fullmatch(lines[index].rstrip("\r\n")):
-            return "".join(lines[1:index]), 2, "".join(lines[index + 1 :]), index + 2
+        if _END_FENCE.fullmatch(lines[index].rstrip("\r")):
+            front = "".join(line + "\n" for line in lines[1:index])
+            return front, 2, "\n".join(lines[index + 1 :]), index + 2
     raise ContentErrors(
         [ContentError(path, 1, "front matter", "is not closed", "a line '---' after it")]
     )

@@ -97,8 +97,13 @@ def decode(raw: bytes, path: str) -> str:
 
 
 def read_text(file: Path, path: str) -> str:
-    """A content file's text; see `decode`."""
-    return decode(file.read_bytes(), path)
+    """A content file's text; see `decode`. An unreadable file is a content error too."""
+    try:
+        raw = file.read_bytes()
+    except OSError as exc:
+        error = ContentError(path, 1, "file", f"cannot be read: {exc.strerror}", "a readable file")
+        raise ContentErrors([error]) from None
+    return decode(raw, path)
 
 
 def parse(text: str, path: str, first_line: int = 1) -> Document:
@@ -107,8 +112,9 @@ def parse(text: str, path: str, first_line: int = 1) -> Document:
     Raises ContentErrors for a syntax error (with its line). Duplicate keys, which PyYAML
     would silently resolve to the last one, are recorded in `Document.problems`.
     """
-    loader = Loader(text)
+    loader: Loader | None = None
     try:
+        loader = Loader(text)  # checks every character already: inside the try
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None
     except yaml.constructor.ConstructorError as exc:  # e.g. !!python/object: not plain data
@@ -118,14 +124,13 @@ def parse(text: str, path: str, first_line: int = 1) -> Document:
         raise ContentErrors([ContentError(path, line, "yaml", message, expected)]) from None
     except yaml.MarkedYAMLError as exc:
         raise ContentErrors([_syntax_error(exc, path, first_line)]) from None
-    except yaml.YAMLError as exc:  # ReaderError: a character YAML does not allow
-        position = getattr(exc, "position", 0)
-        line = text[:position].count("\n") + first_line
-        raise ContentErrors(
-            [ContentError(path, line, "yaml", f"unreadable: {exc}", "valid YAML")]
-        ) from None
+    except yaml.reader.ReaderError as exc:  # a control character YAML does not allow
+        line = text[: exc.position].count("\n") + first_line
+        message = f"character U+{exc.character:04X} is not allowed in YAML"
+        raise ContentErrors([ContentError(path, line, "yaml", message, "printable text")]) from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     document = Document(path, data, node, first_line)
     document.problems.extend(_duplicate_keys(document, node, [], set()))
     return document
@@ -143,7 +148,7 @@ def _syntax_error(exc: yaml.MarkedYAMLError, path: str, first_line: int) -> Cont
         message = f"syntax error {context}: {exc.problem}"
     else:
         message = f"syntax error: {', '.join(part for part in (context, exc.problem) if part)}"
-    return ContentError(path, line, "yaml", message, "valid YAML")
+    return ContentError(path, line, "yaml", " ".join(message.split()), "valid YAML")
 
 
 def _duplicate_keys(

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tempfile
 from datetime import date
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import sims
 from ridgepoint.errors import ContentError, ContentErrors
@@ -50,6 +53,29 @@ def errors_of(root: Path, sim_modules: frozenset[str] | None = None) -> list[str
 def test_bad_content_gives_the_expected_errors(case: str) -> None:
     expected = (BAD / case / "expected.txt").read_text().splitlines()
     assert errors_of(BAD / case, FIXTURE_SIMS) == expected
+
+
+# Characters that mean something to YAML, plus line breaks, a BOM and non-ASCII.
+YAMLISH = st.text(alphabet=list("ab1-:[]{}\"'#&*!|>%@?,. \t\n\r\x85\ufeffé"), max_size=80)
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=YAMLISH, raw=st.binary(max_size=20))
+def test_any_bytes_give_content_errors_never_a_traceback(text: str, raw: bytes) -> None:
+    with tempfile.TemporaryDirectory() as directory:
+        root = write_tree(
+            Path(directory),
+            {
+                "glossary/t.yaml": text,
+                "feed/r.yaml": raw,
+                "feed/tags/latency.yaml": "intro: x\n" + text,
+                "content/articles/a.md": f"---\n{text}\n---\nBody.\n",
+            },
+        )
+        try:
+            load_site(root, FIXTURE_SIMS)
+        except ContentErrors as exc:
+            assert all("\n" not in str(error) and error.line >= 1 for error in exc.errors)
 
 
 def test_every_problem_is_reported_in_one_pass() -> None:
@@ -168,6 +194,15 @@ def test_split_front_matter_gives_meta_body_and_the_body_line() -> None:
 def test_split_front_matter_without_front_matter_returns_the_whole_text() -> None:
     assert split_front_matter("# Title\n\n---\n") == ({}, "# Title\n\n---\n", 1)
     assert split_front_matter("") == ({}, "", 1)
+    assert split_front_matter("---\n---\nBody") == ({}, "Body", 3)
+
+
+def test_a_character_yaml_refuses_is_an_error_on_its_line() -> None:
+    with pytest.raises(ContentErrors) as caught:
+        split_front_matter("---\ntitle: A\nhook: B\x0c\n---\n", "x.md")
+    assert str(caught.value) == (
+        "x.md:3: yaml: character U+000C is not allowed in YAML (expected printable text)"
+    )
 
 
 def test_split_front_matter_reports_bad_front_matter_with_the_path() -> None:
