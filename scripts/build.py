@@ -1,0 +1,31 @@
+"""Build the site into site/: validate content, stage it, `mkdocs build --strict`, swap.
+
+    python scripts/build.py                          # the repository, into site/
+    python scripts/build.py --root DIR --site-dir OUT --stage-dir STAGE
+
+On a content error or a failed MkDocs build it exits 1 and site/ is left as it was.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ridgepoint.builder import build
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", type=Path, default=ROOT, help="a repository-shaped tree")
+    parser.add_argument("--site-dir", type=Path, help="where the site goes (default ROOT/site)")
+    parser.add_argument("--stage-dir", type=Path, help="staging tree (default: docs_dir)")
+    parser.add_argument("--config-file", type=Path, help="mkdocs.yml (default ROOT/mkdocs.yml)")
+    args = parser.parse_args(argv)
+    return build(args.root, args.site_dir, config_file=args.config_file, stage_dir=args.stage_dir)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

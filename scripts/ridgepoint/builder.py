@@ -1,0 +1,85 @@
+"""A safe build: validate, stage, `mkdocs build --strict` into a temporary folder, swap.
+
+site/ changes only when everything succeeded: a content error stops before MkDocs runs, a
+failed MkDocs build leaves its temporary folder behind for nobody (it is removed), and the
+swap is two renames. MkDocs runs as a subprocess, so this module does not import it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import yaml
+
+from ridgepoint.config import SiteConfig
+from ridgepoint.errors import ContentErrors
+from ridgepoint.stage import stage_site
+
+
+def derived_config(config_file: Path, stage_dir: Path, site_dir: Path, **extra: object) -> Path:
+    """A config beside the staging tree that inherits `config_file` and points MkDocs at
+    `stage_dir` and `site_dir` (absolute), so any tree can be staged anywhere."""
+    settings = {
+        "INHERIT": str(config_file.resolve()),
+        "docs_dir": str(stage_dir.resolve()),
+        "site_dir": str(site_dir.resolve()),
+        **extra,
+    }
+    path = stage_dir.parent / f"{stage_dir.name}.mkdocs.yml"
+    path.write_text(yaml.safe_dump(settings, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def mkdocs(*args: str) -> int:
+    """Run the MkDocs CLI of this interpreter; its output goes to the terminal."""
+    environment = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    return subprocess.run([sys.executable, "-m", "mkdocs", *args], env=environment).returncode
+
+
+def _swap(new: Path, site_dir: Path) -> None:
+    """Put `new` where `site_dir` is; the old site is removed only once the new one is in."""
+    old = site_dir.with_name(f"{site_dir.name}.old")
+    shutil.rmtree(old, ignore_errors=True)
+    if site_dir.exists():
+        site_dir.rename(old)
+    new.rename(site_dir)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def build(
+    root: Path,
+    site_dir: Path | None = None,
+    *,
+    config_file: Path | None = None,
+    stage_dir: Path | None = None,
+) -> int:
+    """Build `root` (a repository-shaped tree) into `site_dir`; 0 on success, 1 on failure.
+
+    Defaults: root/mkdocs.yml, its docs_dir for staging and root/site for the result.
+    """
+    config_file = config_file or root / "mkdocs.yml"
+    site_dir = (site_dir or root / "site").resolve()
+    stage_dir = (stage_dir or SiteConfig.read(config_file).docs_dir).resolve()
+    try:
+        stage_site(root, config_file, stage_dir)
+    except ContentErrors as errors:
+        print(errors, file=sys.stderr)
+        print(f"{len(errors.errors)} content error(s); {site_dir} left as it was.", file=sys.stderr)
+        return 1
+    site_dir.parent.mkdir(parents=True, exist_ok=True)
+    fresh = Path(tempfile.mkdtemp(prefix=f"{site_dir.name}.new-", dir=site_dir.parent))
+    try:
+        config = derived_config(config_file, stage_dir, fresh)
+        if mkdocs("build", "--strict", "--config-file", str(config)) != 0:
+            print(f"mkdocs build failed; {site_dir} left as it was.", file=sys.stderr)
+            return 1
+        _swap(fresh, site_dir)
+    finally:
+        if fresh.exists():
+            shutil.rmtree(fresh)
+    return 0

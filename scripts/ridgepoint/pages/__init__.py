@@ -1,0 +1,29 @@
+"""Generated pages: plain functions from the content model to Markdown strings.
+
+Nothing here imports MkDocs (a test proves it): any builder that reads mkdocs.yml can build
+the staged result.
+"""
+
+from __future__ import annotations
+
+from ridgepoint import urls
+from ridgepoint.model import Site
+from ridgepoint.pages.glossary import glossary_page
+from ridgepoint.pages.hub import hub_page
+from ridgepoint.pages.listings import articles_page, explainers_page, tag_articles_page, tags_page
+from ridgepoint.pages.readings import readings_page
+
+
+def generate_pages(site: Site) -> dict[str, str]:
+    """Staging path (relative to docs_dir) -> Markdown, for every generated page."""
+    pages = {
+        urls.READINGS: readings_page(site),
+        urls.GLOSSARY: glossary_page(site),
+        urls.TAGS: tags_page(site),
+        urls.EXPLAINERS: explainers_page(site),
+        urls.ARTICLES: articles_page(site),
+    }
+    for tag in site.tags_in_use():
+        pages[urls.hub(tag)] = hub_page(site, tag)
+        pages[urls.tag_articles(tag)] = tag_articles_page(site, tag)
+    return {urls.source_path(url): text for url, text in pages.items()}

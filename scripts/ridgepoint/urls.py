@@ -1,0 +1,72 @@
+"""Where every page and feed lives, as site-root-relative URLs (design.md's URL contract).
+
+Pages, feeds and glossary links all derive their addresses from these functions, so a URL
+is spelled once. Page URLs end in "/" (MkDocs' use_directory_urls); `source_path` maps one
+back to the Markdown file that produces it in the staging tree.
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+HOME = ""
+GLOSSARY = "glossary/"
+READINGS = "feed/"
+EXPLAINERS = "explainers/"
+ARTICLES = "articles/"
+TAGS = "tags/"
+ATOM_FEED = "feed.xml"
+JSON_FEED = "feed.json"
+
+
+def hub(tag: str) -> str:
+    """The tag hub: explainers, terms and the reading path of one tag."""
+    return f"feed/tags/{tag}/"
+
+
+def tag_articles(tag: str) -> str:
+    """The listing of articles carrying one tag."""
+    return f"tags/{tag}/"
+
+
+def tag_feed(tag: str) -> str:
+    """The Atom feed of one tag."""
+    return f"feed/tags/{tag}.xml"
+
+
+def explainer(slug: str) -> str:
+    return f"{EXPLAINERS}{slug}/"
+
+
+def article(slug: str) -> str:
+    return f"{ARTICLES}{slug}/"
+
+
+def term(slug: str) -> str:
+    """A term's anchor on the glossary page."""
+    return f"{GLOSSARY}#{slug}"
+
+
+def reading(slug: str) -> str:
+    """A reading's anchor on the reading feed page (readings have no page of their own)."""
+    return f"{READINGS}#{slug}"
+
+
+def source_path(url: str) -> str:
+    """The staged Markdown file that MkDocs turns into the page at `url`."""
+    return f"{url}index.md"
+
+
+def relative(here: str, target: str) -> str:
+    """`target` as a link from the page at `here`; both are site-root-relative URLs.
+
+    Raw HTML is not rewritten by MkDocs, so generated markup carries page-relative links
+    that work under any site_url path and when site/ is opened from disk.
+    """
+    path, hash_, fragment = target.partition("#")
+    link = posixpath.relpath(path or ".", here or ".")
+    if path.endswith("/") or not path:
+        link += "/"
+    if link == "./" and hash_:
+        return f"#{fragment}"
+    return f"{link}{hash_}{fragment}"
