@@ -84,6 +84,7 @@ METRICS = {
     },
     "cache_aware_spills": "Cache-aware: requests sent away from their best prefix by the "
                           "load bound (requests)",
+    "system_prompt_share": "Share of prompt tokens in the system prompt's full blocks",
     "no_cache_mean_ttft_s": "Mean TTFT if nothing were cached (s)",
 }
 
@@ -183,7 +184,7 @@ def _bar_chart(title: str, description: str, rows: list[dict], field: str,
             "y": {"field": "policy", "type": "nominal", "title": None,
                   "sort": list(POLICY_LABELS.values())},
             "x": {"field": field, "type": "quantitative", "title": axis_title,
-                  "axis": {"format": value_format}},
+                  "axis": {"format": value_format, "tickCount": 5}},
             "color": {"field": "policy", "type": "nominal", "legend": None,
                       "scale": {"domain": list(POLICY_LABELS.values())}},
             "tooltip": [{"field": "policy", "title": "Policy"},
@@ -193,23 +194,28 @@ def _bar_chart(title: str, description: str, rows: list[dict], field: str,
 
 
 def _load_chart(rows: list[dict], mean: float) -> dict:
+    bars = {
+        "x": {"field": "replica", "type": "ordinal", "title": "Replica",
+              "axis": {"labelAngle": 0}},
+        "xOffset": {"field": "policy", "sort": list(POLICY_LABELS.values())},
+        "y": {"field": "requests", "type": "quantitative", "title": "Requests served (requests)"},
+        "color": {"field": "policy", "type": "nominal", "title": None,
+                  "scale": {"domain": list(POLICY_LABELS.values())},
+                  "legend": {"orient": "top"}},
+        "tooltip": [{"field": "replica", "title": "Replica"},
+                    {"field": "policy", "title": "Policy"},
+                    {"field": "requests", "title": "Requests"}],
+    }
     return charts.chart(
         "Requests each replica served",
-        f"Requests per replica under each policy; an even split would give each replica "
-        f"{mean:g}.",
+        f"Requests per replica under each policy; the dashed line is an even split, "
+        f"{mean:g} each.",
         rows,
-        mark={"type": "bar"},
-        encoding={
-            "x": {"field": "replica", "type": "ordinal", "title": "Replica"},
-            "xOffset": {"field": "policy", "sort": list(POLICY_LABELS.values())},
-            "y": {"field": "requests", "type": "quantitative", "title": "Requests served"},
-            "color": {"field": "policy", "type": "nominal", "title": None,
-                      "scale": {"domain": list(POLICY_LABELS.values())},
-                      "legend": {"orient": "top"}},
-            "tooltip": [{"field": "replica", "title": "Replica"},
-                        {"field": "policy", "title": "Policy"},
-                        {"field": "requests", "title": "Requests"}],
-        },
+        layer=[
+            {"mark": {"type": "bar"}, "encoding": bars},
+            {"mark": {"type": "rule", "strokeDash": [4, 4], "color": "#888888"},
+             "encoding": {"y": {"datum": mean}}},
+        ],
     )
 
 
@@ -259,6 +265,9 @@ def simulate(
         load_rows += [{"policy": label, "replica": r + 1, "requests": n}
                       for r, n in enumerate(per_replica)]
     summary["cache_aware_spills"] = outcomes["cache_aware"].spills
+    shared = system_prompt_tokens // BLOCK_SIZE * BLOCK_SIZE
+    summary["system_prompt_share"] = round(
+        sum(min(shared, (r.tokens - 1) // BLOCK_SIZE * BLOCK_SIZE) for r in requests) / sent, 4)
     summary["no_cache_mean_ttft_s"] = round(
         sum(ttft_s(r.tokens, 0) for r in requests) / len(requests), 5)
     summary = {key: summary[key] for key in METRICS}
