@@ -32,7 +32,7 @@ import itertools
 from dataclasses import dataclass
 from typing import Any
 
-from sims import charts
+from sims import charts, timeline
 from sims.contract import Choice, Number, simulation
 from sims.physics import (
     GPUS,
@@ -64,7 +64,10 @@ PREFILL = "prefill alone"
 MIXED = "decode + prompt chunk"
 WAITING = "prompt waiting for first token"
 TOKEN = "token"
-STATES = (DECODE, PREFILL, MIXED, WAITING, TOKEN)
+STATES = {
+    DECODE: timeline.WORK, PREFILL: timeline.OTHER_WORK, MIXED: timeline.MIXED_WORK,
+    WAITING: timeline.IDLE, TOKEN: timeline.TOKEN,
+}
 GPU_ROW = "GPUs"
 PROMPT_ROW = "long prompt"
 

@@ -12,15 +12,21 @@ reader can line them up by eye: one clock, several charts.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from sims import charts
 
-# Colours that keep their contrast on a white and on a near-black page (Vega's Tableau
-# palette, with a mid grey for idle time). States take them in the order a sim lists them.
-PALETTE = ("#4c78a8", "#f58518", "#54a24b", "#e45756", "#9e9e9e", "#b279a2", "#72b7b2")
+# Colours that keep their contrast on a white and on a near-black page (from Vega's
+# Tableau palette). Named by role, so that the same kind of time looks the same in every
+# timeline on the site: sims map each of their states to one of these.
+WORK = "#4c78a8"  # a GPU doing the work the chart is about
+OTHER_WORK = "#f58518"  # a different kind of work, to contrast with WORK
+MIXED_WORK = "#54a24b"  # the two kinds together
+COMMUNICATION = "#e45756"  # waiting on another GPU
+IDLE = "#bab0ac"  # nothing to do: a pipeline bubble, a request not yet answered
+TOKEN = "#b279a2"  # a token delivered
 
 ROW_HEIGHT = 26
 
@@ -33,6 +39,7 @@ class Span:
     start: float
     end: float
     state: str
+    label: str = ""  # what the row is busy with, for the tooltip (a micro-batch, say)
 
 
 @dataclass(frozen=True)
@@ -45,10 +52,11 @@ class Mark:
 
 
 def _merged(spans: Sequence[Span]) -> list[Span]:
-    """Join spans that continue one another in the same row and state.
+    """Join spans that continue one another in the same row, state and label.
 
-    Adjacent bars of one colour look like one bar anyway; joining them keeps the chart's
-    data small when a schedule runs hundreds of identical steps.
+    Joining them keeps the chart's data small when a schedule runs hundreds of identical
+    steps; spans with different labels stay apart (and the chart leaves a hairline
+    between touching bars, so the reader still sees where one ends).
     """
     out: list[Span] = []
     open_by_row: dict[str, int] = {}
@@ -57,8 +65,8 @@ def _merged(spans: Sequence[Span]) -> list[Span]:
         if index is not None:
             last = out[index]
             touching = math.isclose(last.end, span.start, rel_tol=1e-9, abs_tol=1e-12)
-            if last.state == span.state and touching:
-                out[index] = Span(last.row, last.start, span.end, last.state)
+            if (last.state, last.label) == (span.state, span.label) and touching:
+                out[index] = Span(last.row, last.start, span.end, last.state, last.label)
                 continue
         open_by_row[span.row] = len(out)
         out.append(span)
@@ -71,33 +79,41 @@ def timeline_chart(
     *,
     rows: Sequence[str],
     spans: Sequence[Span],
+    shared: Mapping[str, Sequence[str]] | None = None,
     marks: Sequence[Mark],
-    states: Sequence[str],
+    states: Mapping[str, str],
     domain: tuple[float, float],
     unit: str,
     scale: float,
 ) -> dict[str, Any]:
     """A chart of `rows` top to bottom, spans as bars and marks as ticks.
 
+    `states` maps every state a span or mark may have to its colour, in legend order.
+    `shared` names rows that always do the same thing (the GPUs of one tensor-parallel
+    group): a span or mark on such a name is drawn on each of its rows, but sent once.
+
     Times are given in seconds and drawn in `unit` (`scale` is how many of them make a
     second: 1000 for ms). Spans and marks outside `domain` are dropped, and those that
     cross its edges clipped, so every chart that shares a domain shares a clock.
     """
     low, high = domain
+    drawn = {name: list(names) for name, names in (shared or {}).items()}
     table: list[dict[str, Any]] = []
     for span in _merged(spans):
         if span.end > low and span.start < high:
             table.append({
-                "kind": "span",
-                "row": span.row,
+                "row": drawn.get(span.row, [span.row]),
                 "state": span.state,
+                "label": span.label,
                 "start": max(span.start, low) * scale,
                 "end": min(span.end, high) * scale,
             })
     for mark in marks:
         if low <= mark.time <= high:
             table.append({
-                "kind": "mark", "row": mark.row, "state": mark.state, "start": mark.time * scale,
+                "row": drawn.get(mark.row, [mark.row]),
+                "state": mark.state,
+                "start": mark.time * scale,
             })
     x_title = f"Time ({unit})"
     x = {
@@ -111,7 +127,7 @@ def timeline_chart(
         "field": "state",
         "type": "nominal",
         "title": None,
-        "scale": {"domain": list(states), "range": list(PALETTE[: len(states)])},
+        "scale": {"domain": list(states), "range": list(states.values())},
         "legend": {"orient": "bottom", "columns": 2, "symbolType": "square", "symbolOpacity": 1},
     }
     tooltip_row = {"field": "row", "title": "Row"}
@@ -123,22 +139,22 @@ def timeline_chart(
         height=ROW_HEIGHT * len(rows),
         layer=[
             {
-                "transform": [{"filter": "datum.kind === 'span'"}],
-                "mark": {"type": "bar", "clip": True},
+                "transform": [{"filter": "isValid(datum.end)"}, {"flatten": ["row"]}],
+                "mark": {"type": "bar", "clip": True, "x2Offset": -1},
                 "encoding": {
                     "x": x,
                     "x2": {"field": "end"},
                     "y": y,
                     "color": color,
                     "tooltip": [
-                        tooltip_row, tooltip_state,
+                        tooltip_row, tooltip_state, {"field": "label", "title": "Work"},
                         {"field": "start", "title": f"From ({unit})", "format": ".4~f"},
                         {"field": "end", "title": f"To ({unit})", "format": ".4~f"},
                     ],
                 },
             },
             {
-                "transform": [{"filter": "datum.kind === 'mark'"}],
+                "transform": [{"filter": "!isValid(datum.end)"}, {"flatten": ["row"]}],
                 "mark": {"type": "tick", "thickness": 2, "clip": True},
                 "encoding": {
                     "x": x,

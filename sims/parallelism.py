@@ -1,0 +1,255 @@
+"""Three ways to cut one model over eight GPUs, decoding the same requests.
+
+- `tp8`: tensor parallelism over all eight. Every GPU holds 1/8 of every matrix; each step
+  all eight work on every request, then wait at two all-reduces per layer.
+- `pp8`: a pipeline of eight stages, 1/8 of the layers each. The requests are split into
+  micro-batches that follow one another down the pipeline; a micro-batch's next token can
+  only start once its last one has left the last stage.
+- `tp4_pp2`: two pipeline stages, each a tensor-parallel group of four.
+
+Each stage's step is priced by the shared roofline (`sims.physics.step_cost` over that
+stage's slice of the model, `Model.pipeline_stage`), and a pipeline hands activations to
+the next stage with `p2p_time`. The schedule is played out event by event from a cold
+start: a stage takes micro-batches in order, each as soon as both the stage and the
+micro-batch's input are ready. Figures in the summary are from the steady state, once
+the start-up has washed out.
+
+Simplifications, all small next to a stage's step: a stage's all-reduces are drawn as one
+block after its matmuls (they are interleaved with them in a real engine); a stage hands
+its activations to the link and moves on, and a stage waiting for them counts as idle in
+the bubble (the transfer takes microseconds); the sampled tokens return to the first stage
+for free.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import Any
+
+from sims import timeline
+from sims.contract import Choice, Number, simulation
+from sims.physics import (
+    GPUS,
+    MODELS,
+    Gpu,
+    Model,
+    StepCost,
+    Work,
+    memory_fit,
+    p2p_time,
+    step_cost,
+)
+from sims.timeline import Mark, Span, timeline_chart
+
+TITLE = "Cut every matrix, or cut the stack"
+
+GPU_COUNT = 8
+MAX_MICROBATCHES = GPU_COUNT  # more than one per stage adds nothing but re-reads of weights
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How the eight GPUs are arranged: `pp` stages, each a tensor-parallel group of `tp`."""
+
+    key: str
+    label: str
+    tp: int
+    pp: int
+
+
+LAYOUTS = (
+    Layout("tp8", "tensor parallel over 8 GPUs", 8, 1),
+    Layout("pp8", "a pipeline of 8 stages", 1, 8),
+    Layout("tp4_pp2", "2 pipeline stages, each tensor parallel over 4 GPUs", 4, 2),
+)
+
+# Tokens each micro-batch receives before the clock is cut; the slowest layout sets it.
+TOKENS_SHOWN = 3
+# Rounds played before the steady-state figures are read off.
+MIN_ROUNDS = 4
+
+BUSY = "busy: matmuls"
+COMM = "waiting on communication"
+BUBBLE = "idle: pipeline bubble"
+TOKEN = "tokens delivered"
+STATES = {
+    BUSY: timeline.WORK, COMM: timeline.COMMUNICATION, BUBBLE: timeline.IDLE,
+    TOKEN: timeline.TOKEN,
+}
+
+INPUTS = (
+    Number("requests_in_flight", "Requests in flight", default=32, min=1, max=256,
+           unit="requests", help="Requests decoding at once, one token each per round."),
+    Number("context_tokens", "Context per request", default=2048, min=0, max=32768, step=256,
+           unit="tokens", help="Tokens already in each request's KV cache."),
+    Number("microbatches", "Micro-batches", default=4, min=1, max=MAX_MICROBATCHES,
+           unit="micro-batches",
+           help="Groups the requests are split into for the pipelined layouts."),
+    Choice("model", "Model", "llama-3-70b", tuple(MODELS)),
+    Choice("gpu", "GPU", "h100", tuple(GPUS)),
+)
+
+METRICS = {
+    "fits": "Weights and KV cache fit on eight GPUs",
+    **{
+        f"{layout.key}_{name}": f"{layout.key}: {label}"
+        for layout in LAYOUTS
+        for name, label in (
+            ("token_interval_s", "time between two tokens of one request (s)"),
+            ("throughput_tokens_per_s", "tokens delivered per second, all requests (tokens/s)"),
+            ("busy_fraction", "GPU time spent on matmuls, averaged over GPUs (fraction)"),
+            ("microbatches", "micro-batches used (micro-batches)"),
+        )
+    },
+}
+
+
+@dataclass
+class Run:
+    """One layout played out: what each stage did, and when each micro-batch got tokens."""
+
+    layout: Layout
+    sizes: list[int]
+    stage_spans: list[list[Span]]  # per stage; every GPU of the stage does the same
+    tokens: list[list[float]]  # per micro-batch, the times its requests got a token
+    busy_per_round: list[float] = field(default_factory=list)  # per stage, seconds
+    flops_per_round: float = 0.0
+
+    @property
+    def labels(self) -> list[str]:
+        """Each micro-batch named by the requests it holds: "requests 9-16"."""
+        firsts = [1 + sum(self.sizes[:j]) for j in range(len(self.sizes))]
+        return [
+            f"request {first}" if size == 1 else f"requests {first}-{first + size - 1}"
+            for first, size in zip(firsts, self.sizes, strict=True)
+        ]
+
+    @property
+    def interval_s(self) -> float:
+        """Steady-state time between two tokens of one request."""
+        times = self.tokens[0]
+        return times[-1] - times[-2]
+
+    @property
+    def busy_fraction(self) -> float:
+        return sum(self.busy_per_round) / len(self.busy_per_round) / self.interval_s
+
+    @property
+    def throughput(self) -> float:
+        return sum(self.sizes) / self.interval_s
+
+
+def split(requests: int, parts: int) -> list[int]:
+    """Requests shared as evenly as possible among `parts` micro-batches."""
+    base, extra = divmod(requests, parts)
+    return [base + (1 if j < extra else 0) for j in range(parts)]
+
+
+def play(
+    layout: Layout, gpu: Gpu, model: Model, requests: int, context_tokens: int,
+    microbatches: int, until: float = 0.0,
+) -> Run:
+    """Play the schedule from a cold start for at least MIN_ROUNDS rounds and until every
+    micro-batch has a token at or after `until`."""
+    parts = min(microbatches, requests) if layout.pp > 1 else 1
+    sizes = split(requests, parts)
+    stages = [model.pipeline_stage(layout.pp, s) for s in range(layout.pp)]
+
+    @functools.cache
+    def cost(stage: int, size: int) -> StepCost:
+        return step_cost(gpu, stages[stage], [Work(1, context_tokens, count=size)], layout.tp)
+
+    @functools.cache
+    def send(size: int) -> float:
+        return p2p_time(gpu, size * model.hidden * model.bytes_per_param)
+
+    run = Run(layout, sizes, [[] for _ in stages], [[] for _ in sizes])
+    run.busy_per_round = [sum(cost(s, b).matmul_s for b in sizes) for s in range(layout.pp)]
+    run.flops_per_round = sum(cost(s, b).flops for s in range(layout.pp) for b in sizes)
+    free = [0.0] * layout.pp  # when each stage can take its next micro-batch
+    ready = [0.0] * parts  # when each micro-batch can enter the first stage
+    labels = run.labels
+    rounds = 0
+    while rounds < MIN_ROUNDS or min(ready) < until:
+        for j, size in enumerate(sizes):
+            arrives = ready[j]
+            for s in range(layout.pp):
+                start = max(free[s], arrives)
+                step = cost(s, size)
+                spans = run.stage_spans[s]
+                work = labels[j]
+                spans.append(Span("", start, start + step.matmul_s, BUSY, work))
+                end = start + step.time_s
+                if step.allreduce_s:
+                    spans.append(Span("", start + step.matmul_s, end, COMM, work))
+                free[s] = end
+                # The activations travel to the next stage while this one moves on.
+                arrives = end + send(size) if s < layout.pp - 1 else end
+            ready[j] = arrives
+            run.tokens[j].append(arrives)
+        rounds += 1
+    return run
+
+
+def _with_bubbles(spans: list[Span], row: str, end: float) -> list[Span]:
+    """A GPU's spans given its row name, with every idle gap before `end` as a bubble."""
+    out, clock = [], 0.0
+    for span in spans:
+        if span.start > clock:
+            out.append(Span(row, clock, span.start, BUBBLE))
+        out.append(Span(row, span.start, span.end, span.state, span.label))
+        clock = span.end
+    if clock < end:
+        out.append(Span(row, clock, end, BUBBLE))
+    return out
+
+
+def _chart(run: Run, domain: tuple[float, float]) -> dict[str, Any]:
+    layout = run.layout
+    gpu_rows = [f"GPU {g + 1}" for g in range(GPU_COUNT)]
+    # Every GPU of a stage's tensor-parallel group does the same thing at the same time.
+    stages = {
+        f"stage {s + 1}": gpu_rows[s * layout.tp:(s + 1) * layout.tp] for s in range(layout.pp)
+    }
+    spans = []
+    for name, stage_spans in zip(stages, run.stage_spans, strict=True):
+        spans += _with_bubbles(stage_spans, name, domain[1])
+    token_rows = run.labels
+    marks = [Mark(row, t, TOKEN) for row, times in zip(token_rows, run.tokens, strict=True)
+             for t in times]
+    return timeline_chart(
+        f"{layout.key}: {layout.label}",
+        f"The model as {layout.label}, decoding {sum(run.sizes)} requests in {len(run.sizes)} "
+        f"micro-batch(es) from a cold start: one row per GPU (busy, waiting on "
+        f"communication, idle in the pipeline bubble) and one per group of requests, "
+        f"ticked when they receive a token. Same clock as the other layouts.",
+        rows=[*gpu_rows, *token_rows], spans=spans, marks=marks, shared=stages,
+        states=STATES, domain=domain, unit="ms", scale=1000.0,
+    )
+
+
+@simulation(INPUTS)
+def simulate(
+    *, requests_in_flight: int, context_tokens: int, microbatches: int, model: str, gpu: str
+) -> dict[str, Any]:
+    chip, shape = GPUS[gpu], MODELS[model]
+    args = (chip, shape, requests_in_flight, context_tokens, microbatches)
+    first = [play(layout, *args) for layout in LAYOUTS]
+    # One clock for all: long enough for the slowest layout to hand every request a few
+    # tokens; then replay the others up to it.
+    end = max(run.tokens[-1][TOKENS_SHOWN - 1] for run in first)
+    runs = [play(layout, *args, until=end) for layout in LAYOUTS]
+
+    summary: dict[str, Any] = {
+        "fits": memory_fit(
+            chip, shape, requests_in_flight * (context_tokens + 1), GPU_COUNT
+        ).fits,
+    }
+    for run in runs:
+        key = run.layout.key
+        summary[f"{key}_token_interval_s"] = run.interval_s
+        summary[f"{key}_throughput_tokens_per_s"] = run.throughput
+        summary[f"{key}_busy_fraction"] = run.busy_fraction
+        summary[f"{key}_microbatches"] = len(run.sizes)
+    return {"summary": summary, "charts": [_chart(run, (0.0, end)) for run in runs]}
