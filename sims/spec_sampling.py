@@ -7,6 +7,11 @@ exactly as p, whatever q is (Leviathan et al., ICML 2023, arXiv 2211.17192; Chen
 2023, arXiv 2302.01318). A poor draft costs acceptances, never correctness: the chance of
 keeping the guess is sum(min(p, q)), which is 1 minus the total variation between them.
 
+The same rule, run step by step with a lookahead of k guesses, also checks Leviathan et al.'s
+count of tokens per step: every position here has the same p and q, so each guess is kept
+independently with probability a = sum(min(p, q)), and a step yields 1 + a + ... + a^k
+tokens on average (the kept run of guesses, plus the target's own token).
+
 Standard library only: the sampler is `bisect` over cumulative weights and one
 `random.Random(seed)`, so CPython and Pyodide draw the same tokens.
 """
@@ -45,6 +50,8 @@ INPUTS = (
            help="How the draft differs from the Zipf-shaped target."),
     Number("skew", "Draft mismatch", default=0.5, min=0.0, max=1.0, step=0.05,
            help="0: the draft is the target; 1: as far as the preset goes."),
+    Number("lookahead", "Lookahead", default=4, min=1, max=16, unit="tokens",
+           help="Guesses per step when the same draws are run as speculative steps."),
 )
 
 METRICS = {
@@ -55,6 +62,8 @@ METRICS = {
     "total_variation_direct_vs_target": (
         "Total variation, as many draws straight from p vs p: sampling noise (0 to 1)"
     ),
+    "tokens_per_step_theory": "Tokens per step, 1 + a + ... + a^lookahead (tokens)",
+    "tokens_per_step_measured": "Tokens per step, measured over speculative steps (tokens)",
 }
 
 
@@ -96,6 +105,14 @@ def _sample(cumulative: list[float], n: int, rng: random.Random) -> list[int]:
     return [bisect.bisect_right(cumulative, rng.random() * total, 0, last) for _ in range(n)]
 
 
+def _kept(x: int, p: Sequence[float], q: Sequence[float], rng: random.Random) -> bool:
+    """The rule's test: keep draft x with probability min(1, p(x) / q(x)).
+
+    Written u < p/q without the division, so q(x) = 0 needs no special case.
+    """
+    return rng.random() * q[x] < p[x]
+
+
 def speculative_sample(
     p: Sequence[float], q: Sequence[float], n: int, rng: random.Random
 ) -> tuple[list[int], int]:
@@ -104,8 +121,7 @@ def speculative_sample(
     counts = [0] * len(p)
     rejected = 0
     for x in drafts:
-        # Keep x with probability min(1, p/q): u < p/q, written without the division.
-        if rng.random() * q[x] < p[x]:
+        if _kept(x, p, q, rng):
             counts[x] += 1
         else:
             rejected += 1
@@ -119,6 +135,25 @@ def speculative_sample(
         for token in _sample(_cumulative(p), rejected, rng):
             counts[token] += 1
     return counts, n - rejected
+
+
+def tokens_per_step(
+    p: Sequence[float], q: Sequence[float], lookahead: int, steps: int, rng: random.Random
+) -> float:
+    """Average tokens per speculative step over `steps` steps of `lookahead` guesses each.
+
+    A step keeps guesses until the first rejection; the guesses after it are thrown away
+    unjudged. Then the target adds one token of its own: the replacement for the rejected
+    guess, or a bonus token if all were kept.
+    """
+    drafts = _sample(_cumulative(q), steps * lookahead, rng)
+    total = 0
+    for start in range(0, len(drafts), lookahead):
+        kept = 0
+        while kept < lookahead and _kept(drafts[start + kept], p, q, rng):
+            kept += 1
+        total += kept + 1
+    return total / steps
 
 
 def _histogram(tokens: list[int], size: int) -> list[int]:
@@ -156,13 +191,16 @@ def _chart(p: list[float], q: list[float], output: list[float]) -> dict[str, Any
 
 @simulation(INPUTS)
 def simulate(
-    *, vocab_size: int, samples: int, seed: int, preset: str, skew: float
+    *, vocab_size: int, samples: int, seed: int, preset: str, skew: float, lookahead: int
 ) -> dict[str, Any]:
     p, q = distributions(vocab_size, preset, skew)
     rng = random.Random(seed)
     counts, accepted = speculative_sample(p, q, samples, rng)
     output = [c / samples for c in counts]
     direct = [c / samples for c in _histogram(_sample(_cumulative(p), samples, rng), vocab_size)]
+    acceptance = sum(min(a, b) for a, b in zip(p, q, strict=True))
+    # About as many guesses as `samples` in all, so a run costs the same at any lookahead.
+    steps = max(1, samples // lookahead)
     table_rows = [
         {"token": i + 1, "target": p[i], "draft": q[i], "kept": min(p[i], q[i]),
          "output": output[i]}
@@ -170,11 +208,13 @@ def simulate(
     ]
     return {
         "summary": {
-            "acceptance_rate_theory": sum(min(a, b) for a, b in zip(p, q, strict=True)),
+            "acceptance_rate_theory": acceptance,
             "acceptance_rate_measured": accepted / samples,
             "total_variation_draft_vs_target": total_variation(q, p),
             "total_variation_output_vs_target": total_variation(output, p),
             "total_variation_direct_vs_target": total_variation(direct, p),
+            "tokens_per_step_theory": sum(acceptance**i for i in range(lookahead + 1)),
+            "tokens_per_step_measured": tokens_per_step(p, q, lookahead, steps, rng),
         },
         "charts": [_chart(p, q, output)],
         "tables": [{
