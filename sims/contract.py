@@ -21,6 +21,18 @@ from typing import Any
 SIGNIFICANT_DIGITS = 6
 
 
+class InputError(ValueError):
+    """A bad input: the message names the input and what it allows.
+
+    A plain ValueError to every caller; `input` lets the page put the message next to the
+    control it is about rather than at the top of the widget.
+    """
+
+    def __init__(self, name: str, message: str) -> None:
+        super().__init__(f"{name}: {message}")
+        self.input = name
+
+
 def _format(value: float) -> str:
     """A number as a reader would write it: 8, not 8.0; 0.5, not 0.50000."""
     return f"{value:g}" if isinstance(value, float) else str(value)
@@ -58,28 +70,26 @@ class Number:
         """Return the value as this input's type, or raise ValueError naming input and range."""
         number: int | float
         if isinstance(value, bool):
-            raise ValueError(f"{self.name}: expected {self.allowed()}, got {value!r}")
+            raise InputError(self.name, f"expected {self.allowed()}, got {value!r}")
         if isinstance(value, str):
             try:
                 number = float(value.strip())
             except ValueError:
-                raise ValueError(
-                    f"{self.name}: expected {self.allowed()}, got {value!r}"
-                ) from None
+                raise InputError(self.name, f"expected {self.allowed()}, got {value!r}") from None
         elif isinstance(value, int | float):
             number = value
         else:
-            raise ValueError(f"{self.name}: expected {self.allowed()}, got {value!r}")
+            raise InputError(self.name, f"expected {self.allowed()}, got {value!r}")
         if not math.isfinite(number):
-            raise ValueError(f"{self.name}: expected {self.allowed()}, got {value!r}")
+            raise InputError(self.name, f"expected {self.allowed()}, got {value!r}")
         if self.integer:
             if number != int(number):
-                raise ValueError(f"{self.name}: expected {self.allowed()}, got {value!r}")
+                raise InputError(self.name, f"expected {self.allowed()}, got {value!r}")
             number = int(number)
         else:
             number = float(number)
         if not self.min <= number <= self.max:
-            raise ValueError(f"{self.name}: expected {self.allowed()}, got {_format(number)}")
+            raise InputError(self.name, f"expected {self.allowed()}, got {_format(number)}")
         return number
 
     def describe(self) -> dict[str, Any]:
@@ -117,7 +127,7 @@ class Choice:
     def parse(self, value: Any) -> str:
         if isinstance(value, str) and value.strip() in self.choices:
             return value.strip()
-        raise ValueError(f"{self.name}: expected {self.allowed()}, got {value!r}")
+        raise InputError(self.name, f"expected {self.allowed()}, got {value!r}")
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -142,9 +152,7 @@ def validate(inputs: tuple[Input, ...], given: Mapping[str, Any]) -> dict[str, A
     by_name = {spec.name: spec for spec in inputs}
     unknown = sorted(set(given) - set(by_name))
     if unknown:
-        raise ValueError(
-            f"{unknown[0]}: not an input of this sim (inputs: {', '.join(by_name)})"
-        )
+        raise InputError(unknown[0], f"not an input of this sim (inputs: {', '.join(by_name)})")
     values = defaults(inputs)
     for name, value in given.items():
         values[name] = by_name[name].parse(value)

@@ -1,0 +1,383 @@
+// Ridgepoint's sim widget: brings every prerendered [data-sim] element on a page to life.
+//
+// The build wrote each sim's controls (disabled), its summary table and its charts (SVG)
+// into the page, plus a JSON config (module, inputs, starting values, metric labels, the
+// sims files it needs). This script enables the controls, starts one Python worker for the
+// whole page, reruns the sim on every change (at most one run in flight per sim; the
+// latest input wins), and keeps the inputs in the URL so a scenario can be shared. The
+// chart library is only fetched once live charts are needed: until the inputs differ from
+// the prerendered ones, the prerendered SVG is the chart.
+//
+// data-state on each sim: prerendered -> loading -> ready, or error (reason shown).
+// All paths are relative to this file, so the site works at any depth and base path.
+
+const WORKER_URL = new URL("worker.js", import.meta.url);
+const VENDOR_URL = new URL("../vendor/", import.meta.url);
+const STEPS = 4; // worker: start Python, load the sim; page: first run; done
+
+// -- one worker per page ---------------------------------------------------------------------
+
+let worker = null;
+const sims = new Set(); // live Sim objects on the current page
+const runs = new Map(); // run id -> Sim waiting for it
+let nextRunId = 1;
+
+function broadcast(method, ...args) {
+  for (const sim of sims) sim[method](...args);
+}
+
+function getWorker() {
+  if (worker) return worker;
+  worker = new Worker(WORKER_URL, { type: "module" });
+  worker.onmessage = ({ data }) => {
+    if (data.type === "progress") broadcast("progress", data.step, data.text);
+    else if (data.type === "loaded") broadcast("loaded", data.module);
+    else if (data.type === "failed") broadcast("failed", data.module, data.message);
+    else if (data.type === "fatal") broadcast("fail", `Python could not start: ${data.message}`);
+    else if (data.type === "result") {
+      const sim = runs.get(data.id);
+      runs.delete(data.id);
+      if (sim) sim.receive(JSON.parse(data.payload));
+    }
+  };
+  worker.onerror = (event) => {
+    event.preventDefault();
+    broadcast("fail", "the Python worker could not be started (a runtime file failed to load)");
+  };
+  return worker;
+}
+
+// -- the chart library, on demand --------------------------------------------------------------
+
+let chartLibrary = null;
+
+function loadCharts() {
+  // vega and vega-lite are UMD builds that set globals; vega-interpreter evaluates Vega
+  // expressions without generated code (a CSP without 'unsafe-eval' stays possible).
+  chartLibrary ??= (async () => {
+    await import(new URL("vega.min.js", VENDOR_URL).href);
+    await import(new URL("vega-lite.min.js", VENDOR_URL).href);
+    const { expressionInterpreter } = await import(new URL("vega-interpreter.js", VENDOR_URL).href);
+    return { vega: globalThis.vega, vegaLite: globalThis.vegaLite, expr: expressionInterpreter };
+  })();
+  return chartLibrary;
+}
+
+// -- values as the page shows them ------------------------------------------------------------
+
+// Must match ridgepoint.sim_embed.display: the prerendered and live tables compare as text.
+export function display(value) {
+  if (typeof value === "boolean") return value ? "yes" : "no";
+  if (value === null || value === undefined) return "";
+  return String(value);
+}
+
+function sameInputs(a, b) {
+  return Object.keys(a).every((name) => String(a[name]) === String(b[name]));
+}
+
+// -- one embedded sim -------------------------------------------------------------------------
+
+class Sim {
+  constructor(element) {
+    this.element = element;
+    this.config = JSON.parse(element.querySelector("script.sim-config").textContent);
+    this.key = this.config.key;
+    this.specs = Object.fromEntries(this.config.inputs.map((spec) => [spec.name, spec]));
+    this.values = { ...this.config.start };
+    this.shown = { ...this.config.start }; // the inputs the visible results belong to
+    this.controls = new Map();
+    this.charts = []; // per chart: {view, shape}
+    this.state = "prerendered";
+    this.running = false;
+    this.dirty = false;
+    this.status = element.querySelector(".sim-status-text");
+    this.progressBar = element.querySelector(".sim-progress");
+
+    this.restoreFromUrl();
+    this.bindControls();
+    this.setState("loading");
+    this.progress(0, "Starting the live version");
+    getWorker().postMessage({ type: "load", module: this.config.module, files: this.config.files });
+  }
+
+  setState(state) {
+    this.state = state;
+    this.element.dataset.state = state;
+  }
+
+  // URL parameters are "<key>.<input>", so several sims on a page keep separate inputs.
+  param(name) {
+    return `${this.key}.${name}`;
+  }
+
+  restoreFromUrl() {
+    const query = new URLSearchParams(window.location.search);
+    for (const name of this.config.show) {
+      const value = query.get(this.param(name));
+      if (value !== null) this.values[name] = value;
+    }
+  }
+
+  saveToUrl() {
+    const url = new URL(window.location.href);
+    for (const name of this.config.show) {
+      if (String(this.values[name]) === String(this.config.start[name])) {
+        url.searchParams.delete(this.param(name));
+      } else {
+        url.searchParams.set(this.param(name), String(this.values[name]));
+      }
+    }
+    if (url.href !== window.location.href) window.history.replaceState(window.history.state, "", url);
+  }
+
+  bindControls() {
+    const form = this.element.querySelector("form.sim-controls");
+    form.addEventListener("submit", (event) => event.preventDefault());
+    // Interaction is about to begin: fetch the chart library while the reader decides.
+    form.addEventListener("pointerdown", () => loadCharts(), { once: true });
+    form.addEventListener("focusin", () => loadCharts(), { once: true });
+    for (const name of this.config.show) {
+      const box = this.element.querySelector(`[data-input="${name}"]`);
+      const control = {
+        slider: box.querySelector('input[type="range"]'),
+        text: box.querySelector("input.sim-value"),
+        select: box.querySelector("select"),
+        error: box.querySelector(".sim-error"),
+        unit: this.specs[name].unit ? ` ${this.specs[name].unit}` : "",
+      };
+      this.controls.set(name, control);
+      this.showValue(name, control);
+      if (control.slider) {
+        control.slider.addEventListener("input", () => this.change(name, control.slider.value, "slider"));
+        control.text.addEventListener("input", () => this.change(name, control.text.value, "text"));
+      }
+      if (control.select) {
+        control.select.addEventListener("change", () => this.change(name, control.select.value, "select"));
+      }
+      for (const field of [control.slider, control.text, control.select]) {
+        if (field) field.disabled = false;
+      }
+    }
+  }
+
+  showValue(name, control, except = null) {
+    const raw = String(this.values[name]);
+    if (control.select && except !== "select") control.select.value = raw;
+    if (control.text && except !== "text") control.text.value = raw;
+    if (control.slider && except !== "slider") {
+      const spec = this.specs[name];
+      const number = Number(raw.trim());
+      if (raw.trim() !== "" && Number.isFinite(number) && number >= spec.min && number <= spec.max) {
+        control.slider.value = raw.trim();
+      }
+    }
+    if (control.slider) control.slider.setAttribute("aria-valuetext", `${control.slider.value}${control.unit}`);
+  }
+
+  change(name, raw, from) {
+    this.values[name] = raw;
+    this.showValue(name, this.controls.get(name), from);
+    this.saveToUrl();
+    this.request();
+  }
+
+  request() {
+    this.element.querySelector(".sim-output").dataset.stale = String(!sameInputs(this.values, this.shown));
+    if (this.state === "error") return;
+    if (this.state === "loading" && !this.loadedModule) {
+      this.dirty = true; // runs as soon as the sim is loaded
+      return;
+    }
+    if (this.running) {
+      this.dirty = true; // the latest input wins: one run in flight, then the newest inputs
+      return;
+    }
+    this.running = true;
+    this.dirty = false;
+    const id = nextRunId++;
+    runs.set(id, this);
+    this.sent = { ...this.values };
+    getWorker().postMessage({ type: "run", id, module: this.config.module, inputs: this.sent });
+  }
+
+  // -- messages from the worker --
+
+  progress(step, text) {
+    if (this.state !== "loading") return;
+    this.status.textContent = `${text}… The results below were computed when this page was built.`;
+    this.progressBar.hidden = false;
+    this.progressBar.value = step;
+    this.progressBar.max = STEPS;
+  }
+
+  loaded(module) {
+    if (module !== this.config.module || this.loadedModule) return;
+    this.loadedModule = true;
+    this.progress(3, "Running the simulation");
+    this.request(); // the first live run: the same inputs as the prerendered results, or the URL's
+  }
+
+  failed(module, message) {
+    if (module === this.config.module) this.fail(`the simulation could not be loaded: ${message}`);
+  }
+
+  fail(reason) {
+    if (this.state === "error") return;
+    this.setState("error");
+    this.progressBar.hidden = true;
+    this.status.textContent = `The live version could not start (${reason}). The results below were computed when this page was built, for the inputs they were built with.`;
+    for (const control of this.controls.values()) {
+      for (const field of [control.slider, control.text, control.select]) if (field) field.disabled = true;
+    }
+  }
+
+  async receive(answer) {
+    this.running = false;
+    if (this.dirty) {
+      this.request(); // a newer input arrived meanwhile; this answer is already stale
+      return;
+    }
+    this.clearErrors();
+    if (answer.ok) {
+      await this.render(answer.result, this.sent);
+    } else if (answer.kind === "input" && this.controls.has(answer.input)) {
+      this.showError(answer.input, answer.message);
+    } else {
+      this.status.textContent = answer.kind === "input"
+        ? `These inputs were refused: ${answer.message}`
+        : `The simulation failed on these inputs: ${answer.message}`;
+    }
+    if (this.state === "loading") {
+      this.setState("ready");
+      this.progressBar.hidden = true;
+      if (answer.ok) this.status.textContent = "Live: change any input and the results follow.";
+    } else if (answer.ok) {
+      this.status.textContent = "Live: change any input and the results follow.";
+    }
+  }
+
+  clearErrors() {
+    for (const control of this.controls.values()) {
+      control.error.hidden = true;
+      control.error.textContent = "";
+      for (const field of [control.slider, control.text, control.select]) field?.removeAttribute("aria-invalid");
+    }
+  }
+
+  showError(name, message) {
+    const control = this.controls.get(name);
+    control.error.textContent = message;
+    control.error.hidden = false;
+    (control.text ?? control.select).setAttribute("aria-invalid", "true");
+  }
+
+  // -- results --
+
+  async render(result, inputs) {
+    this.renderSummary(result.summary);
+    (result.tables ?? []).forEach((table, index) => this.renderTable(table, index));
+    // The prerendered SVGs show exactly these inputs' charts until the inputs change.
+    if (this.charts.length || !sameInputs(inputs, this.config.start)) {
+      await this.renderCharts(result.charts);
+    }
+    this.shown = inputs;
+    this.element.querySelector(".sim-output").dataset.stale = String(!sameInputs(this.values, this.shown));
+  }
+
+  renderSummary(summary) {
+    const body = this.element.querySelector("table.sim-summary tbody");
+    const rows = Object.entries(summary).map(([name, value]) => {
+      const row = document.createElement("tr");
+      row.dataset.key = name;
+      const label = document.createElement("th");
+      label.scope = "row";
+      label.textContent = this.config.metrics[name] ?? name;
+      const cell = document.createElement("td");
+      cell.textContent = display(value);
+      row.append(label, cell);
+      return row;
+    });
+    body.replaceChildren(...rows);
+  }
+
+  renderTable(table, index) {
+    const body = this.element.querySelector(`.sim-table[data-table="${index}"] tbody`);
+    if (!body) return;
+    body.replaceChildren(...table.rows.map((row) => {
+      const line = document.createElement("tr");
+      for (const column of table.columns) {
+        const cell = document.createElement("td");
+        cell.textContent = display(row[column.key]);
+        line.append(cell);
+      }
+      return line;
+    }));
+  }
+
+  async renderCharts(specs) {
+    const lib = await loadCharts();
+    await Promise.all(specs.map(async (spec, index) => {
+      const figure = this.element.querySelector(`figure.sim-chart[data-chart="${index}"]`);
+      if (!figure) return;
+      const rows = spec.data.values;
+      // Everything but the rows: when it is unchanged the view is kept and only its data
+      // swapped, which is an order of magnitude cheaper than building a new view.
+      const shape = JSON.stringify({ ...spec, data: { name: spec.data.name } });
+      const current = this.charts[index];
+      if (current && current.shape === shape) {
+        await current.view.data(spec.data.name, rows).runAsync();
+        return;
+      }
+      current?.view.finalize();
+      const compiled = lib.vegaLite.compile(spec).spec;
+      const runtime = lib.vega.parse(compiled, null, { ast: true });
+      const container = document.createElement("div");
+      container.className = "sim-chart-live";
+      figure.replaceChildren(container);
+      const view = new lib.vega.View(runtime, { expr: lib.expr, renderer: "svg", container, hover: true });
+      await view.runAsync();
+      const svg = container.querySelector("svg");
+      if (svg) {
+        svg.setAttribute("role", "img");
+        svg.setAttribute("aria-label", `${spec.title}. ${spec.description}`);
+      }
+      this.charts[index] = { view, shape };
+    }));
+  }
+
+  dispose() {
+    for (const chart of this.charts) chart.view.finalize();
+    this.charts = [];
+    for (const [id, sim] of runs) if (sim === this) runs.delete(id);
+  }
+}
+
+// -- start-up, including Material's instant navigation ----------------------------------------
+
+function initialise() {
+  for (const sim of [...sims]) {
+    if (!sim.element.isConnected) {
+      sim.dispose();
+      sims.delete(sim);
+    }
+  }
+  for (const element of document.querySelectorAll("[data-sim]")) {
+    if (element.dataset.state !== "prerendered") continue;
+    try {
+      sims.add(new Sim(element));
+    } catch (error) {
+      element.dataset.state = "error";
+      const status = element.querySelector(".sim-status-text");
+      if (status) status.textContent = `The live version could not start (${error.message}).`;
+    }
+  }
+}
+
+// With navigation.instant, Material swaps pages without rerunning scripts and announces
+// each page on its document$ observable; without it, this module runs once per page.
+if (window.document$ && typeof window.document$.subscribe === "function") {
+  window.document$.subscribe(initialise);
+} else {
+  initialise();
+}

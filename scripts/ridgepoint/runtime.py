@@ -1,0 +1,176 @@
+"""The browser runtime, staged from pinned local packages: Pyodide, the chart library, sims.
+
+Everything the reader's browser runs is copied into the staging tree from `node_modules/`
+(pinned by package-lock.json) and `sims/`, so the built site never asks another host for
+anything. Only the sims the pages embed are staged, with the modules they import (found
+by reading their source with `ast`, not by importing them), so a page fetches exactly the
+Python it needs.
+"""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+NODE_MODULES = ROOT / "node_modules"
+SIMS_DIR = ROOT / "sims"
+PACKAGE = "sims"
+
+# What `loadPyodide` fetches from its indexURL when no packages are loaded.
+PYODIDE_FILES = (
+    "pyodide.mjs",
+    "pyodide.asm.mjs",
+    "pyodide.asm.wasm",
+    "python_stdlib.zip",
+    "pyodide-lock.json",
+)
+
+# The chart library as the widget loads it: vega and vega-lite as their UMD builds (they
+# set globals when imported as modules), vega-interpreter (Vega expressions without
+# generated code, for a CSP without 'unsafe-eval'). vega-embed is not needed: the widget
+# drives a vega View directly so that it can keep the view and swap its data.
+VENDOR_FILES = {
+    "vega.min.js": "vega/build/vega.min.js",
+    "vega-lite.min.js": "vega-lite/build/vega-lite.min.js",
+}
+VENDOR_LICENSES = ("vega", "vega-lite", "vega-interpreter")
+
+# vega-interpreter is published as an ES module that imports from the bare name
+# 'vega-util', which a browser cannot resolve without an import map (an inline script a
+# strict CSP would have to allow). vega re-exports vega-util, so the staged copy takes the
+# three names from the vega global instead. The exact line is checked so that a new
+# release that imports something else fails the build instead of failing in a browser.
+INTERPRETER_SOURCE = "vega-interpreter/build/vega-interpreter.js"
+INTERPRETER_IMPORT = "import { ascending, isString, DisallowedObjectProperties } from 'vega-util';"
+INTERPRETER_SHIM = "const { ascending, isString, DisallowedObjectProperties } = globalThis.vega;"
+
+
+class StagingError(Exception):
+    """The runtime cannot be staged: a package is missing or a sim imports what it may not."""
+
+
+def _module_file(dotted: str) -> Path | None:
+    """The source file of a module inside the sims package, or None if there is none."""
+    parts = dotted.split(".")
+    if parts[0] != PACKAGE:
+        return None
+    base = SIMS_DIR.joinpath(*parts[1:])
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if len(parts) > 1 and candidate.is_file():
+            return candidate
+    return SIMS_DIR / "__init__.py" if len(parts) == 1 else None
+
+
+def _imports(path: Path) -> set[str]:
+    """Every module a file imports, as absolute dotted names (relative imports resolved)."""
+    package = ".".join((PACKAGE, *path.relative_to(SIMS_DIR).parent.parts))
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - node.level + 1]
+                base = ".".join(anchor + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            found.add(base)
+            # `from sims import charts` may name a submodule rather than an attribute.
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return found
+
+
+def import_closure(module: str) -> list[str]:
+    """Files (relative to sims/, POSIX) that `import sims.<module>` executes, sorted.
+
+    Raises StagingError when a file imports something outside the sims package that is
+    not in the standard library: Pyodide ships the standard library only.
+    """
+    start = _module_file(f"{PACKAGE}.{module}")
+    if start is None:
+        raise StagingError(f"no sim module named {module!r} in {SIMS_DIR}")
+    seen: set[Path] = set()
+    todo = [start, SIMS_DIR / "__init__.py"]
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        for name in _imports(path):
+            top = name.split(".")[0]
+            if top == PACKAGE:
+                target = _module_file(name)
+                if target is not None:
+                    todo.append(target)
+            elif top not in sys.stdlib_module_names and top != "__future__":
+                raise StagingError(
+                    f"{path.relative_to(ROOT)} imports {name!r}, which is neither part of the "
+                    f"sims package nor of the standard library (Pyodide ships only that)"
+                )
+    return sorted(path.relative_to(SIMS_DIR).as_posix() for path in seen)
+
+
+def browser_files(module: str) -> list[str]:
+    """The sims files a page fetches to run `module`: its import closure plus the runner
+    the worker calls (sims/_runner.py)."""
+    return sorted(set(import_closure(module)) | set(import_closure("_runner")))
+
+
+def _copy(source: Path, target: Path) -> None:
+    """Copy unless an identical copy (same size and mtime) is already there: rebuilds are
+    mostly no-ops, and the 9.6 MB wasm is not rewritten every time."""
+    if not source.is_file():
+        raise StagingError(f"{source} is missing: run `npm ci` (or `make setup`) first")
+    if target.is_file():
+        old, new = target.stat(), source.stat()
+        if old.st_size == new.st_size and old.st_mtime_ns == new.st_mtime_ns:
+            return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(source, target)
+
+
+def _write(target: Path, text: str) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if not target.is_file() or target.read_text(encoding="utf-8") != text:
+        target.write_text(text, encoding="utf-8")
+
+
+def interpreter_module() -> str:
+    """vega-interpreter's ES module, reading its vega-util names from the vega global."""
+    source = NODE_MODULES / INTERPRETER_SOURCE
+    if not source.is_file():
+        raise StagingError(f"{source} is missing: run `npm ci` (or `make setup`) first")
+    text = source.read_text(encoding="utf-8")
+    if text.count("import ") != 1 or INTERPRETER_IMPORT not in text:
+        raise StagingError(
+            f"{source} no longer starts with the one import this build rewrites "
+            f"({INTERPRETER_IMPORT!r}); update ridgepoint.runtime for the new release"
+        )
+    return text.replace(INTERPRETER_IMPORT, INTERPRETER_SHIM)
+
+
+def stage_runtime(stage_dir: Path, modules: set[str]) -> None:
+    """Copy Pyodide, the chart library and the given sims (with their imports) into
+    `stage_dir/assets/{pyodide,vendor,sims}/`. Files from earlier builds that are no longer
+    needed are removed from assets/sims/, so the site ships only what pages use."""
+    assets = Path(stage_dir) / "assets"
+    for name in PYODIDE_FILES:
+        _copy(NODE_MODULES / "pyodide" / name, assets / "pyodide" / name)
+    for name, source in VENDOR_FILES.items():
+        _copy(NODE_MODULES / source, assets / "vendor" / name)
+    _write(assets / "vendor" / "vega-interpreter.js", interpreter_module())
+    for package in VENDOR_LICENSES:
+        _copy(NODE_MODULES / package / "LICENSE", assets / "vendor" / f"{package}.LICENSE.txt")
+
+    files = {file for module in sorted(modules) for file in browser_files(module)}
+    sims_target = assets / "sims"
+    for file in sorted(files):
+        _copy(SIMS_DIR / file, sims_target / file)
+    if sims_target.is_dir():
+        for stale in sims_target.rglob("*.py"):
+            if stale.relative_to(sims_target).as_posix() not in files:
+                stale.unlink()

@@ -1,0 +1,38 @@
+"""The one entry point the browser calls: run a sim on inputs and answer with a JSON string.
+
+The Pyodide worker (content/assets/sim/worker.js) and the cross-runtime test under Node
+both call `run`, and the test compares its string with CPython's own `run`, so the text a
+reader's browser receives is exactly what the tests check. Not a sim (leading underscore).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from types import ModuleType
+
+
+def load(module: str) -> ModuleType:
+    """Import sims.<module>; only plain names, so a page cannot import arbitrary modules."""
+    if not module.isidentifier() or module.startswith("_"):
+        raise ValueError(f"not a sim module name: {module!r}")
+    return importlib.import_module(f"sims.{module}")
+
+
+def run(module: str, inputs_json: str) -> str:
+    """`{"ok": true, "result": ...}`, or `{"ok": false, "kind": "input"|"sim", ...}`.
+
+    A ValueError is the reader's input being refused: `input` names the control to show it
+    next to (None when the message is about no single input). Anything else is a fault in
+    the sim, reported with its type so that it can be reproduced with `python -m sims`.
+    """
+    try:
+        result = load(module).simulate(**json.loads(inputs_json))
+    except ValueError as error:
+        answer = {"ok": False, "kind": "input", "input": getattr(error, "input", None),
+                  "message": str(error)}
+    except Exception as error:  # noqa: BLE001 - reported to the reader, never swallowed
+        answer = {"ok": False, "kind": "sim", "message": f"{type(error).__name__}: {error}"}
+    else:
+        answer = {"ok": True, "result": result}
+    return json.dumps(answer)

@@ -1,0 +1,312 @@
+"""Static against continuous batching: the same requests, the same GPU, two schedulers.
+
+All requests arrive together and wait in one queue. A batch has `batch_size` slots; every
+decode step gives each occupied slot one more token, and a step costs what the shared
+roofline says it costs (`sims.physics.step_cost`) for the work actually in it.
+
+- Static batching admits a new batch only when every member of the previous one has
+  finished, so a slot whose request ended early sits idle until the longest one is done.
+- Continuous (iteration-level) batching refills a freed slot at the very next step.
+
+A request's first step in a slot computes its prompt (prefill), which also yields its first
+output token; each later step decodes one token on top of the prompt and the tokens so far.
+Finished slots add no work here (a padded implementation would spend even more on them),
+so the idle slots cost nothing in this model except the wait they cause: that is the
+honest lower bound for static batching.
+
+The model stays exact without stepping one step at a time: between two events (a request
+joining or leaving) the occupied slots are fixed and each step's cost is linear in the
+step index, so a run of steps is summed as an arithmetic series.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from sims import charts
+from sims.contract import InputError, Number, simulation
+from sims.physics import GPUS, MODELS, Work, decode_step, step_cost
+
+TITLE = "A batch is only as fast as its slowest member"
+
+# The stated setting: an 8B model in BF16 on one H100. Its 16 GB of weights are read once
+# per step whatever the batch holds, which is why an idle slot saves almost no time.
+GPU = GPUS["h100"]
+MODEL = MODELS["llama-3-8b"]
+
+POLICIES = ("static", "continuous")
+# Tableau 20 without its two greys, so that no request looks like an idle slot.
+REQUEST_COLOURS = (
+    "#4c78a8", "#9ecae9", "#f58518", "#ffbf79", "#54a24b", "#88d27a", "#b79a20", "#f2cf5b",
+    "#439894", "#83bcb6", "#e45756", "#ff9d98", "#d67195", "#fcbfd2", "#b279a2", "#d6a5c9",
+    "#9e765f", "#d8b5a5",
+)
+POLICY_LABELS = {"static": "Static", "continuous": "Continuous"}
+
+INPUTS = (
+    Number("requests", "Requests", default=14, min=1, max=64, unit="requests",
+           help="How many requests wait in the queue at the start."),
+    Number("batch_size", "Batch size", default=4, min=1, max=32, unit="slots",
+           help="How many requests the GPU decodes together in one step."),
+    Number("min_output_tokens", "Shortest answer", default=20, min=1, max=1024, unit="tokens",
+           help="Each request's answer length is drawn evenly between the shortest and longest."),
+    Number("max_output_tokens", "Longest answer", default=400, min=1, max=1024, unit="tokens",
+           help="Must be at least the shortest answer."),
+    Number("prompt_tokens", "Prompt length", default=512, min=1, max=4096, unit="tokens",
+           help="Every request's prompt; computed in the step the request joins a slot."),
+    Number("seed", "Random seed", default=7, min=0, max=999,
+           help="Draws a different set of answer lengths."),
+)
+
+METRICS = {
+    "static_makespan_s": "Static batching: time until every request is done (s)",
+    "continuous_makespan_s": "Continuous batching: time until every request is done (s)",
+    "static_mean_latency_s": "Static batching: mean time to a complete answer (s)",
+    "continuous_mean_latency_s": "Continuous batching: mean time to a complete answer (s)",
+    "static_idle_fraction": "Static batching: share of slot-steps left idle",
+    "continuous_idle_fraction": "Continuous batching: share of slot-steps left idle",
+    "static_steps": "Static batching: decode steps run (steps)",
+    "continuous_steps": "Continuous batching: decode steps run (steps)",
+    "full_step_ms": "One step with every slot decoding, at the prompt's context (ms)",
+}
+
+
+@dataclass
+class _Slot:
+    request: int
+    output_tokens: int
+    generated: int = 0  # tokens produced so far; 0 until its prefill step has run
+    joined_step: int = 0
+
+
+@dataclass(frozen=True)
+class Run:
+    """One policy's schedule: when each request held which slot and when it finished."""
+
+    steps: int
+    makespan_s: float
+    idle_slot_steps: int
+    finish_s: tuple[float, ...]  # per request, seconds after the common arrival
+    spans: tuple[tuple[int, int, int, int], ...]  # (request, slot, first step, end step)
+
+
+def _step_work(slots: list[_Slot], prompt_tokens: int, ahead: int = 0) -> list[Work]:
+    """The work of one step over these slots, `ahead` decode steps from now.
+
+    Newcomers compute their prompt (logits at its last position only, to sample the first
+    token); the others decode one token each on top of their context. A step's FLOPs and
+    bytes are linear in each context, so the decoders are pooled into at most two groups
+    of equal context with the same total: the price is exact and costs O(1) to evaluate.
+    """
+    joining = sum(1 for s in slots if s.generated == 0)
+    decoding = [s for s in slots if s.generated > 0]
+    work = [Work(prompt_tokens, 0, count=joining, logit_tokens=1)] if joining else []
+    if decoding:
+        total = sum(prompt_tokens + s.generated - 1 + ahead for s in decoding)
+        base, extra = divmod(total, len(decoding))
+        work.append(Work(1, base, count=len(decoding) - extra))
+        if extra:
+            work.append(Work(1, base + 1, count=extra))
+    return work
+
+
+def _run_time(slots: list[_Slot], prompt_tokens: int, steps: int) -> float:
+    """Seconds for `steps` steps over fixed slots.
+
+    Both FLOPs and bytes grow linearly with the step index (each context grows by one), so
+    while the bound (compute or memory) stays the same the total is an arithmetic series.
+    """
+    first = step_cost(GPU, MODEL, _step_work(slots, prompt_tokens))
+    if steps == 1:
+        return first.time_s
+    last = step_cost(GPU, MODEL, _step_work(slots, prompt_tokens, steps - 1))
+    if first.bound == last.bound:
+        return steps * (first.time_s + last.time_s) / 2
+    return sum(
+        step_cost(GPU, MODEL, _step_work(slots, prompt_tokens, k)).time_s for k in range(steps)
+    )
+
+
+def schedule(policy: str, lengths: list[int], batch_size: int, prompt_tokens: int) -> Run:
+    """Serve requests with the given output lengths, in queue order, under one policy."""
+    queue = list(range(len(lengths)))
+    queue.reverse()  # pop() from the end takes the oldest request first
+    slots: list[_Slot | None] = [None] * batch_size
+    finish = [0.0] * len(lengths)
+    spans: list[tuple[int, int, int, int]] = []
+    step, clock, idle = 0, 0.0, 0
+    while queue or any(slots):
+        may_admit = policy == "continuous" or not any(slots)
+        if may_admit:
+            for index, slot in enumerate(slots):
+                if slot is None and queue:
+                    request = queue.pop()
+                    slots[index] = _Slot(request, lengths[request], joined_step=step)
+        busy = [s for s in slots if s is not None]
+        # A step with a newcomer is a step of its own (its prefill); otherwise run until the
+        # next request finishes, since nothing changes before then.
+        joining = any(s.generated == 0 for s in busy)
+        steps = 1 if joining else min(s.output_tokens - s.generated for s in busy)
+        clock += _run_time(busy, prompt_tokens, steps)
+        idle += (batch_size - len(busy)) * steps
+        step += steps
+        for index, slot in enumerate(slots):
+            if slot is None:
+                continue
+            slot.generated += steps
+            if slot.generated == slot.output_tokens:
+                finish[slot.request] = clock
+                spans.append((slot.request, index, slot.joined_step, step))
+                slots[index] = None
+    return Run(step, clock, idle, tuple(finish), tuple(spans))
+
+
+def _timeline_rows(policy: str, run: Run, batch_size: int) -> list[dict]:
+    """One row per stretch of a slot: a request holding it, or the slot sitting idle."""
+    rows = []
+    by_slot: dict[int, list[tuple[int, int, int]]] = {slot: [] for slot in range(batch_size)}
+    for request, slot, start, end in run.spans:
+        by_slot[slot].append((start, end, request))
+    for slot, held in by_slot.items():
+        cursor = 0
+        for start, end, request in sorted(held):
+            if start > cursor:
+                rows.append(_stretch(policy, slot, cursor, start, None))
+            rows.append(_stretch(policy, slot, start, end, request))
+            cursor = end
+        if cursor < run.steps:
+            rows.append(_stretch(policy, slot, cursor, run.steps, None))
+    return rows
+
+
+def _stretch(policy: str, slot: int, start: int, end: int, request: int | None) -> dict:
+    return {
+        "policy": POLICY_LABELS[policy],
+        "slot": slot + 1,
+        "start": start,
+        "end": end,
+        "steps": end - start,
+        "request": None if request is None else request + 1,
+        "holder": "idle" if request is None else f"request {request + 1}",
+    }
+
+
+def _timeline_chart(rows: list[dict]) -> dict:
+    busy = {"filter": "datum.request != null"}
+    idle = {"filter": "datum.request == null"}
+    position = {
+        "x": {"field": "start", "type": "quantitative", "title": "Steps since the start (count)"},
+        "x2": {"field": "end"},
+        "y": {"field": "policy", "type": "nominal", "title": "Batch slots",
+              "sort": list(POLICY_LABELS.values())},
+        "yOffset": {"field": "slot", "type": "ordinal"},
+        "tooltip": [
+            {"field": "policy", "title": "Policy"},
+            {"field": "slot", "title": "Slot"},
+            {"field": "holder", "title": "Held by"},
+            {"field": "start", "title": "From step"},
+            {"field": "end", "title": "To step"},
+        ],
+    }
+    return charts.chart(
+        "Who holds each batch slot, step by step",
+        "One row per batch slot under each policy, across decode steps. Coloured bars are "
+        "requests holding a slot; grey stretches are slots holding no request.",
+        rows,
+        layer=[
+            {"transform": [busy], "mark": {"type": "rect", "stroke": "#ffffff",
+                                           "strokeWidth": 0.5},
+             "encoding": {**position, "color": {"field": "request", "type": "nominal",
+                                                "scale": {"range": list(REQUEST_COLOURS)},
+                                                "legend": None}}},
+            {"transform": [idle], "mark": {"type": "rect", "fillOpacity": 0.3},
+             "encoding": {**position, "color": {"datum": "idle slot", "type": "nominal",
+                                                "scale": {"range": ["#888888"]},
+                                                "legend": {"title": None, "orient": "top"}}}},
+        ],
+        resolve={"scale": {"color": "independent"}},
+    )
+
+
+def _latency_chart(rows: list[dict]) -> dict:
+    return charts.chart(
+        "When each request gets its whole answer",
+        "Time from the common arrival until each request's last token, one pair of bars "
+        "per request: static batching and continuous batching.",
+        rows,
+        mark={"type": "bar"},
+        encoding={
+            "x": {"field": "request", "type": "ordinal", "title": "Request (queue order)"},
+            "xOffset": {"field": "policy", "sort": list(POLICY_LABELS.values())},
+            "y": {"field": "latency_s", "type": "quantitative",
+                  "title": "Time to complete answer (s)"},
+            "color": {"field": "policy", "type": "nominal", "title": None,
+                      "scale": {"domain": list(POLICY_LABELS.values())},
+                      "legend": {"orient": "top"}},
+            "tooltip": [
+                {"field": "request", "title": "Request"},
+                {"field": "policy", "title": "Policy"},
+                {"field": "output_tokens", "title": "Answer (tokens)"},
+                {"field": "latency_s", "title": "Done after (s)"},
+            ],
+        },
+    )
+
+
+@simulation(INPUTS)
+def simulate(
+    *,
+    requests: int,
+    batch_size: int,
+    min_output_tokens: int,
+    max_output_tokens: int,
+    prompt_tokens: int,
+    seed: int,
+) -> dict:
+    if max_output_tokens < min_output_tokens:
+        raise InputError(
+            "max_output_tokens",
+            f"expected at least the shortest answer ({min_output_tokens} tokens), "
+            f"got {max_output_tokens}",
+        )
+    rng = random.Random(seed)
+    lengths = [rng.randint(min_output_tokens, max_output_tokens) for _ in range(requests)]
+    runs = {p: schedule(p, lengths, batch_size, prompt_tokens) for p in POLICIES}
+
+    summary: dict[str, float | int] = {}
+    for policy, run in runs.items():
+        summary[f"{policy}_makespan_s"] = round(run.makespan_s, 3)
+        summary[f"{policy}_mean_latency_s"] = round(sum(run.finish_s) / requests, 3)
+        idle = run.idle_slot_steps / (run.steps * batch_size)
+        summary[f"{policy}_idle_fraction"] = round(idle, 3)
+        summary[f"{policy}_steps"] = run.steps
+    full = decode_step(GPU, MODEL, batch_size, prompt_tokens)
+    summary["full_step_ms"] = round(full.time_s * 1e3, 3)
+    summary = {key: summary[key] for key in METRICS}  # the page lists them in METRICS order
+
+    timeline = [row for p in POLICIES for row in _timeline_rows(p, runs[p], batch_size)]
+    latency = [
+        {"request": r + 1, "policy": POLICY_LABELS[p], "latency_s": round(runs[p].finish_s[r], 3),
+         "output_tokens": lengths[r]}
+        for r in range(requests) for p in POLICIES
+    ]
+    per_request = [
+        {"request": r + 1, "output_tokens": lengths[r],
+         **{f"{p}_s": round(runs[p].finish_s[r], 3) for p in POLICIES}}
+        for r in range(requests)
+    ]
+    return {
+        "summary": summary,
+        "charts": [_timeline_chart(timeline), _latency_chart(latency)],
+        "tables": [{
+            "title": "Each request",
+            "columns": [
+                {"key": "request", "label": "Request"},
+                {"key": "output_tokens", "label": "Answer (tokens)"},
+                {"key": "static_s", "label": "Static: done after (s)"},
+                {"key": "continuous_s", "label": "Continuous: done after (s)"},
+            ],
+            "rows": per_request,
+        }],
+    }
