@@ -111,6 +111,17 @@ LEAVE_CASES = {
     for detect in ("watch", "write")
 }
 
+SECTIONS = {
+    "delivery": "one entry per way of delivering the same tokens (parameters.tokens at "
+    "parameters.rate_tokens_per_s), direct or through the buffering proxy; timings are "
+    "{median, min, max} over parameters.repeats runs, byte counts are medians",
+    "reader_leaves": "the client closes parameters.leave_after_s into the stream; "
+    "_detect_watch and _detect_write name how the server learns of it (see notes)",
+    "reading_vs_generation": "SSE at each rate in parameters.sweep_rates_tokens_per_s for "
+    "parameters.sweep_duration_s of generation; the measured arrivals are read by the "
+    "reader model (medians over parameters.sweep_repeats runs)",
+}
+
 DEFINITIONS = {
     "ttfb_ms": "request start (before connect) to the first response byte at the client",
     "time_to_first_text_ms": "request start to the first token text the client can show",
@@ -398,8 +409,10 @@ def measure(p: Parameters, log: Callable[[str], None] = lambda _: None) -> dict[
         },
         "derived": {
             "reader_tokens_per_s": round(1 / token_s, 3),
+            "first_token_due_ms": _ms(main_source.due_s(0)),
             "generation_duration_s": round(main_source.duration_s, 3),
         },
+        "sections": SECTIONS,
         "definitions": DEFINITIONS,
         "delivery": delivery,
         "reader_leaves": leaving,
@@ -413,17 +426,24 @@ NOTES = [
     "ways here are protocol and buffering, not network. Over a real network every "
     "arrival shifts by the path's latency.",
     "Byte counts are what the application reads from the socket; TCP/IP headers are not "
-    "included. Each token is written as one send (TCP_NODELAY), so a streamed token "
-    "usually travels in its own TCP segment, which costs further header bytes on a wire.",
+    "included. Each streamed token is written as one send with TCP_NODELAY set, so on a "
+    "real link it can travel in a TCP segment of its own and pay that segment's headers "
+    "too; that cost is not measured here.",
     "SSE events here carry the bare token text; production APIs usually wrap each token "
     "in JSON, which multiplies the bytes per token.",
     "The buffering proxy holds the whole response, the simplest form of response "
     "buffering; real proxies hold up to their buffer sizes. A response carrying "
-    "X-Accel-Buffering: no is relayed as it arrives, as nginx does by default.",
+    "X-Accel-Buffering: no is relayed as it arrives, as nginx does unless configured to "
+    "ignore that header (proxy_ignore_headers).",
+    "The proxy watches the reader's socket while it holds a response and drops the "
+    "upstream connection when the reader leaves, so the server still finds out.",
     "detect=watch: the server waits for the next token with select() on the socket and "
     "stops the moment the reader's close arrives. detect=write: the server only finds out "
     "from a failed write; a whole response, written once at the end, is fully generated.",
     "Reading speed and words per token are inputs of a reader model; token arrivals are measured.",
+    "The machine has 2 logical CPUs shared with other work running at the same time; "
+    "medians over repeats damp that noise but do not remove it. Differences of a few "
+    "milliseconds between ways are within it.",
 ]
 
 
