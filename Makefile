@@ -48,8 +48,15 @@ bench: $(SETUP)
 	$(PY) scripts/bench.py
 
 # Reruns every experiment and rewrites content/data/experiments/*.json (takes minutes).
-experiments: $(VENV)/.installed
+# Experiment-only packages come from their own lock, installed exactly as listed (--no-deps:
+# see requirements-experiments.in); the tests that need them run before the measurements.
+experiments: $(VENV)/.experiments-installed
+	$(PY) -m pytest -q tests/experiments/test_routing_encoder.py
 	$(PY) scripts/run_experiments.py
+
+$(VENV)/.experiments-installed: requirements-experiments.lock $(VENV)/.installed
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --require-hashes -r requirements-experiments.lock
+	touch $@
 
 lint: $(VENV)/.installed
 	$(PY) -m ruff check .
@@ -57,6 +64,7 @@ lint: $(VENV)/.installed
 lock:
 	$(PYTHON) -m pip install --quiet uv
 	$(PYTHON) -m uv pip compile pyproject.toml --extra test --generate-hashes --python-version 3.11 -o requirements.lock
+	$(PYTHON) -m uv pip compile requirements-experiments.in --no-deps --generate-hashes --python-version 3.11 -o requirements-experiments.lock
 
 clean:
 	rm -rf site build .pytest_cache

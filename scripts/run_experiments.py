@@ -24,6 +24,7 @@ REPO = Path(__file__).resolve().parent.parent
 # The registry: one package per experiment, in the order they run.
 EXPERIMENTS = [
     "experiments.streaming",
+    "experiments.routing_encoder",
 ]
 
 TIMEOUT_S = 3600  # per experiment: a hung run fails instead of blocking the rest
