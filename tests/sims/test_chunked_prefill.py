@@ -5,10 +5,22 @@ from __future__ import annotations
 import math
 
 import pytest
+from explainer_pages import rendered
 
 from sims import chunked_prefill
 from sims.chunked_prefill import Setup, simulate, slice_times
-from sims.physics import GPUS, MODELS, Work, prefill, ridge_tokens, step_cost
+from sims.physics import (
+    ALLREDUCE_LATENCY_S,
+    COMPUTE_EFFICIENCY,
+    GPUS,
+    MEMORY_EFFICIENCY,
+    MODELS,
+    Work,
+    memory_fit,
+    prefill,
+    ridge_tokens,
+    step_cost,
+)
 
 
 @pytest.fixture(scope="module")
@@ -116,3 +128,115 @@ def test_a_config_that_does_not_fit_says_so() -> None:
 
 def test_deterministic(default: dict) -> None:
     assert simulate() == default
+
+
+# The page's "check it yourself" derives its figures from the constants by hand; each one
+# is checked here against the shared physics at the page's starting inputs.
+def page_figures() -> list[tuple[str, float, str]]:
+    """(phrase with {} for the figure, value, format)."""
+    gpu, model, tp = GPUS["h200"], MODELS["llama-3-70b"], 2
+    prompt, streams, context = 16384, 16, 2048
+    whole = prefill(gpu, model, prompt, tp=tp)
+    matmuls = 2 * model.layer_matmul_params * prompt
+    pairs = prompt * (prompt + 1) / 2
+    message = prompt * model.hidden * model.bytes_per_param
+    decodes = Work(1, context, count=streams)
+    plain = step_cost(gpu, model, [decodes], tp)
+    after = step_cost(gpu, model, [decodes, Work(1, prompt)], tp)
+    ridge = ridge_tokens(gpu, model)
+    full = (prompt - 1) // ridge
+    first = step_cost(gpu, model, [decodes, Work(ridge, 0, logit_tokens=0)], tp)
+    last = step_cost(gpu, model, [decodes, Work(ridge, (full - 1) * ridge, logit_tokens=0)], tp)
+    activations = model.activation_bytes_per_token + model.head_activation_bytes_per_logit
+    h100 = memory_fit(GPUS["h100"], model, streams * (context + 1) + prompt, tp)
+    return [
+        ("an H200 does {} TFLOP/s of dense BF16", gpu.bf16_flops / 1e12, ".0f"),
+        ("and reads {} TB/s from HBM", gpu.hbm_bytes_per_s / 1e12, ".1f"),
+        ("we assume {}% and", COMPUTE_EFFICIENCY * 100, ".0f"),
+        ("and {}% of those are reachable", MEMORY_EFFICIENCY * 100, ".0f"),
+        ("so {} TFLOP/s and", gpu.bf16_flops * COMPUTE_EFFICIENCY / 1e12, ".1f"),
+        ("and {} TB/s per GPU", gpu.hbm_bytes_per_s * MEMORY_EFFICIENCY / 1e12, ".2f"),
+        ("NVLink moves {} GB/s each way", gpu.nvlink_one_way_bytes_per_s / 1e9, ".0f"),
+        ("costs a fixed {} µs plus", ALLREDUCE_LATENCY_S * 1e6, ".0f"),
+        ("Llama 3 70B has {} layers", model.layers, "d"),
+        ("hidden size {}, ", model.hidden, "d"),
+        ("{} query heads", model.heads, "d"),
+        ("and {} KV heads of", model.kv_heads, "d"),
+        ("KV heads of {} dimensions", model.head_dim, "d"),
+        ("an MLP of {} and", model.ffn, "d"),
+        ("a vocabulary of {}.", model.vocab, "d"),
+        ("3.84 TB/s is {} FLOP per byte", gpu.effective_ridge_flops_per_byte, ".0f"),
+        ("at {} tokens, arithmetic", ridge, "d"),
+        ("The layers' {} billion weights", model.layer_matmul_params / 1e9, ".2f"),
+        ("for each of {} tokens", prompt, ",d"),
+        ("tokens make {} PFLOP", matmuls / 1e15, ".3f"),
+        ("Attention adds 4 × 80 × 64 × 128 = {} FLOPs", model.attention_flops_per_context_token,
+         ",d"),
+        ("16,384 × 16,385 / 2 pairs make {} PFLOP", model.attention_flops_per_context_token
+         * pairs / 1e15, ".3f"),
+        ("{} PFLOP over two GPUs", whole.flops / 1e15, ".3f"),
+        ("at 692.3 TFLOP/s is {} s", whole.compute_s, ".3f"),
+        ("of 8,192 values, {} MB", message / 1e6, ".0f"),
+        ("a ring of two moves in {} µs", message / gpu.nvlink_one_way_bytes_per_s * 1e6, ".0f"),
+        ("10 µs, {} ms in all", whole.allreduce_s * 1e3, ".0f"),
+        ("The matmuls' weights are {} GB", model.streamed_weight_bytes / 1e9, ".1f"),
+        ("2 × 80 × 8 × 128 × 2 = {} bytes", model.kv_bytes_per_token, ",d"),
+        ("sixteen streams of {} positions", context + 1, ",d"),
+        ("write {} GB of cache", streams * (context + 1) * model.kv_bytes_per_token / 1e9,
+         ".2f"),
+        ("activations add {} GB", streams * activations / 1e9, ".2f"),
+        ("GB: {} GB, half of it", plain.bytes / 1e9, ".1f"),
+        ("GPU, {} ms at 3.84 TB/s", plain.memory_s * 1e3, ".2f"),
+        ("The arithmetic takes {} ms", plain.compute_s * 1e3, ".2f"),
+        ("a little data add {} ms", plain.allreduce_s * 1e3, ".2f"),
+        ("new request together, {} ms", after.time_s * 1e3, ".2f"),
+        ("wait {} + 0.022", whole.time_s, ".3f"),
+        ("1.971 + {} =", after.time_s, ".3f"),
+        ("are {} full slices", full, "d"),
+        ("and one of {}:", prompt - full * ridge, "d"),
+        ("The first carries {} tokens", streams + ridge, "d"),
+        ("prompt tokens): {} TFLOP", first.flops / 1e12, ".1f"),
+        ("TFLOP take {} ms, 154.1", first.compute_s * 1e3, ".2f"),
+        ("ms, {} GB take", first.bytes / 1e9, ".1f"),
+        ("GB take {} ms, the all-reduces", first.memory_s * 1e3, ".2f"),
+        ("the all-reduces {} ms, so", first.allreduce_s * 1e3, ".2f"),
+        ("so {} ms. The last", first.time_s * 1e3, ".2f"),
+        ("attends to {} earlier tokens: 34.6", (full - 1) * ridge, ",d"),
+        ("tokens: {} TFLOP take", last.flops / 1e12, ".1f"),
+        ("TFLOP take {} ms, now longer", last.compute_s * 1e3, ".2f"),
+        ("than its {} ms of memory", last.memory_s * 1e3, ".2f"),
+        ("has {} earlier tokens", (full - 1) * ridge, ",d"),
+        ("The {} steps add up", full + 1, "d"),
+        ("weights take {} GB of each H100", h100.weights_per_gpu_bytes / 1e9, ".1f"),
+        ("add {} GB more per GPU", h100.kv_per_gpu_bytes / 1e9, ".1f"),
+        ("past the {} GB an engine", h100.usable_per_gpu_bytes / 1e9, ".0f"),
+        ("An H200 has {} GB", GPUS["h200"].hbm_bytes / 1e9, ".0f"),
+        ("reads all {} GB of weights again", model.streamed_weight_bytes / 1e9, ".0f"),
+    ]
+
+
+@pytest.mark.parametrize(("phrase", "value", "spec"), page_figures())
+def test_check_it_yourself_figures_match_the_physics(phrase: str, value: float, spec: str) -> None:
+    assert phrase.format(format(value, spec)) in rendered("chunked-prefill")
+
+
+def test_page_starts_at_the_defaults_it_derives_from() -> None:
+    assert {spec.name: spec.default for spec in chunked_prefill.INPUTS} == {
+        "streams": 16, "context_tokens": 2048, "prompt_tokens": 16384, "chunk_tokens": 0,
+        "model": "llama-3-70b", "gpu": "h200", "tp": "2",
+    }
+    text = rendered("chunked-prefill")
+    assert "```sim module: chunked_prefill ```" in text
+    assert "{{" not in text
+    assert "Llama 3 70B over two H200s, sixteen streams at 2,048 tokens of context" in text
+
+
+def test_page_claims_hold_in_the_sim(default: dict) -> None:
+    summary = default["summary"]
+    h100 = simulate(gpu="h100")["summary"]
+    assert h100["fits"] is False and summary["fits"] is True
+    assert h100["ridge_chunk_tokens"] > summary["ridge_chunk_tokens"]  # "the ridge moves"
+    # A chunk as long as the prompt brings the stall back.
+    whole = simulate(chunk_tokens=16384)["summary"]
+    assert whole["chunked_max_gap_s"] > 0.9 * summary["unchunked_stall_s"]
+    assert simulate(prompt_tokens=2048)["summary"]["unchunked_stall_s"] < 0.3
