@@ -3,8 +3,21 @@
 from __future__ import annotations
 
 import pytest
+from explainer_pages import rendered
 
-from sims.physics import MODELS
+from sims import tensor_parallel
+from sims.physics import (
+    ALLREDUCE_LATENCY_S,
+    COMPUTE_EFFICIENCY,
+    GPUS,
+    MEMORY_EFFICIENCY,
+    MODELS,
+    USABLE_MEMORY_FRACTION,
+    allreduce_time,
+    decode_step,
+    memory_fit,
+)
+from sims.tensor_parallel import LARGE_BATCH as LARGE
 from sims.tensor_parallel import simulate
 
 SPLIT = ("2", "4", "8")
@@ -81,3 +94,94 @@ def test_charts_cover_every_degree_and_both_batches() -> None:
     groups = {row["group"] for row in split["data"]["values"]}
     assert groups == {"1 GPU (no fit)", "2 GPUs (no fit)", "4 GPUs", "8 GPUs"}
     assert {row["batch"] for row in compared["data"]["values"]} == {1, 256}
+
+
+def page_figures() -> list[tuple[str, float, str]]:
+    """(phrase with {} for the figure, value, format) at the page's starting inputs."""
+    gpu, model, tp, batch, context = GPUS["h100"], MODELS["llama-3-70b"], 8, 16, 2048
+    step = decode_step(gpu, model, batch, context, tp)
+    fit = memory_fit(gpu, model, batch * (context + 1), tp)
+    message = batch * model.hidden * model.bytes_per_param
+    data = allreduce_time(gpu, message, tp, latency_s=0.0)
+    large = LARGE * model.hidden * model.bytes_per_param
+    per_value = 2 * (tp - 1) / tp * model.hidden * model.bytes_per_param
+    activations = model.activation_bytes_per_token + model.head_activation_bytes_per_logit
+    return [
+        ("an H100 does {} TFLOP/s of dense BF16", gpu.bf16_flops / 1e12, ".0f"),
+        ("and reads {} TB/s from HBM", gpu.hbm_bytes_per_s / 1e12, ".2f"),
+        ("we assume {}% and", COMPUTE_EFFICIENCY * 100, ".0f"),
+        ("and {}% of those are reachable", MEMORY_EFFICIENCY * 100, ".0f"),
+        ("so {} TFLOP/s and", gpu.bf16_flops * COMPUTE_EFFICIENCY / 1e12, ".0f"),
+        ("and {} TB/s per GPU", gpu.hbm_bytes_per_s * MEMORY_EFFICIENCY / 1e12, ".2f"),
+        ("NVLink moves {} GB/s each way", gpu.nvlink_one_way_bytes_per_s / 1e9, ".0f"),
+        ("latency of {} µs", ALLREDUCE_LATENCY_S * 1e6, ".0f"),
+        ("Llama 3 70B has {} layers", model.layers, "d"),
+        ("hidden size {}, ", model.hidden, "d"),
+        ("{} query heads", model.heads, "d"),
+        ("and {} KV heads of", model.kv_heads, "d"),
+        ("KV heads of {} dimensions", model.head_dim, "d"),
+        ("an MLP of {} and", model.ffn, "d"),
+        ("a vocabulary of {}.", model.vocab, "d"),
+        ("in BF16 its weights alone are {} GB", model.weight_bytes / 1e9, ".0f"),
+        ("so every token waits on {} of them", 2 * model.layers, "d"),
+        ("The model has {} billion parameters", model.params / 1e9, ".2f"),
+        ("parameters, {} GB in BF16", model.weight_bytes / 1e9, ".1f"),
+        ("BF16: {} GB per GPU", fit.weights_per_gpu_bytes / 1e9, ".2f"),
+        ("2 × 80 × 8 × 128 × 2 = {} bytes", model.kv_bytes_per_token, ",d"),
+        ("16 sequences of {} positions", context + 1, ",d"),
+        ("positions hold {} GB", batch * (context + 1) * model.kv_bytes_per_token / 1e9, ".2f"),
+        ("GB, {} GB per GPU. Of", fit.kv_per_gpu_bytes / 1e9, ".2f"),
+        ("an engine uses {}%", USABLE_MEMORY_FRACTION * 100, ".0f"),
+        ("%, {} GB, so it fits", fit.usable_per_gpu_bytes / 1e9, ".0f"),
+        ("On one GPU, {} GB of weights", model.weight_bytes / 1e9, ".1f"),
+        ("reads the matmuls' {} GB of weights", model.streamed_weight_bytes / 1e9, ".1f"),
+        ("the {} GB of cache", batch * (context + 1) * model.kv_bytes_per_token / 1e9, ".2f"),
+        ("and {} GB of activations", batch * activations / 1e9, ".2f"),
+        ("activations: {} GB,", step.bytes / 1e9, ".1f"),
+        ("GB, {} GB per GPU,", step.bytes / tp / 1e9, ".2f"),
+        ("per GPU, {} ms at 2.68 TB/s", step.memory_s * 1e3, ".2f"),
+        ("arithmetic is {} TFLOP", step.flops / 1e12, ".2f"),
+        ("TFLOP, {} ms per GPU", step.compute_s * 1e3, ".2f"),
+        ("over 80 layers are {} calls", step.allreduces, "d"),
+        ("= {} bytes; a ring", message, ",d"),
+        ("that through each link, {} µs", data * 1e6, ".2f"),
+        ("each call takes {} µs", (ALLREDUCE_LATENCY_S + data) * 1e6, ".2f"),
+        ("of which {} ms is the fixed", step.allreduces * ALLREDUCE_LATENCY_S * 1e3, ".2f"),
+        ("{} + 1.76 =", step.matmul_s * 1e3, ".2f"),
+        ("7.00 + {} =", step.allreduce_s * 1e3, ".2f"),
+        ("At batch 16 the message is {} KB", message / 1e3, ".0f"),
+        ("8,192 numbers in BF16, {} KB each", model.hidden * model.bytes_per_param / 1024, ".0f"),
+        ("The message grows to {} MB", large / 1e6, ".2f"),
+        ("each call to {} µs",
+         allreduce_time(gpu, large, tp, latency_s=0.0) * 1e6, ".1f"),
+        ("so each call takes {} µs", allreduce_time(gpu, large, tp) * 1e6, ".1f"),
+        ("1.75 times it over eight", 2 * (tp - 1) / tp, ".2f"),
+        ("at a batch of about {}.",
+         round(ALLREDUCE_LATENCY_S / (per_value / gpu.nvlink_one_way_bytes_per_s), -1), ".0f"),
+    ]
+
+
+@pytest.mark.parametrize(("phrase", "value", "spec"), page_figures())
+def test_check_it_yourself_figures_match_the_physics(phrase: str, value: float, spec: str) -> None:
+    assert phrase.format(format(value, spec)) in rendered("tensor-parallel")
+
+
+def test_page_starts_at_the_defaults_it_derives_from() -> None:
+    assert {spec.name: spec.default for spec in tensor_parallel.INPUTS} == {
+        "tp": "8", "batch_size": 16, "context_tokens": 2048, "model": "llama-3-70b",
+        "gpu": "h100", "allreduce_latency_us": 10,
+    }
+    text = rendered("tensor-parallel")
+    assert "```sim module: tensor_parallel ```" in text
+    assert "{{" not in text
+    assert "Llama 3 70B over eight H100s, batch 16, 2,048 tokens of context" in text
+
+
+def test_page_claims_hold_in_the_sim() -> None:
+    assert simulate(tp="2")["summary"]["fits"] is False  # "Two GPUs still do not fit"
+    assert simulate(tp="4")["summary"]["fits"] is True  # "four do"
+    eight_b = simulate(model="llama-3-8b")["summary"]
+    assert eight_b["allreduce_fraction"] > simulate()["summary"]["allreduce_fraction"]
+    shards = [simulate(tp=tp)["summary"]["matmul_time_s"] for tp in ("2", "4", "8")]
+    assert shards[1] == pytest.approx(shards[0] / 2, rel=0.01)
+    assert shards[2] == pytest.approx(shards[1] / 2, rel=0.01)
