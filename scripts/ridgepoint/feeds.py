@@ -17,7 +17,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
+from feedgen.ext.base import BaseEntryExtension
 from feedgen.feed import FeedGenerator
+from feedgen.util import xml_elem
 
 from ridgepoint import urls
 from ridgepoint.model import Site
@@ -50,6 +52,18 @@ class FeedInfo:
     description: str
     page: str
     self_url: str
+
+
+class RelatedLink(BaseEntryExtension):
+    """An entry's `<link rel="related">`: feedgen 1.0 drops `rel` from entry links (it
+    reads it back from the new XML element), so a second link would read as alternate."""
+
+    href: str | None = None
+
+    def extend_atom(self, entry: object) -> object:
+        if self.href:
+            xml_elem("link", entry, href=self.href, rel="related")
+        return entry
 
 
 def newest_content_date(site: Site) -> date | None:
@@ -107,9 +121,10 @@ def atom_feed(
         item.id(site_url + entry.page)
         item.title(entry.title)
         item.summary(entry.summary)
-        item.link(href=site_url + entry.page, rel="alternate", type="text/html")
+        item.link(href=site_url + entry.page)  # rel="alternate" is Atom's default
         if entry.external:
-            item.link(href=entry.external, rel="related")
+            item.register_extension("related", RelatedLink, atom=True, rss=False)
+            item.related.href = entry.external
         item.published(_moment(entry.published))
         item.updated(_moment(entry.updated))
         for name in entry.authors:

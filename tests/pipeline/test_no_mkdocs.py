@@ -1,0 +1,31 @@
+"""The pipeline imports nothing from MkDocs: only the hook (mkdocs_hooks) may.
+
+Run in a fresh interpreter, since pytest's own process may have MkDocs loaded already.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+PROBE = """
+import sys
+import ridgepoint.builder, ridgepoint.stage, ridgepoint.feeds, ridgepoint.pages
+from ridgepoint.feeds import generate_feeds
+from ridgepoint.pages import generate_pages
+from tests.pipeline.sample_site import SITE_URL, make_sample_site
+
+site = make_sample_site()
+assert generate_pages(site) and generate_feeds(site, SITE_URL, "R", "D")
+loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("mkdocs", "material"))
+print(",".join(loaded))
+"""
+
+
+def test_generation_and_staging_do_not_import_mkdocs() -> None:
+    result = subprocess.run([sys.executable, "-c", PROBE], cwd=REPO, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "", f"MkDocs modules loaded: {result.stdout}"
