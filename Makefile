@@ -4,6 +4,7 @@
 #   make check   validate content only (fast)
 #   make test    set up and run every test
 #   make bench   run the benchmarks
+#   make golden  rewrite the pipeline's golden files after an intended change
 #   make lock    re-resolve requirements.lock from pyproject.toml (needs network)
 
 PYTHON ?= python3
@@ -15,7 +16,7 @@ SETUP := $(VENV)/.installed node_modules/.installed
 export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: setup serve build check test bench experiments lint lock clean
+.PHONY: setup serve build check test bench experiments golden lint lock clean
 
 setup: $(SETUP)
 
@@ -58,6 +59,10 @@ $(VENV)/.experiments-installed: requirements-experiments.lock $(VENV)/.installed
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --require-hashes -r requirements-experiments.lock
 	touch $@
 
+# Accept intended changes to generated pages and feeds; review `git diff tests/pipeline/golden`.
+golden: $(VENV)/.installed
+	UPDATE_GOLDEN=1 $(PY) -m pytest -q tests/pipeline/test_golden.py
+
 lint: $(VENV)/.installed
 	$(PY) -m ruff check .
 
@@ -67,4 +72,4 @@ lock:
 	$(PYTHON) -m uv pip compile requirements-experiments.in --no-deps --generate-hashes --python-version 3.11 -o requirements-experiments.lock
 
 clean:
-	rm -rf site build .pytest_cache
+	rm -rf site site.new-* site.old build .pytest_cache
