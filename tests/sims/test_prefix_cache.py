@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import random
-from pathlib import Path
 
 import pytest
+from explainer_pages import rendered
 
-from ridgepoint.figures import FigureSource, render_figures
 from sims import prefix_cache
 from sims.kv_blocks import PrefixCache, Segment
 from sims.physics import GPUS, MODELS, prefill
-
-PAGE = Path(__file__).parents[2] / "content" / "explainers" / "prefix-cache.md"
-
 
 # --- A literal block-hash cache, as vLLM describes it, to check kv_blocks against ------
 
@@ -203,11 +198,8 @@ def test_charts_have_units() -> None:
 
 # --- The page -------------------------------------------------------------------------
 
-@functools.cache
 def rendered_page() -> str:
-    source = FigureSource(PAGE.parents[2])
-    text = render_figures(PAGE.read_text(encoding="utf-8"), str(PAGE), source)
-    return " ".join(text.split())
+    return rendered("prefix-cache")
 
 
 def test_page_starts_at_the_defaults_it_derives_from() -> None:

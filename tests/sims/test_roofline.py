@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import functools
 import itertools
-from pathlib import Path
 
 import pytest
+from explainer_pages import rendered
 
-from ridgepoint.figures import FigureSource, render_figures
 from sims import roofline
 from sims.physics import GPUS, MODELS, decode_step, prefill
-
-PAGE = Path(__file__).parents[2] / "content" / "explainers" / "roofline.md"
 
 
 def summary(**inputs: object) -> dict:
@@ -129,11 +125,8 @@ def test_points_move_with_the_inputs() -> None:
 
 # --- The page -------------------------------------------------------------------------
 
-@functools.cache
 def rendered_page() -> str:
-    source = FigureSource(PAGE.parents[2])
-    text = render_figures(PAGE.read_text(encoding="utf-8"), str(PAGE), source)
-    return " ".join(text.split())
+    return rendered("roofline")
 
 
 def page_figures() -> list[tuple[str, float, str]]:

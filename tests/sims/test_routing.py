@@ -5,15 +5,13 @@ from __future__ import annotations
 import functools
 import random
 import statistics
-from pathlib import Path
 
 import pytest
+from explainer_pages import rendered
 
-from ridgepoint.figures import FigureSource, render_figures
 from sims import routing
 from sims.physics import GPUS, MODELS, prefill
 
-PAGE = Path(__file__).parents[2] / "content" / "explainers" / "routing.md"
 SEEDS = range(10)
 
 
@@ -162,11 +160,8 @@ def test_bad_input_names_the_input() -> None:
 
 # --- The page -------------------------------------------------------------------------
 
-@functools.cache
 def rendered_page() -> str:
-    source = FigureSource(PAGE.parents[2])
-    text = render_figures(PAGE.read_text(encoding="utf-8"), str(PAGE), source)
-    return " ".join(text.split())
+    return rendered("routing")
 
 
 def test_page_starts_at_the_defaults_it_derives_from() -> None:
