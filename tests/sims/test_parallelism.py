@@ -3,9 +3,23 @@
 from __future__ import annotations
 
 import pytest
+from explainer_pages import rendered
 
+from sims import parallelism
 from sims.parallelism import LAYOUTS, play, simulate
-from sims.physics import GPUS, MODELS, Work, decode_step, p2p_time, step_flops
+from sims.physics import (
+    ALLREDUCE_LATENCY_S,
+    COMPUTE_EFFICIENCY,
+    GPUS,
+    MEMORY_EFFICIENCY,
+    MODELS,
+    P2P_LATENCY_S,
+    Work,
+    decode_step,
+    p2p_time,
+    step_cost,
+    step_flops,
+)
 
 GPU, MODEL = GPUS["h100"], MODELS["llama-3-70b"]
 
@@ -94,3 +108,97 @@ def test_timelines_share_one_clock_and_draw_every_gpu() -> None:
 def test_405b_does_not_fit_on_eight_h100s() -> None:
     assert simulate(model="llama-3.1-405b")["summary"]["fits"] is False
     assert simulate()["summary"]["fits"] is True
+
+
+def page_figures() -> list[tuple[str, float, str]]:
+    """(phrase with {} for the figure, value, format) at the page's starting inputs."""
+    requests, context, parts = 32, 2048, 4
+    size = requests // parts
+    tp8 = decode_step(GPU, MODEL, requests, context, tp=8)
+    middle, last = MODEL.pipeline_stage(8, 0), MODEL.pipeline_stage(8, 7)
+    pp_middle = step_cost(GPU, middle, [Work(1, context, count=size)])
+    pp_last = step_cost(GPU, last, [Work(1, context, count=size)])
+    halves = [MODEL.pipeline_stage(2, s) for s in (0, 1)]
+    hybrid = [step_cost(GPU, half, [Work(1, context, count=size)], 4) for half in halves]
+    activations = MODEL.activation_bytes_per_token + MODEL.head_activation_bytes_per_logit
+    return [
+        ("an H100 does {} TFLOP/s of dense BF16", GPU.bf16_flops / 1e12, ".0f"),
+        ("and reads {} TB/s from HBM", GPU.hbm_bytes_per_s / 1e12, ".2f"),
+        ("we assume {}% and", COMPUTE_EFFICIENCY * 100, ".0f"),
+        ("and {}% of those", MEMORY_EFFICIENCY * 100, ".0f"),
+        ("so {} TFLOP/s and", GPU.bf16_flops * COMPUTE_EFFICIENCY / 1e12, ".0f"),
+        ("and {} TB/s per GPU", GPU.hbm_bytes_per_s * MEMORY_EFFICIENCY / 1e12, ".2f"),
+        ("NVLink moves {} GB/s each way", GPU.nvlink_one_way_bytes_per_s / 1e9, ".0f"),
+        ("costs a fixed {} µs plus its bandwidth", ALLREDUCE_LATENCY_S * 1e6, ".0f"),
+        ("stages a fixed {} µs plus", P2P_LATENCY_S * 1e6, ".0f"),
+        ("reads the matmuls' {} GB of weights", MODEL.streamed_weight_bytes / 1e9, ".1f"),
+        ("32 × 2,049 × {} bytes", MODEL.kv_bytes_per_token, ",d"),
+        ("bytes = {} GB of cache", requests * (context + 1) * MODEL.kv_bytes_per_token / 1e9,
+         ".2f"),
+        ("and {} GB of activations", requests * activations / 1e9, ".2f"),
+        ("activations: {} GB,", tp8.bytes / 1e9, ".1f"),
+        ("GB, {} GB per GPU", tp8.bytes / 8 / 1e9, ".2f"),
+        ("per GPU, {} ms at", tp8.memory_s * 1e3, ".2f"),
+        ("all-reduces take {} µs each", tp8.allreduce_s / tp8.allreduces * 1e6, ".2f"),
+        ("each, {} ms in all", tp8.allreduce_s * 1e3, ".2f"),
+        ("busy {} of every", tp8.matmul_s * 1e3, ".2f"),
+        ("of every {} ms", tp8.time_s * 1e3, ".2f"),
+        ("Each stage holds {} layers", middle.layers, "d"),
+        ("layers, {} GB of matmul weights", middle.streamed_weight_bytes / 1e9, ".2f"),
+        ("the output layer, {} GB", last.streamed_weight_bytes / 1e9, ".2f"),
+        ("A micro-batch of {} requests", size, "d"),
+        ("8 × 2,049 × {} bytes", middle.kv_bytes_per_token, ",d"),
+        ("bytes = {} GB of its cache", size * (context + 1) * middle.kv_bytes_per_token / 1e9,
+         ".2f"),
+        ("a stage's step takes {} ms", pp_middle.time_s * 1e3, ".2f"),
+        ("or {} ms in the last stage", pp_last.time_s * 1e3, ".2f"),
+        ("8 hidden states takes {} µs",
+         p2p_time(GPU, size * MODEL.hidden * MODEL.bytes_per_param) * 1e6, ".1f"),
+        ("7 × {} + 7.43", pp_middle.time_s * 1e3, ".2f"),
+        ("6.64 + {} ms plus", pp_last.time_s * 1e3, ".2f"),
+        ("works 4 × 6.64 = {} ms", 4 * pp_middle.time_s * 1e3, ".2f"),
+        ("Each stage holds {} layers split over four", halves[0].layers, "d"),
+        ("first stage's step takes {} ms", hybrid[0].time_s * 1e3, ".2f"),
+        ("({} ms of shard work", hybrid[0].matmul_s * 1e3, ".2f"),
+        ("shard work and {} all-reduces", hybrid[0].allreduces, "d"),
+        ("the second's {} ms", hybrid[1].time_s * 1e3, ".2f"),
+        ("a round takes 4 × {} =", hybrid[1].time_s * 1e3, ".2f"),
+    ]
+
+
+@pytest.mark.parametrize(("phrase", "value", "spec"), page_figures())
+def test_check_it_yourself_figures_match_the_physics(phrase: str, value: float, spec: str) -> None:
+    assert phrase.format(format(value, spec)) in rendered("parallelism")
+
+
+def test_page_starts_at_the_defaults_it_derives_from() -> None:
+    assert {spec.name: spec.default for spec in parallelism.INPUTS} == {
+        "requests_in_flight": 32, "context_tokens": 2048, "microbatches": 4,
+        "model": "llama-3-70b", "gpu": "h100",
+    }
+    text = rendered("parallelism")
+    assert "```sim module: parallelism ```" in text
+    assert "{{" not in text
+    assert "32 requests at 2,048 tokens of context, 4 micro-batches" in text
+
+
+def test_page_claims_hold_in_the_sim() -> None:
+    # "Every step is memory-bound here."
+    for layout in LAYOUTS:
+        for s in range(layout.pp):
+            stage = MODEL.pipeline_stage(layout.pp, s)
+            for size in (8, 32):
+                assert step_cost(GPU, stage, [Work(1, 2048, count=size)], layout.tp).bound == (
+                    "memory"
+                )
+    # "The second stage never waits": its work per round fills the whole round.
+    run = play(LAYOUTS[2], GPU, MODEL, 32, 2048, 4)
+    second = step_cost(GPU, MODEL.pipeline_stage(2, 1), [Work(1, 2048, count=8)], 4)
+    assert 4 * second.time_s == pytest.approx(run.interval_s, rel=1e-9)
+    # Filling the pipeline raises the busy fraction far more than the throughput.
+    one, eight = (simulate(microbatches=m)["summary"] for m in (1, 8))
+    busy_gain = eight["pp8_busy_fraction"] / one["pp8_busy_fraction"]
+    throughput_gain = eight["pp8_throughput_tokens_per_s"] / one["pp8_throughput_tokens_per_s"]
+    assert busy_gain > 5 and throughput_gain < 1.1
+    many = simulate(requests_in_flight=256)["summary"]
+    assert many["tp8_throughput_tokens_per_s"] > many["pp8_throughput_tokens_per_s"]
