@@ -33,7 +33,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Segment:
     """A run of `tokens` tokens whose content `key` names: equal keys, equal tokens."""
 
@@ -41,7 +41,7 @@ class Segment:
     tokens: int
 
 
-@dataclass
+@dataclass(slots=True)
 class _Node:
     """One segment at one place in the trie, covering positions [start, end).
 
@@ -122,22 +122,24 @@ class PrefixCache:
             elif child.end != end:
                 raise ValueError(f"segment {segment.key!r} changed length")
             count = child.full if tokens >= end else max(0, tokens // size - child.first)
-            if count and count == child.cached and self.capacity_blocks is not None:
-                child.runs = [[count, self._clock]]  # the usual case, inlined: all used again
-            else:
+            if count:
                 self._touch(child, count)
             node = child
-        self._evict()
+        if self.capacity_blocks is not None:
+            self._evict(self.capacity_blocks)
 
     def _touch(self, node: _Node, count: int) -> None:
-        """Mark the node's first `count` blocks as used now, adding any not yet cached."""
-        if count == 0:
-            return
-        was_empty = node.cached == 0
-        if count > node.cached:
-            self.blocks += count - node.cached
+        """Mark the node's first `count` (> 0) blocks as used now, adding any not cached."""
+        cached = node.cached
+        if count > cached:
+            self.blocks += count - cached
             node.cached = count
         if self.capacity_blocks is None:
+            return
+        if count >= cached:  # every cached block of the node is used again: one run
+            node.runs = [[count, self._clock]]
+            if cached == 0:
+                heapq.heappush(self._tails, self._tail_key(node))
             return
         rest, skip = [], count
         for run in node.runs:
@@ -147,40 +149,35 @@ class PrefixCache:
             rest.append([run[0] - skip, run[1]])
             skip = 0
         node.runs = [[count, self._clock], *rest]
-        if was_empty:
-            self._push_tail(node)
 
     def _tail_key(self, node: _Node) -> tuple[int, int, int]:
         """Eviction order of the node's last cached block: older first, then longer prefix."""
-        end = (node.first + node.cached) * self.block_size
-        return node.runs[-1][1], -end, node.ident
+        return node.runs[-1][1], -(node.first + node.cached) * self.block_size, node.ident
 
-    def _push_tail(self, node: _Node) -> None:
-        if node.runs:
-            heapq.heappush(self._tails, self._tail_key(node))
-
-    def _evict(self) -> None:
+    def _evict(self, capacity: int) -> None:
         """Drop least recently used tail blocks until the cache fits its capacity.
 
         Heap entries are lazy: a node's true key only grows (touching makes it newer,
         evicting shortens its tail), so an entry is a lower bound. A popped entry that is
         out of date is pushed back with the node's current key instead of acted on.
         """
-        if self.capacity_blocks is None:
-            return
-        while self.blocks > self.capacity_blocks:
-            entry = heapq.heappop(self._tails)
-            node = self._nodes[entry[2]]
+        tails, nodes = self._tails, self._nodes
+        while self.blocks > capacity:
+            entry = heapq.heappop(tails)
+            node = nodes[entry[2]]
             if not node.runs:
                 continue  # emptied since; a new entry is pushed if it fills again
-            if self._tail_key(node) != entry:
-                self._push_tail(node)
+            key = self._tail_key(node)
+            if key != entry:
+                heapq.heappush(tails, key)
                 continue
-            drop = min(node.runs[-1][0], self.blocks - self.capacity_blocks)
-            node.runs[-1][0] -= drop
-            if node.runs[-1][0] == 0:
+            tail = node.runs[-1]
+            drop = min(tail[0], self.blocks - capacity)
+            tail[0] -= drop
+            if tail[0] == 0:
                 node.runs.pop()
             node.cached -= drop
             self.blocks -= drop
             self.evicted_blocks += drop
-            self._push_tail(node)
+            if node.runs:
+                heapq.heappush(tails, self._tail_key(node))

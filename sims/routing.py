@@ -57,7 +57,7 @@ POLICY_LABELS = {"round_robin": "Round-robin", "sticky": "Sticky sessions",
 INPUTS = (
     Number("replicas", "Replicas", default=4, min=2, max=8, unit="replicas",
            help="Engines behind the load balancer, each with its own prefix cache."),
-    Number("sessions", "Sessions", default=16, min=1, max=32, unit="sessions",
+    Number("sessions", "Sessions", default=16, min=1, max=24, unit="sessions",
            help="Conversations, each with its own history."),
     Number("turns", "Turns per session", default=4, min=1, max=6, unit="turns"),
     Number("system_prompt_tokens", "System prompt", default=1000, min=0, max=4096,
@@ -128,34 +128,45 @@ def arrivals(sessions: int, turns: int, system_tokens: int, user_tokens: int,
     return requests
 
 
-# A policy picks a replica for request number `index`, seeing every cache and load, and
-# says whether the load bound sent the request away from a longer cached prefix.
-Chooser = Callable[[int, Request, list[PrefixCache], list[int]], tuple[int, bool]]
+@dataclass(frozen=True)
+class Pick:
+    """A policy's choice: the replica, what its cache holds of the prompt if the policy
+    already looked (None if not), and whether the load bound overrode a longer prefix."""
+
+    replica: int
+    cached: int | None = None
+    spilled: bool = False
+
+
+# A policy picks a replica for request number `index`, seeing every cache and load.
+Chooser = Callable[[int, Request, list[PrefixCache], list[int]], Pick]
 
 
 def _round_robin(index: int, request: Request, caches: list[PrefixCache],
-                 load: list[int]) -> tuple[int, bool]:
-    return index % len(caches), False
+                 load: list[int]) -> Pick:
+    return Pick(index % len(caches))
 
 
 def _sticky_chooser(session_ids: list[int]) -> Chooser:
     def choose(index: int, request: Request, caches: list[PrefixCache],
-               load: list[int]) -> tuple[int, bool]:
+               load: list[int]) -> Pick:
         key = f"{session_ids[request.session]:016x}".encode()
-        return zlib.crc32(key) % len(caches), False
+        return Pick(zlib.crc32(key) % len(caches))
 
     return choose
 
 
 def _cache_aware(index: int, request: Request, caches: list[PrefixCache],
-                 load: list[int]) -> tuple[int, bool]:
+                 load: list[int]) -> Pick:
     """Longest cached prefix, ties to the least-loaded; the least-loaded if overloaded."""
     matches = [cache.match(request.prompt, request.tokens) for cache in caches]
     best = max(range(len(caches)), key=lambda r: (matches[r], -load[r], -r))
     idlest = min(range(len(caches)), key=lambda r: (load[r], r))
     overloaded = (load[best] - load[idlest] > BALANCE_ABS_THRESHOLD
                   and load[best] > BALANCE_REL_THRESHOLD * load[idlest])
-    return (idlest, matches[best] > matches[idlest]) if overloaded else (best, False)
+    if overloaded:
+        return Pick(idlest, matches[idlest], spilled=matches[best] > matches[idlest])
+    return Pick(best, matches[best])
 
 
 def route(requests: list[Request], replicas: int, capacity_blocks: int,
@@ -165,13 +176,14 @@ def route(requests: list[Request], replicas: int, capacity_blocks: int,
     load = [0] * replicas
     chosen, cached, spills = [], [], 0
     for index, request in enumerate(requests):
-        replica, spilled = choose(index, request, caches, load)
-        cache = caches[replica]
-        cached.append(cache.match(request.prompt, request.tokens))
+        pick = choose(index, request, caches, load)
+        cache = caches[pick.replica]
+        found = cache.match(request.prompt, request.tokens) if pick.cached is None else pick.cached
+        cached.append(found)
         cache.store((*request.prompt, request.reply), request.tokens + request.reply.tokens - 1)
-        load[replica] += 1
-        chosen.append(replica)
-        spills += spilled
+        load[pick.replica] += 1
+        chosen.append(pick.replica)
+        spills += pick.spilled
     return Outcome(tuple(chosen), tuple(cached), spills)
 
 
