@@ -19,6 +19,11 @@ from typing import Any
 # shows, and it absorbs last-bit differences between the C maths libraries of CPython and
 # Pyodide, so the same inputs give the same JSON in both.
 SIGNIFICANT_DIGITS = 6
+# ...and to this many decimal places. A quantity that is zero in exact arithmetic but
+# computed as a difference of nearly equal numbers comes out as noise around 1e-16, and
+# noise differs between runtimes in every digit: significant-digit rounding cannot make it
+# agree, absolute rounding can. No figure on the site is smaller than this.
+DECIMAL_PLACES = 12
 
 
 class InputError(ValueError):
@@ -167,15 +172,17 @@ def describe(inputs: tuple[Input, ...]) -> list[dict[str, Any]]:
 def normalise(value: Any, where: str = "result") -> Any:
     """Make a result plain JSON: round floats, turn tuples into lists, refuse NaN and inf.
 
-    Rounding to SIGNIFICANT_DIGITS is what makes CPython and Pyodide agree to the byte.
+    Rounding to SIGNIFICANT_DIGITS (and DECIMAL_PLACES) is what makes CPython and Pyodide
+    agree to the byte.
     """
     if isinstance(value, bool) or value is None or isinstance(value, str | int):
         return value
     if isinstance(value, float):
         if not math.isfinite(value):
             raise ArithmeticError(f"{where} is {value}: a sim must return finite numbers")
+        value = round(value, DECIMAL_PLACES)
         if value == 0.0:
-            return 0.0
+            return 0.0  # also turns -0.0 into 0.0
         return float(f"{value:.{SIGNIFICANT_DIGITS}g}")
     if isinstance(value, Mapping):
         return {str(key): normalise(item, f"{where}.{key}") for key, item in value.items()}

@@ -37,7 +37,7 @@ from ridgepoint.runtime import ROOT, browser_files
 from sims.contract import Choice, Input, Number, describe, validate
 
 VL_VERSION = "v6_4"  # the newest Vega-Lite vl-convert 1.9 bundles; npm vega-lite is 6.4.x
-SVG_WIDTH = 560  # prerendered charts stand in for width "container"; CSS scales the SVG
+SVG_WIDTH = 480  # prerendered charts stand in for width "container"; CSS scales the SVG
 CACHE_DIR = ROOT / "build" / "cache" / "vl-svg"
 
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)$")

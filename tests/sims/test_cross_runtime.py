@@ -1,0 +1,88 @@
+"""The same answer everywhere: every sim under Pyodide (in Node) gives CPython's JSON, byte
+for byte, at its defaults and at inputs taken from its declared ranges.
+
+The browser receives exactly the string `sims._runner.run` returns, so that is what is
+compared. Pyodide starts once for all cases; each module sees only the files the site would
+ship for it (`ridgepoint.runtime.browser_files`), which also checks that import closure.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import sims
+from ridgepoint.runtime import NODE_MODULES, ROOT, SIMS_DIR, browser_files
+from sims import _runner
+from sims.contract import Choice, Number
+
+SCRIPT = Path(__file__).with_name("pyodide_cases.mjs")
+pytestmark = pytest.mark.node
+
+
+def _middle(spec: Number) -> int | float:
+    steps = round((spec.max - spec.min) / spec.step / 2)
+    value = spec.min + steps * spec.step
+    return int(value) if spec.integer else round(value, 12)
+
+
+def cases_for(module: str) -> list[dict[str, Any]]:
+    """Defaults, then one input at a time at min, middle and max, or at each choice.
+
+    Some combinations are refused (a minimum raised above the default maximum): the refusal
+    must be the same text in both runtimes too.
+    """
+    found: list[dict[str, Any]] = [{}]
+    for spec in sims.load(module).INPUTS:
+        if isinstance(spec, Choice):
+            values = [c for c in spec.choices if c != spec.default]
+        else:
+            assert isinstance(spec, Number)
+            values = [v for v in (spec.min, _middle(spec), spec.max) if v != spec.default]
+        found.extend({spec.name: value} for value in dict.fromkeys(values))
+    return found
+
+
+CASES = [(module, json.dumps(inputs)) for module in sims.sim_names() for inputs in cases_for(module)]
+
+
+@cache
+def pyodide_answers() -> tuple[str, tuple[str, ...]]:
+    if shutil.which("node") is None:
+        pytest.fail("node is not installed: the cross-runtime test needs Node.js 20+")
+    if not (NODE_MODULES / "pyodide").is_dir():
+        pytest.fail("node_modules/pyodide is missing: run `make setup` (npm ci)")
+    request = {
+        "sims_dir": str(SIMS_DIR),
+        "files": {module: browser_files(module) for module in sims.sim_names()},
+        "cases": CASES,
+    }
+    done = subprocess.run(
+        ["node", str(SCRIPT)], input=json.dumps(request), capture_output=True, text=True,
+        cwd=ROOT, timeout=300, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    return answer["python"], tuple(answer["answers"])
+
+
+def test_pyodide_runs_python_3_14() -> None:
+    version, answers = pyodide_answers()
+    assert version.startswith("3.14.")
+    assert len(answers) == len(CASES)
+
+
+@pytest.mark.parametrize(("index", "case"), list(enumerate(CASES)), ids=[
+    f"{module}-{inputs}" for module, inputs in CASES
+])
+def test_same_json_as_cpython(index: int, case: tuple[str, str]) -> None:
+    module, inputs = case
+    expected = _runner.run(module, inputs)
+    assert json.loads(expected)["kind" if '"ok": false' in expected else "ok"] in (True, "input")
+    assert pyodide_answers()[1][index] == expected
