@@ -136,10 +136,22 @@ DEFINITIONS = {
     "payload_bytes": "UTF-8 bytes of the token text itself",
     "framing_bytes": "bytes_received - head_bytes - payload_bytes (event fields, chunk "
     "sizes, frame headers, the final done event or close frame)",
-    "bytes_per_token": "bytes_received / tokens",
+    "bytes_per_token": "bytes_received / tokens (likewise framing_ and payload_bytes_per_token)",
     "client_bytes_sent": "bytes the client sent: request, and WebSocket close frames",
+    "first_text_before_generation_end_all_runs": "in every run, the first text reached the "
+    "client before the server generated the last token (..._after_...: only after it)",
+    "server_and_client_byte_counts_agree_all_runs": "the server's count of bytes it sent "
+    "equals the client's count of bytes it read, in every run: a check on the counting",
+    "all_runs_complete": "every run ended the way its protocol marks a full stream (whole "
+    "body, the done event with the right count, or close code 1000)",
+    "tokens_shown_before_leaving": "tokens the client had received when it left",
+    "tokens_generated": "tokens the server generated in all",
     "tokens_generated_after_leave": "tokens the server generated after the client closed",
     "detection_latency_ms": "client closed to server noticed; null when it never noticed",
+    "runs_detected": "runs in which the server noticed the reader had left",
+    "max_tokens_generated_after_detection": "0 means the server stopped the moment it knew",
+    "server_outcomes": "how the server's handler ended: complete, reader_left or error",
+    "generation_words_per_s": "generation rate converted with parameters.words_per_token",
     "reader_stalled_ms": "time the modelled reader spent waiting for the next token after "
     "it had started reading",
     "reader_finished_ms": "request start to the modelled reader finishing the last token",
