@@ -29,7 +29,8 @@ _TABLE_DELIMITER = re.compile(
     r"^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$"
 )
 
-# Inside a paragraph: what is not prose. Order matters only for readability; spans may overlap.
+# Inside a paragraph: what is not prose. Where two could start at the same place, the earlier
+# alternative wins (a code span holding a tag is code).
 _INLINE_SKIPS = re.compile(
     r"(?<!\\)(`+).*?(?<!`)\1(?!`)"  # code span
     r"|<(a|code|kbd|abbr|span|script|style)\b[^>]*>.*?</\2\s*>"  # inline element with content
@@ -62,6 +63,23 @@ def _tag_balance(line: str, tag: str) -> int:
     return opened - closed
 
 
+def _html_block_tag(line: str) -> str | None:
+    """The tag of the raw HTML block `line` opens ("!--" for a comment), or None: a line
+    starting with an inline tag such as <span> is a paragraph, as in Python-Markdown."""
+    match = _HTML_BLOCK.match(line)
+    if not match:
+        return None
+    tag = (match.group(1) or "!--").lower()
+    return None if tag in _INLINE_TAGS else tag
+
+
+def _html_depth(line: str, tag: str) -> int:
+    """How many levels of `tag` the line opens (negative: closes); a comment is one level."""
+    if tag == "!--":
+        return line.count("<!--") - line.count("-->")
+    return _tag_balance(line, tag)
+
+
 def _prose_lines(lines: list[str]) -> list[bool]:
     """For each line, whether it is prose (a paragraph or list item line)."""
     marks: list[bool] = []
@@ -76,7 +94,7 @@ def _prose_lines(lines: list[str]) -> list[bool]:
             if stripped.startswith(fence) and not stripped.strip(fence[0]):
                 fence = ""
         elif html_tag:
-            html_depth += _tag_balance(line, html_tag) if html_tag != "!--" else -("-->" in line)
+            html_depth += _html_depth(line, html_tag)
             if html_depth <= 0 or (not stripped and html_tag in _VOID_TAGS):
                 html_tag = ""
         elif indented_code and (not stripped or _indent(line) >= 4):
@@ -85,11 +103,8 @@ def _prose_lines(lines: list[str]) -> list[bool]:
             fence = match.group(1)
         elif not stripped:
             pass
-        elif (match := _HTML_BLOCK.match(line)) and (
-            match.group(1) or ""
-        ).lower() not in _INLINE_TAGS:
-            html_tag = (match.group(1) or "!--").lower()
-            html_depth = _tag_balance(line, html_tag) if match.group(1) else 1 - ("-->" in line)
+        elif tag := _html_block_tag(line):
+            html_tag, html_depth = tag, _html_depth(line, tag)
             if html_depth <= 0 and html_tag not in _VOID_TAGS:
                 html_tag = ""
         elif _SETEXT_UNDERLINE.match(line) and marks and marks[-1]:

@@ -1,0 +1,58 @@
+"""The `make serve` hook: watch the sources instead of the staging tree, re-stage on each
+build, and keep the last good staging (saying why) when content breaks."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from ridgepoint import mkdocs_hooks
+from tests.pipeline.conftest import REPO, fixture_tree
+
+
+class FakeServer:
+    def __init__(self) -> None:
+        self.watched: list[str] = []
+        self.unwatched: list[str] = []
+
+    def watch(self, path: str) -> None:
+        self.watched.append(path)
+
+    def unwatch(self, path: str) -> None:
+        self.unwatched.append(path)
+
+
+def test_serve_watches_sources_not_staging(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    root = fixture_tree(tmp_path / "root")
+    monkeypatch.setattr(mkdocs_hooks, "ROOT", root)
+    server = FakeServer()
+    config = SimpleNamespace(docs_dir=str(tmp_path / "docs"))
+    assert mkdocs_hooks.on_serve(server, config, builder=None) is server  # type: ignore[arg-type]
+    assert server.unwatched == [config.docs_dir]
+    assert server.watched == [str(root / name) for name in ("content", "glossary", "feed")]
+
+
+def test_broken_content_keeps_last_good_staging(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    root = fixture_tree(tmp_path / "root")
+    shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
+    monkeypatch.setattr(mkdocs_hooks, "ROOT", root)
+    glossary = root / "build" / "docs" / "glossary" / "index.md"
+
+    mkdocs_hooks.on_pre_build(config=None)  # type: ignore[arg-type]
+    term = root / "glossary" / "goodput.yaml"
+    term.write_text(term.read_text().replace("Throughput that", "Edited throughput that"))
+    mkdocs_hooks.on_pre_build(config=None)  # type: ignore[arg-type]
+    good = glossary.read_text()
+    assert "Edited throughput that" in good
+
+    term.write_text("term: Goodput\ndefinition: [unclosed\n")
+    with caplog.at_level(logging.ERROR, logger="mkdocs.hooks.ridgepoint"):
+        mkdocs_hooks.on_pre_build(config=None)  # type: ignore[arg-type]
+    assert "glossary/goodput.yaml:3: yaml: " in caplog.text
+    assert glossary.read_text() == good
