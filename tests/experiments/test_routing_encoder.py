@@ -234,7 +234,7 @@ def small_dataset() -> tuple[ds.Dataset, np.ndarray]:
     return ds.Dataset([f"t{i}" for i in range(len(y))], y, hard, ("a", "b", "c")), x
 
 
-FAST = replace(run.Parameters(), bootstrap_resamples=100, l2_grid=(1e-2, 1.0))
+FAST = replace(run.Parameters(), bootstrap_resamples=100, l2_grid=(0.1, 1.0))
 
 
 def test_cross_validation_predicts_every_example_from_a_model_that_never_saw_it() -> None:
@@ -267,6 +267,29 @@ def test_scores_and_paired_difference_have_the_documented_shape() -> None:
     same = run.paired_difference(pred, pred, data, FAST)
     assert same["accuracy"] == {"point": 0.0, "ci_low": 0.0, "ci_high": 0.0}
     json.dumps(scores)  # JSON-ready
+
+
+def test_learning_curve_uses_the_requested_number_of_examples_per_class() -> None:
+    data, x = small_dataset()
+    seen: list[int] = []
+
+    def featurize(train: np.ndarray, test: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        seen.append(len(train))
+        return x[train], x[test]
+
+    params = replace(FAST, learning_curve_per_class=(2, 5), learning_curve_repeats=2)
+    curve = run.learning_curve(featurize, data.y, 3, 0.1, params)
+    assert list(curve) == ["train_2_per_class", "train_5_per_class"]
+    assert set(seen) == {2 * 3, 5 * 3}
+    for point in curve.values():
+        assert point["logreg_accuracy_min"] <= point["logreg_accuracy_mean"] \
+            <= point["logreg_accuracy_max"]
+        assert point["centroid_accuracy_mean"] > 0.9     # well-separated clusters
+
+
+def test_most_common_prefers_the_majority_then_the_smaller_value() -> None:
+    assert run.most_common([1e-3, 1e-4, 1e-3]) == 1e-3
+    assert run.most_common([1e-3, 1e-4]) == 1e-4
 
 
 def test_tfidf_featurizer_learns_vocabulary_from_training_rows_only() -> None:
