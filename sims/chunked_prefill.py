@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sims import charts, timeline
-from sims.contract import Choice, Number, simulation
+from sims.contract import Choice, InputError, Number, simulation
 from sims.physics import (
     GPUS,
     MODELS,
@@ -54,6 +54,7 @@ TITLE = "A long prompt should not stall everyone else"
 # browser while still reaching below every GPU's ridge point (the lowest is the A100's).
 MIN_CHUNK_TOKENS = 128
 MAX_PROMPT_TOKENS = 32768
+MAX_CHUNK_TOKENS = 16384
 
 # Decode steps drawn before the prompt arrives and after both schedules have answered it.
 LEAD_STEPS = 3
@@ -78,7 +79,8 @@ INPUTS = (
            unit="tokens", help="Tokens already in each decoding stream's KV cache."),
     Number("prompt_tokens", "Long prompt", default=16384, min=1024, max=MAX_PROMPT_TOKENS,
            step=1024, unit="tokens", help="The prompt that arrives while they decode."),
-    Number("chunk_tokens", "Chunk size", default=0, min=0, max=16384, step=128, unit="tokens",
+    Number("chunk_tokens", "Chunk size", default=0, min=0, max=MAX_CHUNK_TOKENS, step=128,
+           unit="tokens",
            help=f"Prompt tokens per step: 0 for the GPU's ridge point, else at least "
                 f"{MIN_CHUNK_TOKENS}."),
     Choice("model", "Model", "llama-3-70b", tuple(MODELS)),
@@ -263,9 +265,10 @@ def simulate(
     gpu: str, tp: str,
 ) -> dict[str, Any]:
     if 0 < chunk_tokens < MIN_CHUNK_TOKENS:
-        raise ValueError(
-            f"chunk_tokens: expected 0 (the ridge point) or from {MIN_CHUNK_TOKENS} to 16384 "
-            f"tokens, got {chunk_tokens}"
+        raise InputError(
+            "chunk_tokens",
+            f"expected 0 (the ridge point) or from {MIN_CHUNK_TOKENS} to {MAX_CHUNK_TOKENS} "
+            f"tokens, got {chunk_tokens}",
         )
     setup = Setup(GPUS[gpu], MODELS[model], int(tp), streams, context_tokens, prompt_tokens)
     ridge = ridge_tokens(setup.gpu, setup.model)
