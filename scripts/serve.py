@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
         print(errors, file=sys.stderr)
         print("Fix the content errors above, then run `make serve` again.", file=sys.stderr)
         return 1
-    config = derived_config(CONFIG, SiteConfig.read(CONFIG).docs_dir, hooks=[str(HOOKS)])
+    config = derived_config(CONFIG, SiteConfig.read(CONFIG).docs_dir, "serve", hooks=[str(HOOKS)])
     try:
         return mkdocs("serve", "--config-file", str(config), "--dev-addr", args.dev_addr)
     except KeyboardInterrupt:

@@ -21,12 +21,13 @@ from ridgepoint.errors import ContentErrors
 from ridgepoint.stage import stage_site
 
 
-def derived_config(config_file: Path, stage_dir: Path, **settings: object) -> Path:
+def derived_config(config_file: Path, stage_dir: Path, purpose: str, **settings: object) -> Path:
     """A config beside the staging tree that inherits `config_file` and points MkDocs at
     `stage_dir` (plus any `settings`, e.g. site_dir or hooks), so any tree can be staged
-    anywhere without editing mkdocs.yml."""
+    anywhere without editing mkdocs.yml. `purpose` names the file, so a build run while
+    `make serve` is running does not replace the server's config (MkDocs rereads it)."""
     document = {"INHERIT": str(config_file.resolve()), "docs_dir": str(stage_dir), **settings}
-    path = stage_dir.parent / f"{stage_dir.name}.mkdocs.yml"
+    path = stage_dir.parent / f"{stage_dir.name}.{purpose}.mkdocs.yml"
     path.write_text(yaml.safe_dump(document, sort_keys=False), encoding="utf-8")
     return path
 
@@ -70,7 +71,7 @@ def build(
     site_dir.parent.mkdir(parents=True, exist_ok=True)
     fresh = Path(tempfile.mkdtemp(prefix=f"{site_dir.name}.new-", dir=site_dir.parent))
     try:
-        config = derived_config(config_file, stage_dir, site_dir=str(fresh))
+        config = derived_config(config_file, stage_dir, "build", site_dir=str(fresh))
         if mkdocs("build", "--strict", "--config-file", str(config)) != 0:
             print(f"mkdocs build failed; {site_dir} left as it was.", file=sys.stderr)
             return 1
