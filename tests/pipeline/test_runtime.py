@@ -1,0 +1,103 @@
+"""The browser runtime is staged from pinned local packages, with only the sims pages use."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ridgepoint import runtime
+from ridgepoint.runtime import (
+    NODE_MODULES,
+    PYODIDE_FILES,
+    StagingError,
+    browser_files,
+    import_closure,
+    stage_runtime,
+)
+
+
+def test_the_closure_follows_imports_inside_the_package() -> None:
+    assert import_closure("batching") == [
+        "__init__.py", "batching.py", "charts.py", "contract.py", "physics.py"
+    ]
+    assert browser_files("batching") == [
+        "__init__.py", "_runner.py", "batching.py", "charts.py", "contract.py", "physics.py"
+    ]
+
+
+def _fake_sims(root: Path, files: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    package = root / "sims"
+    package.mkdir()
+    for name, text in {"__init__.py": "", **files}.items():
+        (package / name).write_text(text)
+    monkeypatch.setattr(runtime, "SIMS_DIR", package)
+    monkeypatch.setattr(runtime, "ROOT", root)
+
+
+def test_relative_and_from_imports_count_too(tmp_path: Path, monkeypatch) -> None:
+    _fake_sims(tmp_path, {
+        "a.py": "from . import b\nfrom sims.c import thing\nimport json\n",
+        "b.py": "def f():\n    from .d import x\n",
+        "c.py": "thing = 1\n",
+        "d.py": "x = 2\n",
+        "unused.py": "",
+    }, monkeypatch)
+    assert import_closure("a") == ["__init__.py", "a.py", "b.py", "c.py", "d.py"]
+
+
+def test_a_sim_that_imports_outside_the_standard_library_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _fake_sims(tmp_path, {"a.py": "import numpy as np\n"}, monkeypatch)
+    with pytest.raises(StagingError, match="imports 'numpy'.*standard library"):
+        import_closure("a")
+    with pytest.raises(StagingError, match="no sim module named 'nope'"):
+        import_closure("nope")
+
+
+def test_staging_copies_pyodide_the_chart_library_and_only_the_needed_sims(
+    tmp_path: Path,
+) -> None:
+    stage_runtime(tmp_path, {"batching"})
+    assets = tmp_path / "assets"
+    for name in PYODIDE_FILES:
+        assert (assets / "pyodide" / name).read_bytes() == (
+            NODE_MODULES / "pyodide" / name
+        ).read_bytes()
+    lock = json.loads((assets / "pyodide" / "pyodide-lock.json").read_text())
+    assert lock["info"]["python"].startswith("3.14")
+    assert sorted(p.name for p in (assets / "sims").iterdir()) == browser_files("batching")
+    vendor = sorted(p.name for p in (assets / "vendor").iterdir())
+    assert vendor == [
+        "vega-interpreter.LICENSE.txt", "vega-interpreter.js", "vega-lite.LICENSE.txt",
+        "vega-lite.min.js", "vega.LICENSE.txt", "vega.min.js",
+    ]
+    interpreter = (assets / "vendor" / "vega-interpreter.js").read_text()
+    assert "from 'vega-util'" not in interpreter
+    assert interpreter.startswith(runtime.INTERPRETER_SHIM)
+    assert "export { expression as expressionInterpreter }" in interpreter
+
+
+def test_restaging_drops_sims_no_page_uses(tmp_path: Path) -> None:
+    stage_runtime(tmp_path, {"batching", "roofline"})
+    assert (tmp_path / "assets" / "sims" / "roofline.py").is_file()
+    stage_runtime(tmp_path, {"batching"})
+    assert not (tmp_path / "assets" / "sims" / "roofline.py").exists()
+    assert (tmp_path / "assets" / "sims" / "batching.py").is_file()
+
+
+def test_a_missing_package_says_how_to_get_it(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(runtime, "NODE_MODULES", tmp_path / "node_modules")
+    with pytest.raises(StagingError, match="npm ci"):
+        stage_runtime(tmp_path / "out", {"batching"})
+
+
+def test_vega_lite_matches_what_vl_convert_renders() -> None:
+    """The prerendered SVG and the live chart must come from the same Vega-Lite minor."""
+    from ridgepoint.sim_embed import VL_VERSION
+
+    package = json.loads((NODE_MODULES / "vega-lite" / "package.json").read_text())
+    major, minor, _ = package["version"].split(".")
+    assert f"v{major}_{minor}" == VL_VERSION

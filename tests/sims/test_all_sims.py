@@ -1,0 +1,127 @@
+"""Every sim keeps the contract: a plain-JSON result at its defaults, every summary metric
+labelled, finite numbers, charts the page can draw and swap data in, and a ValueError
+that names the input and its range for every value outside it."""
+
+from __future__ import annotations
+
+import json
+import math
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+import sims
+from ridgepoint.sim_embed import chart_svg
+from sims.charts import DATASET
+from sims.contract import Choice, InputError, Number
+
+NAMES = sims.sim_names()
+
+
+@pytest.fixture(scope="module", params=NAMES)
+def sim(request: pytest.FixtureRequest) -> ModuleType:
+    return sims.load(request.param)
+
+
+@pytest.fixture(scope="module")
+def result(sim: ModuleType) -> dict[str, Any]:
+    return sim.simulate()
+
+
+def _numbers(value: Any) -> list[float]:
+    if isinstance(value, bool):
+        return []
+    if isinstance(value, int | float):
+        return [value]
+    if isinstance(value, dict):
+        return [n for item in value.values() for n in _numbers(item)]
+    if isinstance(value, list):
+        return [n for item in value for n in _numbers(item)]
+    return []
+
+
+def test_there_are_sims() -> None:
+    assert "batching" in NAMES
+
+
+def test_declarations(sim: ModuleType) -> None:
+    assert isinstance(sim.TITLE, str) and sim.TITLE
+    assert sim.INPUTS and all(isinstance(spec, Number | Choice) for spec in sim.INPUTS)
+    assert len({spec.name for spec in sim.INPUTS}) == len(sim.INPUTS)
+    assert all(isinstance(label, str) and label for label in sim.METRICS.values())
+
+
+def test_result_is_plain_json(result: dict[str, Any]) -> None:
+    assert json.loads(json.dumps(result)) == result
+
+
+def test_every_summary_metric_is_labelled(sim: ModuleType, result: dict[str, Any]) -> None:
+    assert set(result["summary"]) <= set(sim.METRICS), "summary keys missing from METRICS"
+
+
+def test_numbers_are_finite(result: dict[str, Any]) -> None:
+    assert all(math.isfinite(n) for n in _numbers(result))
+
+
+def test_charts_name_their_data_table(result: dict[str, Any]) -> None:
+    assert result["charts"], "a sim shows at least one chart"
+    for spec in result["charts"]:
+        assert isinstance(spec, dict)
+        assert spec["data"]["name"] == DATASET
+        assert isinstance(spec["data"]["values"], list)
+        assert spec.get("title") and spec.get("description"), "the SVG's text alternative"
+
+
+def _encodings(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    found = [spec.get("encoding", {})]
+    for part in spec.get("layer", []):
+        found.extend(_encodings(part))
+    return found
+
+
+def test_quantitative_axes_carry_a_unit(result: dict[str, Any]) -> None:
+    for spec in result["charts"]:
+        for encoding in _encodings(spec):
+            for channel in ("x", "y"):
+                axis = encoding.get(channel, {})
+                if axis.get("type") == "quantitative" and axis.get("axis", {}) is not None:
+                    title = axis.get("title")
+                    assert isinstance(title, str) and "(" in title and title.endswith(")"), (
+                        f"{spec['title']}: {channel} axis title {title!r} has no (unit)"
+                    )
+
+
+def test_tables_have_the_columns_they_declare(result: dict[str, Any]) -> None:
+    for table in result.get("tables", []):
+        keys = [column["key"] for column in table["columns"]]
+        assert table["title"] and all(column["label"] for column in table["columns"])
+        assert all(set(keys) <= set(row) for row in table["rows"])
+
+
+def test_charts_render_to_svg(result: dict[str, Any]) -> None:
+    """vl-convert (the Vega-Lite the browser uses too) accepts every spec."""
+    for index, spec in enumerate(result["charts"]):
+        svg = chart_svg(spec, f"c{index}")
+        assert svg.startswith("<svg") and "<title" in svg and "</svg>" in svg
+
+
+def _outside(spec: Number) -> list[int | float]:
+    return [spec.min - spec.step, spec.max + spec.step]
+
+
+def test_out_of_range_inputs_raise_naming_input_and_range(sim: ModuleType) -> None:
+    for spec in sim.INPUTS:
+        bad_values = _outside(spec) if isinstance(spec, Number) else ["no-such-choice"]
+        for bad in bad_values:
+            with pytest.raises(ValueError) as caught:
+                sim.simulate(**{spec.name: bad})
+            message = str(caught.value)
+            assert message.startswith(f"{spec.name}: "), message
+            assert spec.allowed() in message, message
+            assert isinstance(caught.value, InputError) and caught.value.input == spec.name
+
+
+def test_unknown_inputs_raise(sim: ModuleType) -> None:
+    with pytest.raises(ValueError, match="not an input of this sim"):
+        sim.simulate(no_such_input=1)
