@@ -160,7 +160,8 @@ def _cumulative_chart(requests: list[Request]) -> dict:
         rows,
         mark={"type": "line", "point": len(requests) <= 64},
         encoding={
-            "x": {"field": "request", "type": "quantitative", "title": "Request (arrival order)"},
+            "x": {"field": "request", "type": "quantitative", "title": "Request (arrival order)",
+                  "scale": {"domain": [1, len(requests)], "nice": False}},
             "y": {"field": "tokens", "type": "quantitative",
                   "title": "Prompt tokens computed (tokens)"},
             "color": {"field": "cache", "type": "nominal", "title": None,

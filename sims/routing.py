@@ -188,20 +188,30 @@ def route(requests: list[Request], replicas: int, capacity_blocks: int,
 
 
 def _bar_chart(title: str, description: str, rows: list[dict], field: str,
-               axis_title: str, value_format: str) -> dict:
+               axis_title: str, value_format: str, reference: tuple[float, str]) -> dict:
+    """One bar per policy, with a dashed reference line (`reference`: value, label)."""
+    x = {"field": field, "type": "quantitative", "title": axis_title,
+         "axis": {"format": value_format, "tickCount": 5}}
+    value, label = reference
     return charts.chart(
         title, description, rows,
-        mark={"type": "bar"},
-        encoding={
-            "y": {"field": "policy", "type": "nominal", "title": None,
-                  "sort": list(POLICY_LABELS.values())},
-            "x": {"field": field, "type": "quantitative", "title": axis_title,
-                  "axis": {"format": value_format, "tickCount": 5}},
-            "color": {"field": "policy", "type": "nominal", "legend": None,
-                      "scale": {"domain": list(POLICY_LABELS.values())}},
-            "tooltip": [{"field": "policy", "title": "Policy"},
-                        {"field": field, "title": axis_title, "format": value_format}],
-        },
+        layer=[
+            {"mark": {"type": "bar"},
+             "encoding": {
+                 "y": {"field": "policy", "type": "nominal", "title": None,
+                       "sort": list(POLICY_LABELS.values())},
+                 "x": x,
+                 "color": {"field": "policy", "type": "nominal", "legend": None,
+                           "scale": {"domain": list(POLICY_LABELS.values())}},
+                 "tooltip": [{"field": "policy", "title": "Policy"},
+                             {"field": field, "title": axis_title, "format": value_format}],
+             }},
+            {"mark": {"type": "rule", "strokeDash": [4, 4], "color": "#888888"},
+             "encoding": {"x": {"datum": value, "type": "quantitative"}}},
+            {"mark": {"type": "text", "align": "center", "baseline": "bottom", "y": -3},
+             "encoding": {"x": {"datum": value, "type": "quantitative"},
+                          "text": {"value": label}}},
+        ],
     )
 
 
@@ -289,12 +299,14 @@ def simulate(
         "charts": [
             _bar_chart("Prompt tokens served from cache",
                        "Share of all prompt tokens each policy found already cached on the "
-                       "replica it chose.", hit_rows, "hit_rate", "Hit rate (% of prompt tokens)",
-                       ".0%"),
+                       "replica it chose; the dashed line is the system prompt's share.",
+                       hit_rows, "hit_rate", "Hit rate (% of prompt tokens)", ".0%",
+                       (summary["system_prompt_share"], "system prompt")),
             _load_chart(load_rows, mean_load),
             _bar_chart("Mean time to first token",
                        "Mean prefill time of the uncached part of each prompt, Llama 3 8B on "
-                       "one H100 per replica, no queueing.", ttft_rows, "ttft_ms",
-                       "Mean TTFT (ms)", ".1f"),
+                       "one H100 per replica, no queueing; the dashed line is the mean with "
+                       "nothing cached.", ttft_rows, "ttft_ms", "Mean TTFT (ms)", ".1f",
+                       (summary["no_cache_mean_ttft_s"] * 1e3, "no cache")),
         ],
     }

@@ -139,7 +139,9 @@ def test_charts() -> None:
     assert sum(r["requests"] for r in rows) == 3 * 64
     assert "(requests)" in load["layer"][0]["encoding"]["y"]["title"]
     for chart in (result["charts"][0], result["charts"][2]):
-        assert "(" in chart["encoding"]["x"]["title"]
+        assert "(" in chart["layer"][0]["encoding"]["x"]["title"]
+    floor = result["charts"][0]["layer"][1]["encoding"]["x"]["datum"]
+    assert floor == result["summary"]["system_prompt_share"]
 
 
 def test_page_things_to_try() -> None:
