@@ -10,7 +10,7 @@ Bytes moved are the weights, the KV cache, and each matmul's input and output ac
 (read once, written once). What it leaves out, on purpose: element-wise kernels (norms,
 residual adds, the SwiGLU product; small, and fused in good engines), FlashAttention's
 re-reads of K and V tiles within a long prefill, kernel launch gaps, and the scheduler's
-own time. Those are reasons a real engine lands below these numbers, never above them.
+own time. Those are the usual reasons a real engine lands below these numbers.
 """
 
 from __future__ import annotations
