@@ -193,6 +193,7 @@ def _bar_chart(title: str, description: str, rows: list[dict], field: str,
     x = {"field": field, "type": "quantitative", "title": axis_title,
          "axis": {"format": value_format, "tickCount": 5}}
     value, label = reference
+    at = {"datum": value, "type": "quantitative", "title": axis_title}
     return charts.chart(
         title, description, rows,
         layer=[
@@ -207,10 +208,9 @@ def _bar_chart(title: str, description: str, rows: list[dict], field: str,
                              {"field": field, "title": axis_title, "format": value_format}],
              }},
             {"mark": {"type": "rule", "strokeDash": [4, 4], "color": "#888888"},
-             "encoding": {"x": {"datum": value, "type": "quantitative"}}},
+             "encoding": {"x": at}},
             {"mark": {"type": "text", "align": "center", "baseline": "bottom", "y": -3},
-             "encoding": {"x": {"datum": value, "type": "quantitative"},
-                          "text": {"value": label}}},
+             "encoding": {"x": at, "text": {"value": label}}},
         ],
     )
 
