@@ -125,8 +125,10 @@ def _roofline_chart(gpu: Gpu, phases: dict[str, StepCost]) -> dict:
                  ],
              }},
             {"transform": [{"filter": "datum.kind == 'phase'"}],
-             "mark": {"type": "text", "dy": -14},
-             "encoding": {"x": x, "y": y, "text": {"field": "phase"}}},
+             "mark": {"type": "text", "dy": -14, "fontWeight": "bold"},
+             "encoding": {"x": x, "y": y, "text": {"field": "phase"},
+                          "color": {"field": "phase", "type": "nominal", "legend": None,
+                                    "scale": {"domain": ["prefill", "decode"]}}}},
         ],
     )
 
@@ -170,7 +172,7 @@ def _decode_chart(gpu: Gpu, model_key: str, batch_size: int, seq_len: int, tp: i
              "mark": {"type": "rule", "strokeDash": [4, 4], "color": "#888888"},
              "encoding": {"y": y}},
             {"transform": [{"filter": "datum.kind == 'ridge'"}],
-             "mark": {"type": "text", "align": "left", "dy": -8, "x": 4},
+             "mark": {"type": "text", "align": "left", "dy": -8, "x": 4, "color": "#888888"},
              "encoding": {"y": y, "text": {"value": "ridge point"}}},
             {"transform": [{"filter": "datum.kind == 'now'"}],
              "mark": {"type": "point", "shape": "diamond", "size": 160, "filled": False,
