@@ -23,6 +23,7 @@ ARTICLES = sorted((ROOT / "content" / "articles").glob("*.md"))
 EMBEDS = {
     "speculative-decoding-derived.md": {"spec_sampling", "speculative"},
     "prompt-caching.md": {"prefix_cache"},
+    "small-specialized-models.md": {"roofline"},
 }
 
 # One source for the whole module: each distinct sim run happens once, however many
