@@ -14,6 +14,7 @@
 const WORKER_URL = new URL("worker.js", import.meta.url);
 const VENDOR_URL = new URL("../vendor/", import.meta.url);
 const STEPS = 4; // worker: start Python, load the sim; page: first run; done
+const URL_DELAY_MS = 250;
 
 // -- one worker per page ---------------------------------------------------------------------
 
@@ -178,7 +179,10 @@ class Sim {
   change(name, raw, from) {
     this.values[name] = raw;
     this.showValue(name, this.controls.get(name), from);
-    this.saveToUrl();
+    // A dragged slider fires dozens of events a second; browsers throttle history updates,
+    // so the URL follows once the reader pauses. The run itself is not delayed.
+    clearTimeout(this.urlTimer);
+    this.urlTimer = setTimeout(() => this.saveToUrl(), URL_DELAY_MS);
     this.request();
   }
 
@@ -347,6 +351,7 @@ class Sim {
   }
 
   dispose() {
+    clearTimeout(this.urlTimer);
     for (const chart of this.charts) chart.view.finalize();
     this.charts = [];
     for (const [id, sim] of runs) if (sim === this) runs.delete(id);

@@ -18,6 +18,21 @@ const SIMS_URL = new URL("../sims/", import.meta.url);
 const HOME = "/home/pyodide/ridgepoint"; // on sys.path; holds the sims package
 const STEPS = 3; // starting Python, loading the sim, first run (the page counts the last)
 
+// A failed download names its file: Pyodide's own message ("Failed to fetch") does not.
+const realFetch = self.fetch.bind(self);
+self.fetch = async (resource, options) => {
+  const url = new URL(resource instanceof Request ? resource.url : resource, self.location.href);
+  const name = url.pathname.slice(url.pathname.lastIndexOf("/") + 1);
+  let response;
+  try {
+    response = await realFetch(resource, options);
+  } catch (error) {
+    throw new Error(`could not download ${name} (${error.message})`);
+  }
+  if (!response.ok) throw new Error(`could not download ${name} (HTTP ${response.status})`);
+  return response;
+};
+
 const files = new Map(); // sims file -> Promise, so shared modules are fetched once
 const modules = new Map(); // module -> Promise of its import
 
@@ -44,9 +59,6 @@ async function fetchFile(pyodide, file) {
   if (!files.has(file)) {
     files.set(file, (async () => {
       const response = await fetch(new URL(file, SIMS_URL));
-      if (!response.ok) {
-        throw new Error(`could not fetch sims/${file} (HTTP ${response.status})`);
-      }
       const path = `${HOME}/sims/${file}`;
       pyodide.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
       pyodide.FS.writeFile(path, await response.text());
@@ -99,4 +111,12 @@ self.onmessage = async (event) => {
 
 python.catch((error) => {
   self.postMessage({ type: "fatal", message: lastLine(error) });
+});
+
+// Pyodide does not always reject when a runtime file fails: a failed wasm fetch is logged
+// as a warning and loadPyodide never settles, leaving only an unhandled rejection behind.
+// Any such rejection here means the runtime is broken, so say so rather than wait forever.
+self.addEventListener("unhandledrejection", (event) => {
+  event.preventDefault();
+  self.postMessage({ type: "fatal", message: lastLine(event.reason) });
 });

@@ -1,0 +1,122 @@
+"""Browser tests: the real site, built once per session, served locally, driven in Chromium.
+
+The site is built with the project's own entry point (scripts/build.py) into a temporary
+folder and served by Python's http.server on a free port: no network, nothing of the
+repository's site/ or build/docs touched. Chromium runs with a fresh profile and without
+its background services, so every request it makes is one the page asked for.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import BrowserContext, ConsoleMessage, Page, Playwright, sync_playwright
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+READY_MS = 90_000  # Python's first start; generous, the machine is shared
+
+pytestmark = pytest.mark.browser
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - base signature
+        pass
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The repository's site, built by scripts/build.py into a temporary folder."""
+    base = tmp_path_factory.mktemp("browser-build")
+    site = base / "site"
+    done = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "build.py"), "--site-dir", str(site),
+         "--stage-dir", str(base / "stage" / "docs")],
+        capture_output=True, text=True, cwd=REPO, check=False,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
+    assert done.returncode == 0, f"the site did not build:\n{done.stdout}\n{done.stderr}"
+    return site
+
+
+@pytest.fixture(scope="session")
+def base_url(built_site: Path) -> Iterator[str]:
+    handler = functools.partial(_QuietHandler, directory=str(built_site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def playwright() -> Iterator[Playwright]:
+    with sync_playwright() as driver:
+        yield driver
+
+
+def launch(playwright: Playwright, profile: Path, **options: object) -> BrowserContext:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (.ci/run does)")
+    return playwright.chromium.launch_persistent_context(
+        str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
+        viewport={"width": 1280, "height": 900}, **options,
+    )
+
+
+@pytest.fixture(scope="session")
+def context(playwright: Playwright, tmp_path_factory: pytest.TempPathFactory
+            ) -> Iterator[BrowserContext]:
+    """One browser for the session, with a fresh profile: the first page starts cold and
+    later ones reuse the compiled wasm, as a reader's second visit would."""
+    browser = launch(playwright, tmp_path_factory.mktemp("profile"))
+    yield browser
+    browser.close()
+
+
+@dataclass
+class Recorder:
+    """Everything a page asked the network for, and every error it reported."""
+
+    requests: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def console(self, message: ConsoleMessage) -> None:
+        if message.type == "error":
+            self.errors.append(f"console: {message.text} ({message.location})")
+
+
+@pytest.fixture
+def recorder(context: BrowserContext) -> Iterator[Recorder]:
+    record = Recorder()
+    handlers = {
+        "request": lambda request: record.requests.append(request.url),
+        "console": record.console,
+        "weberror": lambda error: record.errors.append(f"page error: {error.error}"),
+    }
+    for event, handler in handlers.items():
+        context.on(event, handler)
+    yield record
+    for event, handler in handlers.items():
+        context.remove_listener(event, handler)
+
+
+@pytest.fixture
+def page(context: BrowserContext, recorder: Recorder) -> Iterator[Page]:
+    opened = context.new_page()
+    yield opened
+    opened.close()

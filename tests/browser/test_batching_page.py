@@ -1,0 +1,224 @@
+"""The batching explainer in a real browser: results at once, Python a moment later, and
+every change rerunning the same sim the native tests run."""
+
+from __future__ import annotations
+
+import html
+import re
+import urllib.request
+
+import pytest
+from playwright.sync_api import Page, Route, expect
+
+import sims
+from ridgepoint.sim_embed import display
+from tests.browser.conftest import READY_MS, Recorder
+
+PATH = "explainers/batching/"
+SIM = '[data-sim="batching"]'
+BATCH = "#sim-batching-batch_size"  # the slider; its exact-value box follows it
+BATCH_BOX = f"{BATCH} + input.sim-value"
+
+pytestmark = pytest.mark.browser
+
+
+def expected(**inputs: object) -> list[list[str]]:
+    """The summary rows CPython gives for these inputs, as the page should show them."""
+    module = sims.load("batching")
+    summary = module.simulate(**inputs)["summary"]
+    return [[module.METRICS[key], display(value)] for key, value in summary.items()]
+
+
+def shown(page: Page) -> list[list[str]]:
+    return page.eval_on_selector_all(
+        f"{SIM} table.sim-summary tbody tr",
+        "rows => rows.map(r => [r.cells[0].textContent, r.cells[1].textContent])",
+    )
+
+
+def wait_ready(page: Page) -> None:
+    page.wait_for_selector(f'{SIM}:is([data-state="ready"], [data-state="error"])',
+                           timeout=READY_MS)
+    state = page.get_attribute(SIM, "data-state")
+    assert state == "ready", page.inner_text(f"{SIM} .sim-status")
+
+
+def wait_for_summary(page: Page, rows: list[list[str]]) -> None:
+    expect(page.locator(f"{SIM} table.sim-summary tbody td")).to_have_text(
+        [value for _, value in rows], timeout=15_000
+    )
+    assert shown(page) == rows
+
+
+def open_page(page: Page, base_url: str, query: str = "") -> None:
+    page.goto(base_url + PATH + query)
+    wait_ready(page)
+
+
+def prerendered_summary(base_url: str) -> list[list[str]]:
+    """The summary as the built HTML holds it, before any script has run."""
+    with urllib.request.urlopen(base_url + PATH) as response:
+        text = response.read().decode()
+    table = re.search(r'<table class="sim-summary">.*?</table>', text).group(0)
+    return [
+        [html.unescape(label), html.unescape(value)]
+        for label, value in re.findall(r"<th scope=\"row\">(.*?)</th><td>(.*?)</td>", table)
+    ]
+
+
+def test_prerendered_results_show_before_python_is_ready(page: Page, base_url: str) -> None:
+    held: list[Route] = []
+    page.route("**/pyodide.asm.wasm", lambda route: held.append(route))
+    page.goto(base_url + PATH)
+    for _ in range(200):  # until the worker asks for the runtime, which is now held back
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert held, "the worker never asked for pyodide.asm.wasm"
+    assert page.get_attribute(SIM, "data-state") == "loading"
+    assert shown(page) == expected()
+    charts = page.locator(f"{SIM} figure.sim-chart > svg")
+    expect(charts).to_have_count(2)
+    assert charts.first.locator("title").text_content() == "Who holds each batch slot, step by step"
+    assert "computed when this page was built" in page.inner_text(f"{SIM} .sim-status")
+    expect(page.locator(f"{SIM} .sim-progress")).to_be_visible()
+    held[0].continue_()
+    wait_ready(page)
+
+
+def test_python_becomes_ready_and_agrees_with_the_prerendered_summary(
+    page: Page, base_url: str
+) -> None:
+    prerendered = prerendered_summary(base_url)
+    assert prerendered == expected()
+    open_page(page, base_url)
+    assert shown(page) == prerendered  # the first live run, at the same inputs
+    assert "Live" in page.inner_text(f"{SIM} .sim-status")
+    expect(page.locator(f"{SIM} .sim-progress")).to_be_hidden()
+    expect(page.locator(BATCH)).to_be_enabled()
+
+
+def test_changing_batch_size_changes_the_summary_and_the_chart(page: Page, base_url: str) -> None:
+    open_page(page, base_url)
+    first_chart = page.locator(f"{SIM} figure.sim-chart").first
+    prerendered_svg = first_chart.inner_html()
+    page.fill(BATCH_BOX, "8")
+    wait_for_summary(page, expected(batch_size=8))
+    expect(page.locator(f"{SIM} .sim-chart-live svg")).to_have_count(2)
+    live = first_chart.locator(".sim-chart-live svg")
+    assert first_chart.inner_html() != prerendered_svg
+    expect(page).to_have_url(re.compile(r"[?&]batching\.batch_size=8\b"))
+    # The next change swaps the data of the same view: the SVG element stays, its marks move.
+    live.evaluate("svg => { svg.dataset.kept = 'yes'; }")
+    before = live.inner_html()
+    page.fill(BATCH_BOX, "2")
+    wait_for_summary(page, expected(batch_size=2))
+    expect(live).to_have_attribute("data-kept", "yes")
+    expect(page.locator(f"{SIM} .sim-output")).to_have_attribute("data-stale", "false")
+    assert live.inner_html() != before
+
+
+def test_a_bad_value_shows_its_error_next_to_the_control(page: Page, base_url: str) -> None:
+    open_page(page, base_url)
+    error = page.locator("#sim-batching-batch_size-error")
+    page.fill(BATCH_BOX, "0")
+    expect(error).to_have_text("batch_size: expected an integer from 1 to 32 slots, got 0")
+    expect(page.locator(BATCH_BOX)).to_have_attribute("aria-invalid", "true")
+    assert shown(page) == expected()  # the last good results stay
+    page.fill(BATCH_BOX, "5")
+    wait_for_summary(page, expected(batch_size=5))
+    expect(error).to_be_hidden()
+    expect(page.locator(BATCH_BOX)).not_to_have_attribute("aria-invalid", "true")
+    # A refusal that involves two inputs lands next to the one the sim names.
+    page.fill("#sim-batching-max_output_tokens + input.sim-value", "10")
+    expect(page.locator("#sim-batching-max_output_tokens-error")).to_contain_text(
+        "max_output_tokens: expected at least the shortest answer (20 tokens), got 10"
+    )
+
+
+def test_reloading_the_url_restores_the_inputs(page: Page, base_url: str) -> None:
+    open_page(page, base_url)
+    page.fill(BATCH_BOX, "8")
+    page.fill("#sim-batching-seed + input.sim-value", "3")
+    wait_for_summary(page, expected(batch_size=8, seed=3))
+    expect(page).to_have_url(re.compile(r"\?batching\.batch_size=8&batching\.seed=3$"))
+    page.reload()
+    expect(page.locator(BATCH_BOX)).to_have_value("8")
+    expect(page.locator(BATCH)).to_have_value("8")
+    expect(page.locator("#sim-batching-seed + input.sim-value")).to_have_value("3")
+    wait_ready(page)
+    wait_for_summary(page, expected(batch_size=8, seed=3))
+    expect(page.locator(f"{SIM} .sim-chart-live svg")).to_have_count(2)
+
+
+def test_controls_are_reachable_and_operable_by_keyboard(page: Page, base_url: str) -> None:
+    open_page(page, base_url)
+    for _ in range(300):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.id") == "sim-batching-batch_size":
+            break
+    else:
+        pytest.fail("Tab never reached the batch size slider")
+    outline = page.evaluate(
+        "(() => { const s = getComputedStyle(document.activeElement);"
+        " return [s.outlineStyle, s.outlineWidth]; })()"
+    )
+    assert outline[0] != "none" and outline[1] != "0px", "focus is not visible"
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    wait_for_summary(page, expected(batch_size=6))
+    expect(page.locator(BATCH)).to_have_attribute("aria-valuetext", "6 slots")
+    expect(page.locator(BATCH_BOX)).to_have_value("6")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == (
+        "Batch size, exact value in slots"
+    )
+    page.keyboard.press("Control+A")
+    page.keyboard.type("3")
+    wait_for_summary(page, expected(batch_size=3))
+    expect(page.locator(BATCH)).to_have_value("3")
+
+
+def interact(page: Page, base_url: str) -> None:
+    """A reader's visit: load, wait for Python, change an input (charts go live), open the
+    per-request table."""
+    open_page(page, base_url)
+    page.fill(BATCH_BOX, "6")
+    wait_for_summary(page, expected(batch_size=6))
+    expect(page.locator(f"{SIM} .sim-chart-live svg")).to_have_count(2)
+    page.click(f"{SIM} .sim-table summary")
+
+
+def test_no_request_leaves_the_local_origin(
+    page: Page, base_url: str, recorder: Recorder
+) -> None:
+    interact(page, base_url)
+    assert any(url.endswith("/assets/pyodide/pyodide.asm.wasm") for url in recorder.requests)
+    assert any(url.endswith("/assets/vendor/vega.min.js") for url in recorder.requests)
+    elsewhere = [url for url in recorder.requests if not url.startswith((base_url, "data:"))]
+    assert elsewhere == []
+
+
+def test_no_console_errors(page: Page, base_url: str, recorder: Recorder) -> None:
+    interact(page, base_url)
+    assert recorder.errors == []
+
+
+@pytest.mark.parametrize(
+    ("blocked", "reason"),
+    [
+        ("**/pyodide.asm.wasm", "could not download pyodide.asm.wasm"),  # Pyodide hangs here
+        ("**/assets/sims/physics.py", "could not download physics.py"),
+    ],
+)
+def test_a_runtime_that_cannot_load_is_reported(
+    page: Page, base_url: str, blocked: str, reason: str
+) -> None:
+    page.route(blocked, lambda route: route.abort())
+    page.goto(base_url + PATH)
+    page.wait_for_selector(f'{SIM}[data-state="error"]', timeout=READY_MS)
+    status = page.inner_text(f"{SIM} .sim-status")
+    assert "The live version could not start" in status and reason in status
+    assert shown(page) == expected()  # the prerendered results are still there
+    expect(page.locator(f"{SIM} figure.sim-chart > svg")).to_have_count(2)
+    expect(page.locator(BATCH)).to_be_disabled()
