@@ -39,9 +39,13 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The repository's site, built by scripts/build.py into a temporary folder."""
+    """The repository's site, built by scripts/build.py into a temporary folder.
+
+    It is served from a sub-path (/ridgepoint/), as on a project site of a static host, so
+    every test also checks that nothing assumes the site sits at the server's root.
+    """
     base = tmp_path_factory.mktemp("browser-build")
-    site = base / "site"
+    site = base / "served" / "ridgepoint"
     done = subprocess.run(
         [sys.executable, str(REPO / "scripts" / "build.py"), "--site-dir", str(site),
          "--stage-dir", str(base / "stage" / "docs")],
@@ -54,11 +58,11 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def base_url(built_site: Path) -> Iterator[str]:
-    handler = functools.partial(_QuietHandler, directory=str(built_site))
+    handler = functools.partial(_QuietHandler, directory=str(built_site.parent))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    yield f"http://127.0.0.1:{server.server_address[1]}/{built_site.name}/"
     server.shutdown()
     server.server_close()
 
