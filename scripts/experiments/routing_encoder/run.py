@@ -413,6 +413,7 @@ def run(params: Parameters | None = None) -> dict:
             "provenance": "hand-written by the Ridgepoint team for this experiment; not real "
                           "customer traffic",
             "path": str(ds.DATA_PATH.relative_to(REPO)),
+            "label_means": "the handler that has to act on the request",
             "examples": len(data.y),
             "hard_examples": int(data.hard.sum()),
             "hard_means": "written to be difficult on purpose: another class's vocabulary, "
