@@ -59,6 +59,8 @@ def prerendered_summary(base_url: str) -> list[list[str]]:
     """The summary as the built HTML holds it, before any script has run."""
     with urllib.request.urlopen(base_url + PATH) as response:
         text = response.read().decode()
+    assert '<div class="sim" id="sim-batching" data-sim="batching"' in text
+    assert 'data-state="prerendered"' in text
     table = re.search(r'<table class="sim-summary">.*?</table>', text).group(0)
     return [
         [html.unescape(label), html.unescape(value)]

@@ -15,10 +15,12 @@ const WORKER_URL = new URL("worker.js", import.meta.url);
 const VENDOR_URL = new URL("../vendor/", import.meta.url);
 const STEPS = 4; // worker: start Python, load the sim; page: first run; done
 const URL_DELAY_MS = 250;
+const LIVE = "Live: change any input and the results follow.";
 
 // -- one worker per page ---------------------------------------------------------------------
 
 let worker = null;
+let broken = null; // why the worker cannot run anything, once that is known
 const sims = new Set(); // live Sim objects on the current page
 const runs = new Map(); // run id -> Sim waiting for it
 let nextRunId = 1;
@@ -34,7 +36,7 @@ function getWorker() {
     if (data.type === "progress") broadcast("progress", data.step, data.text);
     else if (data.type === "loaded") broadcast("loaded", data.module);
     else if (data.type === "failed") broadcast("failed", data.module, data.message);
-    else if (data.type === "fatal") broadcast("fail", `Python could not start: ${data.message}`);
+    else if (data.type === "fatal") giveUp(`Python could not start: ${data.message}`);
     else if (data.type === "result") {
       const sim = runs.get(data.id);
       runs.delete(data.id);
@@ -43,9 +45,14 @@ function getWorker() {
   };
   worker.onerror = (event) => {
     event.preventDefault();
-    broadcast("fail", "the Python worker could not be started (a runtime file failed to load)");
+    giveUp("the Python worker could not be started (a runtime file failed to load)");
   };
   return worker;
+}
+
+function giveUp(reason) {
+  broken ??= reason; // sims met later (instant navigation) are told at once
+  broadcast("fail", reason);
 }
 
 // -- the chart library, on demand --------------------------------------------------------------
@@ -67,7 +74,7 @@ function loadCharts() {
 // -- values as the page shows them ------------------------------------------------------------
 
 // Must match ridgepoint.sim_embed.display: the prerendered and live tables compare as text.
-export function display(value) {
+function display(value) {
   if (typeof value === "boolean") return value ? "yes" : "no";
   if (value === null || value === undefined) return "";
   return String(value);
@@ -99,6 +106,10 @@ class Sim {
     this.bindControls();
     this.setState("loading");
     this.progress(0, "Starting the live version");
+    if (broken) {
+      this.fail(broken);
+      return;
+    }
     getWorker().postMessage({ type: "load", module: this.config.module, files: this.config.files });
   }
 
@@ -237,27 +248,35 @@ class Sim {
   }
 
   async receive(answer) {
-    this.running = false;
-    if (this.dirty) {
-      this.request(); // a newer input arrived meanwhile; this answer is already stale
-      return;
+    // `running` stays set until the answer is on screen, so renders never overlap (a chart
+    // view built by a stale render could otherwise outlive the current one).
+    if (!this.dirty) {
+      try {
+        await this.show(answer);
+      } catch (error) {
+        this.status.textContent = `The live charts could not be drawn (${error.message}); the table is up to date.`;
+      }
+      if (this.state === "loading") {
+        this.setState("ready");
+        this.progressBar.hidden = true;
+      }
     }
+    this.running = false;
+    if (this.dirty) this.request(); // a newer input arrived meanwhile: the latest input wins
+  }
+
+  async show(answer) {
     this.clearErrors();
+    const besideControl = !answer.ok && answer.kind === "input" && this.controls.has(answer.input);
+    if (answer.ok || besideControl) this.status.textContent = LIVE;
     if (answer.ok) {
       await this.render(answer.result, this.sent);
-    } else if (answer.kind === "input" && this.controls.has(answer.input)) {
+    } else if (besideControl) {
       this.showError(answer.input, answer.message);
     } else {
       this.status.textContent = answer.kind === "input"
         ? `These inputs were refused: ${answer.message}`
         : `The simulation failed on these inputs: ${answer.message}`;
-    }
-    if (this.state === "loading") {
-      this.setState("ready");
-      this.progressBar.hidden = true;
-      if (answer.ok) this.status.textContent = "Live: change any input and the results follow.";
-    } else if (answer.ok) {
-      this.status.textContent = "Live: change any input and the results follow.";
     }
   }
 
