@@ -120,6 +120,21 @@ def test_changing_batch_size_changes_the_summary_and_the_chart(page: Page, base_
     assert live.inner_html() != before
 
 
+def test_the_latest_input_wins(page: Page, base_url: str) -> None:
+    """A dragged slider: many changes in one burst end on the last one's results."""
+    open_page(page, base_url)
+    page.eval_on_selector(BATCH, """slider => {
+        for (const value of [9, 3, 17, 2, 11, 30, 1, 7]) {
+            slider.value = String(value);
+            slider.dispatchEvent(new Event("input", { bubbles: true }));
+        }
+    }""")
+    wait_for_summary(page, expected(batch_size=7))
+    page.wait_for_timeout(500)  # nothing older lands afterwards
+    assert shown(page) == expected(batch_size=7)
+    expect(page.locator(f"{SIM} .sim-output")).to_have_attribute("data-stale", "false")
+
+
 def test_a_bad_value_shows_its_error_next_to_the_control(page: Page, base_url: str) -> None:
     open_page(page, base_url)
     error = page.locator("#sim-batching-batch_size-error")
