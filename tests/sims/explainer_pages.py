@@ -10,6 +10,7 @@ import functools
 from pathlib import Path
 
 from ridgepoint.figures import FigureSource, render_figures
+from sims.physics import COMPUTE_EFFICIENCY, MEMORY_EFFICIENCY, Gpu, Model
 
 ROOT = Path(__file__).parents[2]
 
@@ -20,3 +21,32 @@ def rendered(slug: str) -> str:
     page = ROOT / "content" / "explainers" / f"{slug}.md"
     text = render_figures(page.read_text(encoding="utf-8"), str(page), FigureSource(ROOT))
     return " ".join(text.split())
+
+
+Claim = tuple[str, float, str]
+"""(phrase with {} for the figure, value, format): `phrase.format(format(value, spec))`
+must appear in the rendered page."""
+
+
+def hardware_claims(gpu: Gpu, name: str, bandwidth_format: str) -> list[Claim]:
+    """The opening of a "check it yourself" section: the GPU's datasheet rates and the
+    efficiencies the shared physics assumes."""
+    return [
+        (f"an {name} does {{}} TFLOP/s of dense BF16", gpu.bf16_flops / 1e12, ".0f"),
+        ("and reads {} TB/s from HBM", gpu.hbm_bytes_per_s / 1e12, bandwidth_format),
+        ("we assume {}% and", COMPUTE_EFFICIENCY * 100, ".0f"),
+        ("and {}% of those are reachable", MEMORY_EFFICIENCY * 100, ".0f"),
+    ]
+
+
+def shape_claims(model: Model) -> list[Claim]:
+    """A model's published shape, as the pages spell it out."""
+    return [
+        (f"{model.name} has {{}} layers", model.layers, "d"),
+        ("hidden size {}, ", model.hidden, "d"),
+        ("{} query heads", model.heads, "d"),
+        ("and {} KV heads of", model.kv_heads, "d"),
+        ("KV heads of {} dimensions", model.head_dim, "d"),
+        ("an MLP of {} and", model.ffn, "d"),
+        ("a vocabulary of {}.", model.vocab, "d"),
+    ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from explainer_pages import rendered
+from explainer_pages import hardware_claims, rendered, shape_claims
 
 from sims import chunked_prefill
 from sims.chunked_prefill import Setup, simulate, slice_times
@@ -150,21 +150,12 @@ def page_figures() -> list[tuple[str, float, str]]:
     activations = model.activation_bytes_per_token + model.head_activation_bytes_per_logit
     h100 = memory_fit(GPUS["h100"], model, streams * (context + 1) + prompt, tp)
     return [
-        ("an H200 does {} TFLOP/s of dense BF16", gpu.bf16_flops / 1e12, ".0f"),
-        ("and reads {} TB/s from HBM", gpu.hbm_bytes_per_s / 1e12, ".1f"),
-        ("we assume {}% and", COMPUTE_EFFICIENCY * 100, ".0f"),
-        ("and {}% of those are reachable", MEMORY_EFFICIENCY * 100, ".0f"),
+        *hardware_claims(gpu, "H200", ".1f"),
+        *shape_claims(model),
         ("so {} TFLOP/s and", gpu.bf16_flops * COMPUTE_EFFICIENCY / 1e12, ".1f"),
         ("and {} TB/s per GPU", gpu.hbm_bytes_per_s * MEMORY_EFFICIENCY / 1e12, ".2f"),
         ("NVLink moves {} GB/s each way", gpu.nvlink_one_way_bytes_per_s / 1e9, ".0f"),
         ("costs a fixed {} µs plus", ALLREDUCE_LATENCY_S * 1e6, ".0f"),
-        ("Llama 3 70B has {} layers", model.layers, "d"),
-        ("hidden size {}, ", model.hidden, "d"),
-        ("{} query heads", model.heads, "d"),
-        ("and {} KV heads of", model.kv_heads, "d"),
-        ("KV heads of {} dimensions", model.head_dim, "d"),
-        ("an MLP of {} and", model.ffn, "d"),
-        ("a vocabulary of {}.", model.vocab, "d"),
         ("3.84 TB/s is {} FLOP per byte", gpu.effective_ridge_flops_per_byte, ".0f"),
         ("at {} tokens, arithmetic", ridge, "d"),
         ("The layers' {} billion weights", model.layer_matmul_params / 1e9, ".2f"),

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import functools
 import itertools
-from pathlib import Path
 
 import pytest
+from explainer_pages import hardware_claims, rendered, shape_claims
 
-from ridgepoint.figures import FigureSource, render_figures
 from sims import speculative
 from sims.physics import (
     ALLREDUCE_LATENCY_S,
@@ -189,14 +187,8 @@ def test_a_costlier_draft_wants_a_shorter_lookahead() -> None:
 # The page's "check it yourself" section derives the headline figures from the constants.
 # Each figure it types is checked here against the shared physics; the figures it pulls
 # from the sim through {{ sim:... }} placeholders are rendered the way staging renders them.
-PAGE = Path(__file__).parents[2] / "content" / "explainers" / "speculative-decoding.md"
-
-
-@functools.cache
 def rendered_page() -> str:
-    source = FigureSource(PAGE.parents[2])
-    text = render_figures(PAGE.read_text(encoding="utf-8"), str(PAGE), source)
-    return " ".join(text.split())
+    return rendered("speculative-decoding")
 
 
 def page_figures() -> list[tuple[str, float, str]]:
@@ -209,17 +201,8 @@ def page_figures() -> list[tuple[str, float, str]]:
     tokens = speculative.expected_tokens(a, k)
     draft = k * c * plain.time_s
     return [
-        ("an H100 does {} TFLOP/s of dense BF16", gpu.bf16_flops / 1e12, ".0f"),
-        ("and reads {} TB/s from HBM", gpu.hbm_bytes_per_s / 1e12, ".2f"),
-        ("we assume {}% and", COMPUTE_EFFICIENCY * 100, ".0f"),
-        ("and {}% of those are reachable", MEMORY_EFFICIENCY * 100, ".0f"),
-        ("Llama 3 70B has {} layers", model.layers, "d"),
-        ("hidden size {}, ", model.hidden, "d"),
-        ("{} query heads", model.heads, "d"),
-        ("and {} KV heads of", model.kv_heads, "d"),
-        ("KV heads of {} dimensions", model.head_dim, "d"),
-        ("an MLP of {} and", model.ffn, "d"),
-        ("a vocabulary of {}.", model.vocab, "d"),
+        *hardware_claims(gpu, "H100", ".2f"),
+        *shape_claims(model),
         ("every sequence {} tokens into its context", context, "d"),
         ("batch 8, {} tokens of context per sequence", context, "d"),
         ("so {} TFLOP/s and", gpu.bf16_flops * COMPUTE_EFFICIENCY / 1e12, ".0f"),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from explainer_pages import rendered
+from explainer_pages import hardware_claims, rendered, shape_claims
 
 from sims import tensor_parallel
 from sims.physics import (
@@ -107,21 +107,12 @@ def page_figures() -> list[tuple[str, float, str]]:
     per_value = 2 * (tp - 1) / tp * model.hidden * model.bytes_per_param
     activations = model.activation_bytes_per_token + model.head_activation_bytes_per_logit
     return [
-        ("an H100 does {} TFLOP/s of dense BF16", gpu.bf16_flops / 1e12, ".0f"),
-        ("and reads {} TB/s from HBM", gpu.hbm_bytes_per_s / 1e12, ".2f"),
-        ("we assume {}% and", COMPUTE_EFFICIENCY * 100, ".0f"),
-        ("and {}% of those are reachable", MEMORY_EFFICIENCY * 100, ".0f"),
+        *hardware_claims(gpu, "H100", ".2f"),
+        *shape_claims(model),
         ("so {} TFLOP/s and", gpu.bf16_flops * COMPUTE_EFFICIENCY / 1e12, ".0f"),
         ("and {} TB/s per GPU", gpu.hbm_bytes_per_s * MEMORY_EFFICIENCY / 1e12, ".2f"),
         ("NVLink moves {} GB/s each way", gpu.nvlink_one_way_bytes_per_s / 1e9, ".0f"),
         ("latency of {} µs", ALLREDUCE_LATENCY_S * 1e6, ".0f"),
-        ("Llama 3 70B has {} layers", model.layers, "d"),
-        ("hidden size {}, ", model.hidden, "d"),
-        ("{} query heads", model.heads, "d"),
-        ("and {} KV heads of", model.kv_heads, "d"),
-        ("KV heads of {} dimensions", model.head_dim, "d"),
-        ("an MLP of {} and", model.ffn, "d"),
-        ("a vocabulary of {}.", model.vocab, "d"),
         ("in BF16 its weights alone are {} GB", model.weight_bytes / 1e9, ".0f"),
         ("so every token waits on {} of them", 2 * model.layers, "d"),
         ("The model has {} billion parameters", model.params / 1e9, ".2f"),
