@@ -52,7 +52,7 @@ bench: $(SETUP)
 # Experiment-only packages come from their own lock, installed exactly as listed (--no-deps:
 # see requirements-experiments.in); the tests that need them run before the measurements.
 experiments: $(VENV)/.experiments-installed
-	$(PY) -m pytest -q tests/experiments/test_routing_encoder.py
+	$(PY) -m pytest -q -m experiments tests/experiments/test_routing_encoder.py
 	$(PY) scripts/run_experiments.py
 
 $(VENV)/.experiments-installed: requirements-experiments.lock $(VENV)/.installed
