@@ -34,6 +34,7 @@ import yaml
 import sims
 from ridgepoint.errors import ContentError, ContentErrors
 from ridgepoint.runtime import ROOT, browser_files
+from ridgepoint.yamldoc import parse
 from sims.contract import Choice, Input, Number, describe, validate
 
 VL_VERSION = "v6_4"  # the newest Vega-Lite vl-convert 1.9 bundles; npm vega-lite is 6.4.x
@@ -171,13 +172,17 @@ def _key_lines(node: yaml.Node, first_line: int) -> dict[str, int]:
 
 def parse_block(body: str, first_line: int) -> SimBlock:
     """Parse and validate a block body; `first_line` is the file line of its first line."""
-    try:
-        node = yaml.compose(body)
-        data = yaml.safe_load(body)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        line = first_line + (mark.line if mark else 0)
-        raise _BlockError(line, "sim", f"not valid YAML: {error}") from None
+    try:  # the content loader's YAML: bounded against alias bombs, duplicate keys reported
+        document = parse(body, "<sim block>", first_line)
+    except ContentErrors as errors:
+        error = errors.errors[0]
+        raise _BlockError(error.line, "sim", f"not valid YAML: {error.message}",
+                          error.expected) from None
+    if document.problems:
+        problem = document.problems[0]
+        raise _BlockError(problem.line, f"sim.{problem.field}", problem.message,
+                          problem.expected)
+    node, data = document.node, document.data
     if not isinstance(data, dict):
         raise _BlockError(first_line, "sim", "the block must be a YAML mapping",
                           "module: <name>, optionally show: [...] and start: {...}")
@@ -260,8 +265,8 @@ def modules_in(markdown: str) -> set[str]:
     found = set()
     for block in iter_blocks(markdown):
         try:
-            data = yaml.safe_load(block.body)
-        except yaml.YAMLError:
+            data = parse(block.body, "<sim block>").data
+        except ContentErrors:
             continue
         if isinstance(data, dict) and isinstance(data.get("module"), str):
             found.add(data["module"])

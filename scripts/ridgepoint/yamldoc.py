@@ -2,9 +2,12 @@
 
 Errors must name the line of the offending field, so a document is kept twice: as plain
 data (what the schemas validate) and as the composed node tree (where the lines are). The
-loader is PyYAML's SafeLoader with one change: dates stay text, so the schema can say what a
+loader is PyYAML's SafeLoader with two changes: dates stay text, so the schema can say what a
 malformed date looks like instead of YAML silently turning `2026-11-30` into a date and
-`2026-11-31` into a string.
+`2026-11-31` into a string; and a document is bounded in depth and in size counted with its
+aliases expanded, so a "billion laughs" file (a few lines of anchors and aliases that expand
+to billions of values) or a self-referencing alias is refused in microseconds instead of
+hanging the build: validation, error messages and page generation all walk the expanded data.
 """
 
 from __future__ import annotations
@@ -20,14 +23,70 @@ from ridgepoint.errors import ContentError, ContentErrors
 
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 
+# Content is a few levels deep and a few hundred values; these bounds are far above any real
+# file and far below what would take noticeable time or memory to walk.
+MAX_DEPTH = 32
+MAX_VALUES = 10_000
+
+
+class _Refused(Exception):
+    """A document beyond MAX_DEPTH or MAX_VALUES, or with an alias inside its own anchor."""
+
+    def __init__(self, mark: yaml.Mark, message: str, expected: str) -> None:
+        super().__init__(message)
+        self.mark, self.message, self.expected = mark, message, expected
+
 
 class Loader(yaml.SafeLoader):
-    """SafeLoader without implicit timestamps: `added: 2026-11-30` loads as a string."""
+    """SafeLoader without implicit timestamps (`added: 2026-11-30` loads as a string), and
+    bounded: each node's depth and value count are kept as it is composed, counting an
+    alias as the whole value it names."""
 
     yaml_implicit_resolvers = {
         first: [resolver for resolver in resolvers if resolver[0] != _TIMESTAMP]
         for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
     }
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+        self._extent: dict[int, tuple[int, int]] = {}  # id(node) -> (depth, values), expanded
+
+    def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node:
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent):
+            node = super().compose_node(parent, index)
+            if id(node) not in self._extent:  # its anchor is still open: it contains itself
+                message = f"alias *{event.anchor} is inside the value it names"
+                raise _Refused(event.start_mark, message, "aliases of finished values only")
+            return node
+        if self._depth >= MAX_DEPTH:
+            raise _Refused(event.start_mark, f"nests deeper than {MAX_DEPTH} levels", _SMALLER)
+        self._depth += 1
+        try:
+            node = super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+        children = [self._extent[id(child)] for child in _children(node)]
+        depth = 1 + max((child_depth for child_depth, _ in children), default=0)
+        values = 1 + sum(child_values for _, child_values in children)
+        if depth > MAX_DEPTH:
+            raise _Refused(node.start_mark, f"nests deeper than {MAX_DEPTH} levels", _SMALLER)
+        if values > MAX_VALUES:
+            raise _Refused(node.start_mark, f"holds more than {MAX_VALUES} values", _SMALLER)
+        self._extent[id(node)] = (depth, values)
+        return node
+
+
+_SMALLER = f"at most {MAX_DEPTH} levels and {MAX_VALUES} values, an alias counting in full"
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
 
 
 Location = Sequence[str | int]
@@ -128,6 +187,9 @@ def parse(text: str, path: str, first_line: int = 1) -> Document:
         line = text[: exc.position].count("\n") + first_line
         message = f"character U+{exc.character:04X} is not allowed in YAML"
         raise ContentErrors([ContentError(path, line, "yaml", message, "printable text")]) from None
+    except _Refused as exc:
+        line = exc.mark.line + first_line
+        raise ContentErrors([ContentError(path, line, "yaml", exc.message, exc.expected)]) from None
     finally:
         if loader is not None:
             loader.dispose()
