@@ -34,7 +34,7 @@ import yaml
 import sims
 from ridgepoint.errors import ContentError, ContentErrors
 from ridgepoint.runtime import ROOT, browser_files
-from ridgepoint.yamldoc import parse
+from ridgepoint.yamldoc import Document, parse
 from sims.contract import Choice, Input, Number, describe, validate
 
 VL_VERSION = "v6_4"  # the newest Vega-Lite vl-convert 1.9 bundles; npm vega-lite is 6.4.x
@@ -159,12 +159,12 @@ class _BlockError(Exception):
         self.line, self.field, self.message, self.expected = line, field, message, expected
 
 
-def _key_lines(node: yaml.Node, first_line: int) -> dict[str, int]:
+def _key_lines(node: yaml.Node | None, document: Document) -> dict[str, int]:
     """Source line of each key of a YAML mapping node (1-based, in the whole file)."""
     if not isinstance(node, yaml.MappingNode):
         return {}
     return {
-        str(key.value): first_line + key.start_mark.line
+        str(key.value): document.mark_line(key.start_mark)
         for key, _ in node.value
         if isinstance(key, yaml.ScalarNode)
     }
@@ -186,7 +186,7 @@ def parse_block(body: str, first_line: int) -> SimBlock:
     if not isinstance(data, dict):
         raise _BlockError(first_line, "sim", "the block must be a YAML mapping",
                           "module: <name>, optionally show: [...] and start: {...}")
-    lines = _key_lines(node, first_line)
+    lines = _key_lines(node, document)
     for key in data:
         if key not in _BLOCK_KEYS:
             raise _BlockError(lines.get(str(key), first_line), f"sim.{key}", "unknown key",
@@ -213,7 +213,7 @@ def parse_block(body: str, first_line: int) -> SimBlock:
         raise _BlockError(lines.get("start", first_line), "sim.start",
                           "must be a mapping of input name to value")
     start_node = next((v for k, v in getattr(node, "value", []) if k.value == "start"), None)
-    start_lines = _key_lines(start_node, first_line) if start_node is not None else {}
+    start_lines = _key_lines(start_node, document)
     try:
         values = validate(module.INPUTS, start)
         module.simulate(**values)  # cross-input checks (e.g. min <= max) live in the sim

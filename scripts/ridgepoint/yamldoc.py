@@ -93,10 +93,15 @@ Location = Sequence[str | int]
 
 
 def field_name(location: Location) -> str:
-    """`["path", 0, "readings"]` -> `path[0].readings`; the top level is `document`."""
+    """`["path", 0, "readings"]` -> `path[0].readings`; the top level is `document`. A key
+    with a line break or another unprintable character is quoted, so an error stays one line."""
     name = ""
     for step in location:
-        name += f"[{step}]" if isinstance(step, int) else (f".{step}" if name else str(step))
+        if isinstance(step, int):
+            name += f"[{step}]"
+        else:
+            key = str(step) if str(step).isprintable() else repr(str(step))
+            name += f".{key}" if name else key
     return name or "document"
 
 
@@ -109,18 +114,23 @@ class Document:
     node: yaml.Node | None
     first_line: int = 1
     problems: list[ContentError] = field(default_factory=list)
+    text: str = ""  # the YAML text parsed, for turning PyYAML's marks into file lines
 
     def line(self, location: Location) -> int:
         """The file line of the value at `location`: for a mapping entry the line of its key,
         for a list item the item's line; where the path stops existing, the deepest line."""
         node = self.node
-        line = node.start_mark.line if node is not None else 0
+        mark = node.start_mark if node is not None else None
         for step in location:
             found = _child(node, step)
             if found is None:
                 break
-            line, node = found
-        return line + self.first_line
+            mark, node = found
+        return self.mark_line(mark)
+
+    def mark_line(self, mark: yaml.Mark | None) -> int:
+        """The file line of a PyYAML mark; see `file_line`."""
+        return file_line(self.text, mark, self.first_line)
 
     def error(
         self, location: Location, message: str, expected: str = "", at: Location | None = None
@@ -130,16 +140,26 @@ class Document:
         return ContentError(self.path, line, field_name(location), message, expected)
 
 
-def _child(node: yaml.Node | None, step: str | int) -> tuple[int, yaml.Node] | None:
-    """The line and node of one step down the tree, or None where it does not exist."""
+def file_line(text: str, mark: yaml.Mark | None, first_line: int) -> int:
+    """The file line of a position in `text`, whose first line is line `first_line`.
+
+    Lines are counted by newlines, as editors and every other error line count them; PyYAML's
+    own `mark.line` also counts a lone CR, NEL, LS and PS as line ends, which would send the
+    reader to a line the editor does not have.
+    """
+    return (text.count("\n", 0, mark.index) if mark is not None else 0) + first_line
+
+
+def _child(node: yaml.Node | None, step: str | int) -> tuple[yaml.Mark, yaml.Node] | None:
+    """Where one step down the tree starts, and its node; None where it does not exist."""
     if isinstance(node, yaml.MappingNode):
         # The last of duplicate keys, as that is the value the data holds.
         for key, value in reversed(node.value):
             if isinstance(key, yaml.ScalarNode) and key.value == str(step):
-                return key.start_mark.line, value
+                return key.start_mark, value
     elif isinstance(node, yaml.SequenceNode) and isinstance(step, int) and step < len(node.value):
         item = node.value[step]
-        return item.start_mark.line, item
+        return item.start_mark, item
     return None
 
 
@@ -177,35 +197,37 @@ def parse(text: str, path: str, first_line: int = 1) -> Document:
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None
     except yaml.constructor.ConstructorError as exc:  # e.g. !!python/object: not plain data
-        line = (exc.problem_mark.line if exc.problem_mark else 0) + first_line
+        line = file_line(text, exc.problem_mark, first_line)
         message = f"cannot load: {exc.problem}"
         expected = "plain YAML values, no !!tags"
         raise ContentErrors([ContentError(path, line, "yaml", message, expected)]) from None
     except yaml.MarkedYAMLError as exc:
-        raise ContentErrors([_syntax_error(exc, path, first_line)]) from None
+        raise ContentErrors([_syntax_error(exc, text, path, first_line)]) from None
     except yaml.reader.ReaderError as exc:  # a control character YAML does not allow
         line = text[: exc.position].count("\n") + first_line
         message = f"character U+{exc.character:04X} is not allowed in YAML"
         raise ContentErrors([ContentError(path, line, "yaml", message, "printable text")]) from None
     except _Refused as exc:
-        line = exc.mark.line + first_line
+        line = file_line(text, exc.mark, first_line)
         raise ContentErrors([ContentError(path, line, "yaml", exc.message, exc.expected)]) from None
     finally:
         if loader is not None:
             loader.dispose()
-    document = Document(path, data, node, first_line)
+    document = Document(path, data, node, first_line, text=text)
     document.problems.extend(_duplicate_keys(document, node, [], set()))
     return document
 
 
-def _syntax_error(exc: yaml.MarkedYAMLError, path: str, first_line: int) -> ContentError:
+def _syntax_error(
+    exc: yaml.MarkedYAMLError, text: str, path: str, first_line: int
+) -> ContentError:
     """A syntax error at the line PyYAML gave up on, naming where the broken construct began
     (an unclosed quote fails at the end of the file, but the quote is what to fix)."""
-    mark = exc.problem_mark or exc.context_mark
-    line = (mark.line if mark else 0) + first_line
+    line = file_line(text, exc.problem_mark or exc.context_mark, first_line)
     context = exc.context or ""
-    if context and exc.context_mark and exc.context_mark.line + first_line != line:
-        context += f" (started on line {exc.context_mark.line + first_line})"
+    started = file_line(text, exc.context_mark, first_line) if exc.context_mark else line
+    if context and started != line:
+        context += f" (started on line {started})"
     if context.startswith("while"):
         message = f"syntax error {context}: {exc.problem}"
     else:
@@ -230,7 +252,7 @@ def _duplicate_keys(
                     problems.append(
                         ContentError(
                             document.path,
-                            key.start_mark.line + document.first_line,
+                            document.mark_line(key.start_mark),
                             field_name([*location, name]),
                             "appears twice in one mapping; the last one would silently win",
                             "each key once",

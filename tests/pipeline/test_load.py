@@ -6,17 +6,20 @@ from __future__ import annotations
 import subprocess
 import sys
 import tempfile
+import tracemalloc
 from datetime import date
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+import yaml
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import sims
 from ridgepoint.errors import ContentError, ContentErrors
 from ridgepoint.load import load_site, split_front_matter
 from ridgepoint.model import HubSection
+from tests.limits import within
 
 REPO = Path(__file__).resolve().parents[2]
 BAD = Path(__file__).parent / "fixtures" / "bad"
@@ -29,6 +32,34 @@ tags:
   latency: {label: Latency, description: How long a reader waits.}
   prefill: {label: Prefill, description: The pass over the prompt.}
 """
+
+
+# One valid file of every kind: the typed-records test loads it, the fuzz tests mutate it.
+VALID = {
+    "glossary/time-to-first-token.yaml": (
+        "term: Time to first token\nabbreviation: TTFT\n"
+        "definition: Until the first token.\ntags: [latency, prefill]\n"
+        "related: [prefill-phase]\n"
+    ),
+    "glossary/prefill-phase.yaml": "term: Prefill\ndefinition: P.\ntags: [prefill]\n",
+    "feed/a-paper.yaml": (
+        "kind: paper\ntitle: 'A: paper'\nauthors: [Ada Lovelace, Alan Turing]\n"
+        "where: OSDI 2024\nurl: https://example.org/a\nadded: 2026-11-30\n"
+        "tags: [latency]\nwhy: Because.\n"
+    ),
+    "feed/tags/latency.yaml": (
+        "intro: The wait.\npath:\n  - heading: First\n    purpose: Start.\n"
+        "    readings: [a-paper]\n"
+    ),
+    "content/explainers/batching.md": (
+        "---\ntitle: Batches\nlevel: beginner\nhook: Run it.\nsim: batching\n"
+        "tags: [latency]\n---\nBody.\n"
+    ),
+    "content/articles/an-article.md": (
+        "---\ntitle: An article\nsummary: Short.\ntags: [latency]\n"
+        "published: 2026-11-01\nupdated: '2026-11-30'\n---\nBody.\n"
+    ),
+}
 
 
 def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
@@ -59,23 +90,162 @@ def test_bad_content_gives_the_expected_errors(case: str) -> None:
 YAMLISH = st.text(alphabet=list("ab1-:[]{}\"'#&*!|>%@?,. \t\n\r\x85\ufeffé"), max_size=80)
 
 
+def load_cleanly(files: dict[str, str | bytes]) -> None:
+    """Load a tree of `files` (plus the vocabulary): it must load, or fail with clean
+    ContentErrors, each naming a file of the tree and a line inside it, on one line of text.
+    Anything else (a traceback, a hang) fails the test."""
+    tree = {"feed/tags/_vocabulary.yaml": VOCABULARY, **files}
+    with tempfile.TemporaryDirectory() as directory:
+        root = write_tree(Path(directory), files)
+        try:
+            with within(10, "loading"):
+                load_site(root, FIXTURE_SIMS)
+        except ContentErrors as exc:
+            assert exc.errors
+            for error in exc.errors:
+                assert error.path in tree, error
+                content = tree[error.path]
+                lines = (content.encode() if isinstance(content, str) else content).count(b"\n")
+                assert 1 <= error.line <= lines + 1, error
+                assert error.field and error.message, error
+                assert "\n" not in str(error) and "Traceback" not in str(error), error
+
+
 @settings(max_examples=100, deadline=None)
 @given(text=YAMLISH, raw=st.binary(max_size=20))
 def test_any_bytes_give_content_errors_never_a_traceback(text: str, raw: bytes) -> None:
-    with tempfile.TemporaryDirectory() as directory:
-        root = write_tree(
-            Path(directory),
-            {
-                "glossary/t.yaml": text,
-                "feed/r.yaml": raw,
-                "feed/tags/latency.yaml": "intro: x\n" + text,
-                "content/articles/a.md": f"---\n{text}\n---\nBody.\n",
-            },
-        )
-        try:
-            load_site(root, FIXTURE_SIMS)
-        except ContentErrors as exc:
-            assert all("\n" not in str(error) and error.line >= 1 for error in exc.errors)
+    load_cleanly({
+        "glossary/t.yaml": text,
+        "feed/r.yaml": raw,
+        "feed/tags/latency.yaml": "intro: x\n" + text,
+        "content/articles/a.md": f"---\n{text}\n---\nBody.\n",
+    })
+
+
+# What a mutation may insert: YAML's own syntax (anchors, aliases, merge keys, tags, block
+# scalars, flow collections, document markers), whitespace YAML is strict about (tabs, a BOM,
+# line separators), characters it refuses, long and non-ASCII text, and repeated keys.
+SNIPPETS = [
+    "&a ", "*a", "&b [*a, *a, *a]", "<<: *a\n", "!!python/object:os.system ", "!!binary ",
+    "!!str ", "? ", ": ", "- ", "{", "}", "[", "]", ",", "'", '"', "#", "|\n  ", ">-\n  ",
+    "---\n", "...\n", "\t", "\ufeff", "\r\n", "\u2028", "\x85", "\x00", "\x1b", "\ud7ff",
+    "é", "日本語", "😀", "\u202e", "x" * 5000, "term: again\n", "tags: [latency]\n",
+    "2026-02-30", "1e400", "0x1F", "~", "null", "yes", ".nan",
+]
+MUTATION = st.tuples(
+    st.floats(0, 1), st.sampled_from(["insert", "delete", "repeat"]), st.sampled_from(SNIPPETS)
+)
+
+
+def mutate(text: str, mutations: list[tuple[float, str, str]]) -> str:
+    """`text` with each mutation applied at a relative position: insert a snippet, delete up
+    to 20 characters, or repeat the line there (a duplicate key, usually)."""
+    for where, kind, snippet in mutations:
+        at = int(where * len(text))
+        if kind == "insert":
+            text = text[:at] + snippet + text[at:]
+        elif kind == "delete":
+            text = text[:at] + text[at + 1 + len(snippet) % 20 :]
+        else:
+            start = text.rfind("\n", 0, at) + 1
+            end = text.find("\n", at)
+            line = text[start : end if end >= 0 else len(text)]
+            text = text[:start] + line + "\n" + text[start:]
+    return text
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    target=st.sampled_from(sorted(VALID)),
+    mutations=st.lists(MUTATION, min_size=1, max_size=4),
+    raw_byte=st.none() | st.tuples(st.floats(0, 1), st.binary(min_size=1, max_size=2)),
+)
+def test_mutated_valid_content_gives_clean_errors(
+    target: str, mutations: list[tuple[float, str, str]], raw_byte: tuple[float, bytes] | None
+) -> None:
+    """Valid files of every kind, each mutated a little: the edits an editor might make by
+    mistake, and worse. Optionally a few raw bytes (often not UTF-8) are spliced in."""
+    content: str | bytes = mutate(VALID[target], mutations)
+    if raw_byte is not None:
+        encoded = content.encode("utf-8", "surrogatepass")
+        at = int(raw_byte[0] * len(encoded))
+        content = encoded[:at] + raw_byte[1] + encoded[at:]
+    load_cleanly({**VALID, target: content})
+
+
+# Random YAML-shaped data: the fields the schemas know and others, any Unicode text (long
+# strings too), numbers, booleans, nulls, nested lists and mappings.
+KEYS = st.sampled_from(
+    ["term", "definition", "tags", "related", "abbreviation", "kind", "title", "authors",
+     "added", "why", "url", "where", "intro", "path", "heading", "purpose", "readings",
+     "level", "hook", "sim", "summary", "published", "updated"]
+) | st.text(max_size=12)
+SCALARS = (
+    st.text(max_size=30) | st.text(min_size=2000, max_size=4000) | st.integers()
+    | st.floats(allow_nan=True) | st.booleans() | st.none() | st.just("latency")
+)
+DATA = st.recursive(
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(KEYS, inner, max_size=5),
+    max_leaves=20,
+)
+
+
+def shared(value: object, fanout: int, levels: int) -> object:
+    """`value` repeated `fanout` times, `levels` deep, every copy one shared object: PyYAML
+    dumps it as anchors and aliases, a "billion laughs" once fanout and levels grow."""
+    for _ in range(levels):
+        value = [value] * fanout
+    return value
+
+
+# Long strings make generation slow on a busy machine; that is expected, not a problem.
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    document=st.dictionaries(KEYS, DATA, max_size=8),
+    alias=st.none() | st.tuples(KEYS, DATA, st.integers(1, 9), st.integers(1, 12)),
+    flow=st.booleans(),
+    bom=st.booleans(),
+    front_matter=st.booleans(),
+)
+def test_random_yaml_gives_clean_errors(
+    document: dict, alias: tuple | None, flow: bool, bom: bool, front_matter: bool
+) -> None:
+    """Random documents as a glossary term, a reading, a hub and front matter: with aliases
+    (up to 9**12 values once expanded), flow or block style, with or without a BOM."""
+    if alias is not None:
+        key, value, fanout, levels = alias
+        document[key] = shared(value, fanout, levels)
+    text = ("\ufeff" if bom else "") + yaml.safe_dump(
+        document, default_flow_style=flow, allow_unicode=True
+    )
+    load_cleanly({
+        "glossary/t.yaml": text,
+        "feed/r.yaml": text,
+        "feed/tags/latency.yaml": text,
+        ("content/articles/a.md" if front_matter else "glossary/u.yaml"): (
+            f"---\n{text}---\nBody.\n" if front_matter else text
+        ),
+    })
+
+
+def test_a_billion_laughs_is_refused_quickly_and_in_little_memory(tmp_path: Path) -> None:
+    """Nine levels of nine aliases in every field: 9**9 values if expanded. The loader
+    refuses it at once, without building or walking the expansion."""
+    bomb = yaml.safe_dump({field: shared("lol", 9, 9) for field in ("term", "definition")})
+    write_tree(tmp_path, {"glossary/t.yaml": bomb + "tags: [latency]\n"})
+    tracemalloc.start()
+    try:
+        with within(5, "loading a billion laughs"):
+            errors = errors_of(tmp_path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert errors == [
+        "glossary/t.yaml:5: yaml: holds more than 10000 values"
+        " (expected at most 32 levels and 10000 values, an alias counting in full)"
+    ]
+    assert peak < 20_000_000
 
 
 def test_every_problem_is_reported_in_one_pass() -> None:
@@ -106,35 +276,16 @@ def test_a_bom_is_tolerated_and_crlf_lines_count_right(tmp_path: Path) -> None:
     ]
 
 
+def test_lines_are_counted_as_editors_count_them(tmp_path: Path) -> None:
+    """YAML also ends a line at NEL, LS, PS and a lone CR; an error still names the line an
+    editor shows, counted by newlines."""
+    term = 'term: "a\x85b\u2028c\u2029d\re"\ndefinition: D.\ntags: [latency]\ntags: [x]\n'
+    write_tree(tmp_path, {"glossary/t.yaml": term})
+    assert [error.split(": ", 1)[0] for error in errors_of(tmp_path)] == ["glossary/t.yaml:4"] * 2
+
+
 def test_valid_content_becomes_typed_records(tmp_path: Path) -> None:
-    write_tree(
-        tmp_path,
-        {
-            "glossary/time-to-first-token.yaml": (
-                "term: Time to first token\nabbreviation: TTFT\n"
-                "definition: Until the first token.\ntags: [latency, prefill]\n"
-                "related: [prefill-phase]\n"
-            ),
-            "glossary/prefill-phase.yaml": "term: Prefill\ndefinition: P.\ntags: [prefill]\n",
-            "feed/a-paper.yaml": (
-                "kind: paper\ntitle: 'A: paper'\nauthors: [Ada Lovelace, Alan Turing]\n"
-                "where: OSDI 2024\nurl: https://example.org/a\nadded: 2026-11-30\n"
-                "tags: [latency]\nwhy: Because.\n"
-            ),
-            "feed/tags/latency.yaml": (
-                "intro: The wait.\npath:\n  - heading: First\n    purpose: Start.\n"
-                "    readings: [a-paper]\n"
-            ),
-            "content/explainers/batching.md": (
-                "---\ntitle: Batches\nlevel: beginner\nhook: Run it.\nsim: batching\n"
-                "tags: [latency]\n---\nBody.\n"
-            ),
-            "content/articles/an-article.md": (
-                "---\ntitle: An article\nsummary: Short.\ntags: [latency]\n"
-                "published: 2026-11-01\nupdated: '2026-11-30'\n---\nBody.\n"
-            ),
-        },
-    )
+    write_tree(tmp_path, VALID)
     site = load_site(tmp_path, sim_modules=FIXTURE_SIMS)
     assert list(site.tags) == ["latency", "prefill"]
     assert site.tags["prefill"].label == "Prefill"
