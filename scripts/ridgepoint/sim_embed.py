@@ -47,13 +47,18 @@ _BLOCK_KEYS = ("module", "show", "start")
 
 # -- number display, shared with the browser ------------------------------------------------
 
+SIGNIFICANT = 4  # digits a result keeps, beyond those of its integer part
+FIXED = range(-3, 16)  # exponents n (value = 0.digits x 10^n) written out, not as 1.2e-5
+
 
 def display(value: Any) -> str:
-    """A result value as the page shows it, character for character what widget.js shows.
+    """A result value as the page shows it, character for character what format.js shows.
 
-    Numbers are written the way JavaScript's String(number) writes them (shortest digits
-    that round-trip, same switch to exponent form), so the prerendered table and the live
-    one can be compared as text.
+    A number keeps every digit of its integer part and at most 4 significant digits in all
+    (12,346; 592.5; 1.993; 0.006416), commas between thousands, and is written as 1.235e-5
+    below 0.0001 and from 10^15 on. Both languages round the shortest round-trip digits (the
+    text of JavaScript's String(number), which `_js_number` reproduces) as decimal text, half
+    up, so the prerendered table and the live one compare as text.
     """
     if isinstance(value, bool):
         return "yes" if value else "no"
@@ -61,7 +66,45 @@ def display(value: Any) -> str:
         return ""
     if isinstance(value, str):
         return value
-    return _js_number(value)
+    if value == 0:
+        return "0"
+    sign = "-" if value < 0 else ""
+    digits, n = _shortest(abs(value))
+    if n not in FIXED:
+        digits, n = _round(digits, n, SIGNIFICANT)
+        mantissa = f"{digits[0]}.{digits[1:]}" if len(digits) > 1 else digits
+        return f"{sign}{mantissa}e{'+' if n - 1 >= 0 else '-'}{abs(n - 1)}"
+    digits, n = _round(digits, n, max(SIGNIFICANT, n))
+    whole = digits[:n].ljust(n, "0") if n > 0 else "0"
+    fraction = digits[n:] if n > 0 else "0" * -n + digits
+    return f"{sign}{int(whole):,}" + (f".{fraction}" if fraction else "")
+
+
+def exact(number: float) -> str:
+    """A number exactly as JavaScript's String() writes it: for control values, which the
+    widget reads back and compares with what the reader types."""
+    return _js_number(number)
+
+
+def _shortest(number: float) -> tuple[str, int]:
+    """(digits, n) with number = 0.digits x 10^n, from the text JavaScript writes for it."""
+    mantissa, _, exponent = _js_number(number).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    every = whole + fraction
+    lead = len(every) - len(every.lstrip("0"))
+    return every[lead:].rstrip("0"), len(whole) + int(exponent or 0) - lead
+
+
+def _round(digits: str, n: int, keep: int) -> tuple[str, int]:
+    """`digits` rounded half up to `keep` digits; n grows by one when 99.. becomes 100.."""
+    if len(digits) <= keep:
+        return digits, n
+    head = digits[:keep]
+    if digits[keep] >= "5":
+        up = str(int(head) + 1)
+        n += len(up) > len(head)
+        head = up
+    return head.rstrip("0"), n
 
 
 def _js_number(number: float) -> str:
@@ -343,15 +386,15 @@ def _control(spec: Input, value: Any, key: str) -> str:
         fields = f'<select id="{base}" name="{_attr(spec.name)}" {common}>{options}</select>'
     else:
         assert isinstance(spec, Number)
-        shown = display(value)
+        shown = exact(value)
         unit = f" {spec.unit}" if spec.unit else ""
-        exact = f"{spec.label}, exact value" + (f" in {spec.unit}" if spec.unit else "")
+        label = f"{spec.label}, exact value" + (f" in {spec.unit}" if spec.unit else "")
         fields = (
             f'<input type="range" id="{base}" name="{_attr(spec.name)}" '
-            f'min="{display(spec.min)}" max="{display(spec.max)}" step="{display(spec.step)}" '
+            f'min="{exact(spec.min)}" max="{exact(spec.max)}" step="{exact(spec.step)}" '
             f'value="{shown}" aria-valuetext="{_attr(shown + unit)}" {common}>'
             f'<input type="text" class="sim-value" inputmode="decimal" size="6" '
-            f'value="{shown}" aria-label="{_attr(exact)}" {common}>'
+            f'value="{shown}" aria-label="{_attr(label)}" {common}>'
         )
         if spec.unit:
             fields += f'<span class="sim-unit">{html.escape(spec.unit)}</span>'

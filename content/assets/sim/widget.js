@@ -11,6 +11,9 @@
 // data-state on each sim: prerendered -> loading -> ready, or error (reason shown).
 // All paths are relative to this file, so the site works at any depth and base path.
 
+// Results are written as the build wrote them (the twin of ridgepoint.sim_embed.display).
+import { display } from "./format.js";
+
 const WORKER_URL = new URL("worker.js", import.meta.url);
 const VENDOR_URL = new URL("../vendor/", import.meta.url);
 const STEPS = 4; // worker: start Python, load the sim; page: first run; done
@@ -73,15 +76,24 @@ function loadCharts() {
 
 // -- values as the page shows them ------------------------------------------------------------
 
-// Must match ridgepoint.sim_embed.display: the prerendered and live tables compare as text.
-function display(value) {
-  if (typeof value === "boolean") return value ? "yes" : "no";
-  if (value === null || value === undefined) return "";
-  return String(value);
-}
-
 function sameInputs(a, b) {
   return Object.keys(a).every((name) => String(a[name]) === String(b[name]));
+}
+
+// The live SVG gets the text alternative the prerendered one has (same ids: it replaces it):
+// a <title> and a <desc>, appended after the children Vega manages (its root group and defs),
+// which Vega's later renders leave in place.
+function describeChart(svg, spec, id) {
+  const namespace = "http://www.w3.org/2000/svg";
+  const parts = [["title", spec.title], ["desc", spec.description]].map(([tag, text]) => {
+    const element = document.createElementNS(namespace, tag);
+    element.id = `${id}-${tag}`;
+    element.textContent = text ?? "";
+    return element;
+  });
+  svg.append(...parts);
+  svg.setAttribute("role", "img");
+  svg.setAttribute("aria-labelledby", parts.map((part) => part.id).join(" "));
 }
 
 // -- one embedded sim -------------------------------------------------------------------------
@@ -361,10 +373,7 @@ class Sim {
       const view = new lib.vega.View(runtime, { expr: lib.expr, renderer: "svg", container, hover: true });
       await view.runAsync();
       const svg = container.querySelector("svg");
-      if (svg) {
-        svg.setAttribute("role", "img");
-        svg.setAttribute("aria-label", `${spec.title}. ${spec.description}`);
-      }
+      if (svg) describeChart(svg, spec, `${this.element.id}-chart${index}`);
       this.charts[index] = { view, shape };
     }));
   }

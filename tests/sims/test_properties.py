@@ -1,0 +1,234 @@
+"""Every sim, tried with inputs drawn at random: valid ones from the declared ranges always
+give finite numbers, exactly the documented summary keys (METRICS) and charts, and finish
+(a guard against hangs, not a speed test); invalid ones always raise the documented
+ValueError naming the input. Invariants that hold for every input are written as properties.
+
+What is already a property elsewhere is not repeated here: batching's "continuous never
+finishes later than static" is in test_batching.py.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+import sims
+from sims import chunked_prefill
+from sims.contract import Choice, Input, InputError
+from sims.physics import MODELS
+from tests.limits import within
+
+NAMES = sims.sim_names()
+SECONDS = 5  # per run: a hang, not slowness (the slowest sim takes tens of milliseconds)
+
+@dataclass(frozen=True)
+class CrossCheck:
+    """A refusal that involves two inputs, which the declared ranges cannot say alone."""
+
+    holds: Callable[[dict[str, Any]], bool]  # are these inputs valid together?
+    input: str  # the input the refusal names
+    breaking: st.SearchStrategy[dict[str, Any]]  # values, each valid alone, that break it
+
+
+MIN_CHUNK = chunked_prefill.MIN_CHUNK_TOKENS
+CROSS_CHECKS = {
+    "batching": CrossCheck(
+        lambda v: v["max_output_tokens"] >= v["min_output_tokens"], "max_output_tokens",
+        st.integers(2, 1024).flatmap(
+            lambda low: st.fixed_dictionaries(
+                {"min_output_tokens": st.just(low), "max_output_tokens": st.integers(1, low - 1)}
+            )
+        ),
+    ),
+    "chunked_prefill": CrossCheck(
+        lambda v: v["chunk_tokens"] == 0 or v["chunk_tokens"] >= MIN_CHUNK, "chunk_tokens",
+        st.fixed_dictionaries({"chunk_tokens": st.integers(1, MIN_CHUNK - 1)}),
+    ),
+}
+
+
+def valid(spec: Input) -> st.SearchStrategy[Any]:
+    """Any value the declaration allows (steps are a slider's, not a rule of the contract)."""
+    if isinstance(spec, Choice):
+        return st.sampled_from(spec.choices)
+    if spec.integer:
+        return st.integers(int(spec.min), int(spec.max))
+    return st.floats(spec.min, spec.max)
+
+
+def inputs_of(module: ModuleType) -> st.SearchStrategy[dict[str, Any]]:
+    return st.fixed_dictionaries({spec.name: valid(spec) for spec in module.INPUTS})
+
+
+def run(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    with within(SECONDS, f"{name}.simulate(**{inputs})"):
+        return sims.load(name).simulate(**inputs)
+
+
+# -- invariants: (summary, inputs) -> None, asserting ----------------------------------------
+
+
+def _fraction(*values: float) -> None:
+    assert all(0 <= value <= 1 for value in values), values
+
+
+def prefix_cache_never_computes_more(summary: dict, inputs: dict) -> None:
+    assert summary["computed_tokens_with_cache"] <= summary["computed_tokens_without_cache"]
+    assert summary["prefill_s_with_cache"] <= summary["prefill_s_without_cache"]
+    _fraction(summary["hit_rate"])
+
+
+def speculative_speedup_is_bounded_by_lookahead(summary: dict, inputs: dict) -> None:
+    assert 1 <= summary["expected_tokens_per_step"] <= inputs["lookahead"] + 1
+    assert summary["speedup"] <= inputs["lookahead"] + 1
+    assert summary["best_speedup"] <= summary["best_lookahead"] + 1
+    assert summary["best_speedup"] >= summary["speedup"]
+
+
+def tensor_parallel_allreduces_twice_per_layer(summary: dict, inputs: dict) -> None:
+    layers = MODELS[inputs["model"]].layers
+    assert summary["allreduces_per_token"] == (2 * layers if int(inputs["tp"]) > 1 else 0)
+    _fraction(summary["allreduce_fraction"], summary["allreduce_fixed_fraction"])
+
+
+def chunked_gap_never_exceeds_the_stall(summary: dict, inputs: dict) -> None:
+    assert summary["chunked_max_gap_s"] <= summary["unchunked_stall_s"]
+
+
+def routing_hit_rates_are_fractions(summary: dict, inputs: dict) -> None:
+    _fraction(*(summary[f"{policy}_hit_rate"] for policy in ("round_robin", "sticky",
+                                                              "cache_aware")))
+    _fraction(summary["system_prompt_share"])
+
+
+def parallelism_busy_fractions_are_fractions(summary: dict, inputs: dict) -> None:
+    _fraction(*(summary[f"{layout}_busy_fraction"] for layout in ("tp8", "pp8", "tp4_pp2")))
+
+
+def spec_sampling_rates_are_bounded(summary: dict, inputs: dict) -> None:
+    _fraction(*(value for key, value in summary.items() if not key.startswith("tokens_")))
+    assert 1 <= summary["tokens_per_step_theory"] <= inputs["lookahead"] + 1
+    assert 1 <= summary["tokens_per_step_measured"] <= inputs["lookahead"] + 1
+
+
+def roofline_kv_share_is_a_fraction(summary: dict, inputs: dict) -> None:
+    _fraction(summary["decode_kv_share"])
+    assert {summary["prefill_bound"], summary["decode_bound"]} <= {"compute", "memory"}
+
+
+INVARIANTS: dict[str, Callable[[dict, dict], None]] = {
+    "prefix_cache": prefix_cache_never_computes_more,
+    "speculative": speculative_speedup_is_bounded_by_lookahead,
+    "tensor_parallel": tensor_parallel_allreduces_twice_per_layer,
+    "chunked_prefill": chunked_gap_never_exceeds_the_stall,
+    "routing": routing_hit_rates_are_fractions,
+    "parallelism": parallelism_busy_fractions_are_fractions,
+    "spec_sampling": spec_sampling_rates_are_bounded,
+    "roofline": roofline_kv_share_is_a_fraction,
+}
+
+
+def test_the_properties_know_every_sim() -> None:
+    """A new sim gets its invariant here, or is named as having none beyond the contract."""
+    assert set(NAMES) == set(INVARIANTS) | {"batching"}  # batching: see test_batching.py
+    assert set(CROSS_CHECKS) <= set(NAMES)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_valid_inputs_give_the_documented_result(name: str, data: st.DataObject) -> None:
+    module = sims.load(name)
+    inputs = data.draw(inputs_of(module), label="inputs")
+    check = CROSS_CHECKS.get(name)
+    assume(check is None or check.holds(inputs))
+    result = run(name, inputs)
+    json.dumps(result, allow_nan=False)  # plain JSON, every number finite
+    summary = result["summary"]
+    assert list(summary) == list(module.METRICS), "the summary keys are the documented ones"
+    assert result["charts"] and all(spec["data"]["values"] for spec in result["charts"])
+    if name in INVARIANTS:
+        INVARIANTS[name](summary, inputs)
+
+
+# -- invalid inputs --------------------------------------------------------------------------
+
+NOT_NUMBERS = (
+    st.sampled_from([math.nan, math.inf, -math.inf, True, False, None, "nan", "inf", "", "1e999"])
+    | st.lists(st.integers(), max_size=2) | st.dictionaries(st.text(max_size=3), st.integers())
+    | st.text(max_size=12).filter(lambda text: not _is_number(text))
+)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        return math.isfinite(float(text.strip()))
+    except ValueError:
+        return False
+
+
+def invalid(spec: Input) -> st.SearchStrategy[Any]:
+    """Values the declaration refuses: outside the range, of the wrong type, NaN, infinite,
+    booleans, fractions for integer inputs, and unknown choices."""
+    if isinstance(spec, Choice):
+        unknown = st.text(max_size=12).filter(lambda text: text.strip() not in spec.choices)
+        return unknown | st.integers() | st.sampled_from([None, True, math.nan])
+    outside = st.floats(spec.max, 1e300, exclude_min=True) | st.floats(
+        -1e300, spec.min, exclude_max=True
+    )
+    if spec.integer:
+        outside |= st.integers(int(spec.max) + 1) | st.integers(max_value=int(spec.min) - 1)
+        fraction = st.integers(int(spec.min), int(spec.max) - 1).map(lambda n: n + 0.5)
+        outside |= fraction | fraction.map(str)
+    return outside | outside.map(str) | NOT_NUMBERS
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_an_invalid_input_raises_the_documented_error(name: str, data: st.DataObject) -> None:
+    module = sims.load(name)
+    spec = data.draw(st.sampled_from(module.INPUTS), label="input")
+    bad = data.draw(invalid(spec), label="value")
+    with pytest.raises(ValueError) as caught, within(SECONDS, f"{name} refusing {bad!r}"):
+        module.simulate(**{spec.name: bad})
+    assert isinstance(caught.value, InputError) and caught.value.input == spec.name
+    assert str(caught.value).startswith(f"{spec.name}: expected {spec.allowed()}, got ")
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=20, deadline=None)
+@given(data=st.data())
+def test_an_unknown_input_is_refused_by_name(name: str, data: st.DataObject) -> None:
+    module = sims.load(name)
+    known = {spec.name for spec in module.INPUTS}
+    unknown = data.draw(st.text(min_size=1, max_size=20).filter(lambda n: n not in known))
+    with pytest.raises(ValueError) as caught:
+        module.simulate(**{unknown: 1})
+    assert isinstance(caught.value, InputError) and caught.value.input == unknown
+    assert "not an input of this sim" in str(caught.value)
+
+
+@pytest.mark.parametrize("name", sorted(CROSS_CHECKS))
+@settings(max_examples=30, deadline=None)
+@given(data=st.data())
+def test_inputs_valid_alone_but_not_together_are_refused_by_name(
+    name: str, data: st.DataObject
+) -> None:
+    module = sims.load(name)
+    inputs = data.draw(inputs_of(module), label="inputs")
+    check = CROSS_CHECKS[name]
+    inputs |= data.draw(check.breaking, label="breaking")
+    assert not check.holds(inputs)
+    with pytest.raises(ValueError) as caught:
+        run(name, inputs)
+    assert isinstance(caught.value, InputError) and caught.value.input == check.input
+    assert str(caught.value).startswith(f"{check.input}: expected ")
