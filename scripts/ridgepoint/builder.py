@@ -1,4 +1,5 @@
-"""A safe build: validate, stage, `mkdocs build --strict` into a temporary folder, swap.
+"""A safe build: validate, stage, `mkdocs build --strict` into a temporary folder, finish
+(Content Security Policy, service worker release), swap.
 
 site/ changes only when everything succeeded: a content error stops before MkDocs runs, a
 failed MkDocs build leaves its temporary folder behind for nobody (it is removed), and the
@@ -17,7 +18,9 @@ from pathlib import Path
 import yaml
 
 from ridgepoint.config import SiteConfig
+from ridgepoint.csp import PolicyError, apply_policy
 from ridgepoint.errors import ContentErrors
+from ridgepoint.offline import OfflineError, stamp_service_worker
 from ridgepoint.stage import stage_site
 
 
@@ -48,6 +51,19 @@ def _swap(new: Path, site_dir: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
+def _finish(site: Path) -> bool:
+    """Work on the built HTML that any builder reading mkdocs.yml would leave to us: the
+    Content Security Policy into every page, then (over the final bytes) the service
+    worker's release. False, with the reason printed, if the site cannot be shipped."""
+    try:
+        apply_policy(site)
+        stamp_service_worker(site)
+    except (PolicyError, OfflineError) as error:
+        print(error, file=sys.stderr)
+        return False
+    return True
+
+
 def build(
     root: Path,
     site_dir: Path | None = None,
@@ -74,6 +90,9 @@ def build(
         config = derived_config(config_file, stage_dir, "build", site_dir=str(fresh))
         if mkdocs("build", "--strict", "--config-file", str(config)) != 0:
             print(f"mkdocs build failed; {site_dir} left as it was.", file=sys.stderr)
+            return 1
+        if not _finish(fresh):
+            print(f"{site_dir} left as it was.", file=sys.stderr)
             return 1
         _swap(fresh, site_dir)
     finally:

@@ -2,12 +2,16 @@
 
 The site is built with the project's own entry point (scripts/build.py) into a temporary
 folder and served by Python's http.server on a free port: no network, nothing of the
-repository's site/ or build/docs touched. Chromium runs with a fresh profile and without
-its background services, so every request it makes is one the page asked for.
+repository's site/ or build/docs touched. The server sends the headers the build wrote into
+`_headers`, as a static host that reads that file would, so the Content Security Policy is in
+force for workers too (a page's <meta> policy does not reach them). Chromium runs with a
+fresh profile and without its background services, so every request it makes is one the
+page asked for.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import os
@@ -32,9 +36,52 @@ READY_MS = 90_000  # Python's first start; generous, the machine is shared
 pytestmark = pytest.mark.browser
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+class _SiteHandler(http.server.SimpleHTTPRequestHandler):
+    """Quiet, and sends `extra_headers` with every response."""
+
+    def __init__(self, *args: object, extra_headers: dict[str, str], **kwargs: object) -> None:
+        self.extra_headers = extra_headers
+        super().__init__(*args, **kwargs)
+
+    def end_headers(self) -> None:
+        for name, value in self.extra_headers.items():
+            self.send_header(name, value)
+        super().end_headers()
+
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - base signature
         pass
+
+
+def host_headers(site: Path) -> dict[str, str]:
+    """The headers `_headers` asks for on every file (`/*`), the only rule the build writes."""
+    headers: dict[str, str] = {}
+    rule = None
+    for line in (site / "_headers").read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        if not line[0].isspace():
+            rule = line.strip()
+            assert rule == "/*", f"_headers has a rule this server does not apply: {rule}"
+        else:
+            name, _, value = line.strip().partition(":")
+            headers[name.strip()] = value.strip()
+    return headers
+
+
+@contextlib.contextmanager
+def serve(site: Path, port: int = 0) -> Iterator[tuple[str, http.server.ThreadingHTTPServer]]:
+    """Serve `site` as `http://127.0.0.1:<port>/<site folder name>/` with its headers (on a
+    free port by default; a given port serves the same origin again after a stop)."""
+    handler = functools.partial(_SiteHandler, directory=str(site.parent),
+                                extra_headers=host_headers(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/{site.name}/", server
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 @pytest.fixture(scope="session")
@@ -58,13 +105,8 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def base_url(built_site: Path) -> Iterator[str]:
-    handler = functools.partial(_QuietHandler, directory=str(built_site.parent))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/{built_site.name}/"
-    server.shutdown()
-    server.server_close()
+    with serve(built_site) as (url, _):
+        yield url
 
 
 @pytest.fixture(scope="session")
@@ -74,8 +116,12 @@ def playwright() -> Iterator[Playwright]:
 
 
 def launch(playwright: Playwright, profile: Path, **options: object) -> BrowserContext:
+    """Chromium on `profile`. Service workers are blocked unless `service_workers="allow"`:
+    the site's worker would answer requests from its cache, out of sight of `page.route`
+    (tests/browser/test_offline.py allows it, with a profile and server of its own)."""
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (.ci/run does)")
+    options.setdefault("service_workers", "block")
     return playwright.chromium.launch_persistent_context(
         str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
         viewport={"width": 1280, "height": 900}, **options,

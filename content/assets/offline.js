@@ -1,0 +1,39 @@
+// Registers the site's service worker (sw.js at the site root, so its scope is the whole
+// site), which keeps visited pages and their simulations working offline.
+//
+// Registration waits until the page has loaded and no sim on it is still starting: the
+// worker's install then copies the Python runtime out of the browser's HTTP cache instead
+// of downloading it a second time alongside the page's own download. A browser without
+// service workers, or one that refuses them (private modes, test harnesses), simply has no
+// offline copy; nothing on the page depends on it.
+
+const SERVICE_WORKER = new URL("../sw.js", import.meta.url);
+const STARTING = '[data-sim][data-state="loading"], [data-sim][data-state="prerendered"]';
+
+function loaded() {
+  return document.readyState === "complete"
+    ? Promise.resolve()
+    : new Promise((resolve) => window.addEventListener("load", resolve, { once: true }));
+}
+
+function simsSettled() {
+  return new Promise((resolve) => {
+    const check = () => {
+      if (document.querySelector(STARTING)) return false;
+      observer.disconnect();
+      resolve();
+      return true;
+    };
+    const observer = new MutationObserver(check);
+    if (!check()) {
+      observer.observe(document.body, { subtree: true, attributeFilter: ["data-state"] });
+    }
+  });
+}
+
+if ("serviceWorker" in navigator) {
+  loaded()
+    .then(simsSettled)
+    .then(() => navigator.serviceWorker.register(SERVICE_WORKER))
+    .catch(() => {}); // no offline copy; the page itself is unaffected
+}

@@ -1,0 +1,143 @@
+// Ridgepoint's service worker: the site keeps working offline after one visit.
+//
+// It lives at the site root so that its scope is the whole site. The builder
+// (scripts/ridgepoint/offline.py) replaces RELEASE below with this build's release: its
+// id (a hash of every built file) and a manifest (every file's path and content hash), and
+// lists the files to cache at install: the runtime (Pyodide, the sims, the chart library)
+// and the site's scripts, styles and search index. Pages are cached as they are visited.
+//
+// One version at a time. The cache of a release is named by its id and holds only bytes
+// whose hash its manifest lists, so it is never a mix of two deployments; activating a new
+// release deletes the old caches. While the deployment on the server is the one this
+// worker was built with, runtime files come from the cache (fast, offline) and pages from
+// the network (fresh), falling back to the cache offline. Once any response shows a newer
+// deployment, this worker stops answering from its cache while the network answers, so a
+// page of the new deployment never gets the old one's files; the new worker takes over
+// when it has cached its own release.
+//
+// Unbuilt (under `make serve`) RELEASE stays null: the worker then removes any cache a
+// built site left on this origin and handles no requests, so live reload is untouched.
+
+const RELEASE = /* RIDGEPOINT_RELEASE */ null;
+
+const SCOPE = new URL("./", self.location.href);
+const CACHE_PREFIX = `ridgepoint:${SCOPE.pathname}:`;
+const SUPERSEDED = new URL("__superseded__", SCOPE).href; // a marker kept in an old cache
+
+if (RELEASE === null) {
+  self.addEventListener("install", () => self.skipWaiting());
+  self.addEventListener("activate", (event) => {
+    event.waitUntil(dropCaches(() => true).then(() => self.clients.claim()));
+  });
+} else {
+  const CACHE = CACHE_PREFIX + RELEASE.id;
+  const PRECACHE = new Set(RELEASE.precache);
+
+  self.addEventListener("install", (event) => {
+    // A failed install leaves no half-filled cache behind to be mistaken for a release.
+    event.waitUntil(install().catch(async (error) => {
+      await caches.delete(CACHE);
+      throw error;
+    }));
+  });
+  self.addEventListener("activate", (event) => {
+    event.waitUntil(dropCaches((name) => name !== CACHE).then(() => self.clients.claim()));
+  });
+  self.addEventListener("fetch", (event) => {
+    const path = pathOf(event.request.url);
+    if (event.request.method !== "GET" || path === null) return; // not a file of this release
+    event.respondWith(respond(event.request, path));
+  });
+
+  async function install() {
+    const cache = await caches.open(CACHE);
+    // The pages open now: the first visit happened before this worker could see it.
+    const open = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
+    const pages = open.map((client) => pathOf(client.url)).filter((path) => path !== null);
+    await Promise.all([...new Set([...PRECACHE, ...pages])].map(async (path) => {
+      // The HTTP cache usually has the file already (the page just used it); if what it has
+      // belongs to another release, ask the server; if the server has another release too,
+      // this one is already out of date and must not install.
+      let response = await fetch(urlOf(path));
+      if (!(await belongs(response.clone(), path))) {
+        response = await fetch(urlOf(path), { cache: "reload" });
+        if (!(await belongs(response.clone(), path))) {
+          throw new Error(`${path} on the server is not the one release ${RELEASE.id} lists`);
+        }
+      }
+      await cache.put(urlOf(path), response);
+    }));
+    // Take over at once unless a page of the current release may still need its files:
+    // when the current release has seen a newer deployment it no longer serves its cache.
+    const names = (await caches.keys()).filter((name) => name.startsWith(CACHE_PREFIX));
+    const current = names.filter((name) => name !== CACHE);
+    const stale = await Promise.all(current.map(async (name) =>
+      Boolean(await (await caches.open(name)).match(SUPERSEDED))));
+    if (stale.every(Boolean)) await self.skipWaiting();
+  }
+
+  async function respond(request, path) {
+    const cache = await caches.open(CACHE);
+    const key = urlOf(path);
+    const superseded = Boolean(await cache.match(SUPERSEDED));
+    if (PRECACHE.has(path) && !superseded) {
+      const hit = await cache.match(key);
+      if (hit) return hit;
+    }
+    let response;
+    try {
+      response = await fetch(request);
+    } catch (error) {
+      const hit = await cache.match(key);
+      if (hit) return hit;
+      if (request.mode === "navigate") return offlinePage();
+      throw error;
+    }
+    if (!superseded && response.ok && response.type === "basic" && !response.redirected) {
+      if (await belongs(response.clone(), path)) {
+        await cache.put(key, response.clone());
+      } else {
+        // A newer deployment is on the server: from now on the network comes first.
+        await cache.put(SUPERSEDED, new Response(""));
+        self.registration.update().catch(() => {});
+      }
+    }
+    return response;
+  }
+
+  async function belongs(response, path) {
+    if (!response.ok || response.redirected) return false;
+    const digest = await crypto.subtle.digest("SHA-256", await response.arrayBuffer());
+    const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+    return hex.startsWith(RELEASE.files[path]);
+  }
+
+  // The manifest path a URL of this site stands for (a folder URL is its index.html), or
+  // null when the URL is not a file of this release.
+  function pathOf(url) {
+    const { origin, pathname } = new URL(url);
+    if (origin !== SCOPE.origin || !pathname.startsWith(SCOPE.pathname)) return null;
+    let path = decodeURIComponent(pathname.slice(SCOPE.pathname.length));
+    if (path === "" || path.endsWith("/")) path += "index.html";
+    return Object.hasOwn(RELEASE.files, path) ? path : null;
+  }
+
+  function urlOf(path) {
+    const url = new URL(path.split("/").map(encodeURIComponent).join("/"), SCOPE);
+    if (url.pathname.endsWith("/index.html")) url.pathname = url.pathname.slice(0, -10);
+    return url.href;
+  }
+
+  function offlinePage() {
+    return new Response(
+      "You are offline, and this page of Ridgepoint was not saved on an earlier visit. " +
+        "Pages you have opened before, and their simulations, work offline.",
+      { status: 503, headers: { "Content-Type": "text/plain; charset=utf-8" } },
+    );
+  }
+}
+
+async function dropCaches(which) {
+  const names = (await caches.keys()).filter((name) => name.startsWith(CACHE_PREFIX));
+  await Promise.all(names.filter(which).map((name) => caches.delete(name)));
+}

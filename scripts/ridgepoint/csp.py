@@ -1,0 +1,179 @@
+"""The Content Security Policy of the built site: a <meta> in every page, plus `_headers`.
+
+Static hosts cannot be relied on to send headers, so every built page carries its policy as
+`<meta http-equiv="Content-Security-Policy">`, placed before any script. Scripts are allowed
+from the site itself and, inline, only by the SHA-256 of each inline script the page holds
+(Material writes a few small ones into every page; their text depends on the page's depth,
+so each page lists its own). Nothing may use eval or `new Function` (Vega runs with
+vega-interpreter); compiling WebAssembly is allowed ('wasm-unsafe-eval'), which Pyodide needs.
+
+The policy is applied to the HTML the builder produced, not inside a theme template: it
+hashes exactly the scripts that ended up in the page, whichever builder that reads mkdocs.yml
+wrote them, and needs no template that a new theme version or builder would not read.
+
+A meta policy does not reach a worker (a worker's policy comes from the headers of its own
+script), so `_headers` (the format of Netlify and Cloudflare Pages) repeats the policy as a
+header for every file, with the union of all pages' hashes; the browser tests' server sends
+it. The policy cannot allow what the page does not need, so a page that would be broken by it
+(an inline event handler, a `javascript:` URL, a `style` attribute) stops the build instead.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+
+# Every directive that does not fall back to default-src, or must be stricter or looser.
+# style-src needs no 'unsafe-inline': the pages have no style attributes (checked below),
+# and Material and Vega style elements through the CSSOM, which the policy does not govern.
+# img-src allows data: for the icons Material's stylesheet embeds as data: URLs.
+BASE_DIRECTIVES: dict[str, tuple[str, ...]] = {
+    "default-src": ("'self'",),
+    "script-src": ("'self'", "'wasm-unsafe-eval'"),
+    "style-src": ("'self'",),
+    "img-src": ("'self'", "data:"),
+    "object-src": ("'none'",),
+    "base-uri": ("'self'",),
+    "form-action": ("'self'",),
+}
+# Only meaningful as a header (a meta policy ignores it): no other site may frame the pages.
+HEADER_ONLY = {"frame-ancestors": ("'none'",)}
+HEADERS_FILE = "_headers"
+JS_TYPES = {"", "module", "importmap", "text/javascript", "application/javascript",
+            "text/ecmascript", "application/ecmascript"}
+URL_ATTRIBUTES = {"href", "src", "action", "formaction", "xlink:href"}
+_CHARSET = re.compile(rb"<meta\s+charset=[\"']?utf-8[\"']?\s*/?>", re.IGNORECASE)
+_HEAD = re.compile(rb"<head(\s[^>]*)?>", re.IGNORECASE)
+
+
+class PolicyError(Exception):
+    """A built page holds something the policy would refuse (it would fail for readers)."""
+
+
+def source_hash(text: str) -> str:
+    """The CSP source expression allowing an inline script or style with exactly `text`."""
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    return f"'sha256-{base64.b64encode(digest).decode()}'"
+
+
+@dataclass
+class _Inline:
+    """What a page runs or styles inline, and what the policy would refuse in it."""
+
+    scripts: list[str] = field(default_factory=list)
+    styles: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+
+
+class _Scanner(HTMLParser):
+    """Collects inline scripts and style elements, and flags what no policy here allows."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=False)
+        self.found = _Inline()
+        self._text: list[str] | None = None
+        self._into: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, value in attrs:
+            if name.startswith("on"):
+                self.found.refused.append(f"<{tag} {name}=...>: inline event handler")
+            elif name == "style":
+                self.found.refused.append(f"<{tag} style=...>: style attribute")
+            elif name in URL_ATTRIBUTES and (value or "").strip().lower().startswith(
+                "javascript:"
+            ):
+                self.found.refused.append(f"<{tag} {name}=\"javascript:...\">")
+        named = dict(attrs)
+        if tag == "script" and "src" not in named:
+            kind = (named.get("type") or "").strip().lower()
+            self._start(self.found.scripts if kind in JS_TYPES else None)
+        elif tag == "style":
+            self._start(self.found.styles)
+
+    def _start(self, into: list[str] | None) -> None:
+        self._text, self._into = [], into
+
+    def handle_data(self, data: str) -> None:
+        if self._text is not None:
+            self._text.append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("script", "style") and self._text is not None:
+            if self._into is not None:
+                self._into.append("".join(self._text))
+            self._text = self._into = None
+
+
+def scan(html_text: str) -> _Inline:
+    scanner = _Scanner()
+    scanner.feed(html_text)
+    scanner.close()
+    return scanner.found
+
+
+def policy(script_hashes: list[str], style_hashes: list[str],
+           extra: dict[str, tuple[str, ...]] | None = None) -> str:
+    """The policy text: the base directives, these hashes, and any `extra` directives."""
+    directives = {name: list(sources) for name, sources in BASE_DIRECTIVES.items()}
+    directives["script-src"] += sorted(set(script_hashes))
+    directives["style-src"] += sorted(set(style_hashes))
+    for name, sources in (extra or {}).items():
+        directives[name] = list(sources)
+    return "; ".join(f"{name} {' '.join(sources)}" for name, sources in directives.items())
+
+
+def meta_tag(text: str) -> bytes:
+    return f'<meta http-equiv="Content-Security-Policy" content="{text}">'.encode()
+
+
+def _insert_meta(page: bytes, tag: bytes, where: Path) -> bytes:
+    """The page with `tag` right after its charset declaration (which must stay within the
+    first 1024 bytes), or at the start of <head>; before any script either way."""
+    anchor = _CHARSET.search(page) or _HEAD.search(page)
+    if anchor is None:
+        raise PolicyError(f"{where}: no <head> to put the Content-Security-Policy in")
+    first_script = page.lower().find(b"<script")
+    if 0 <= first_script < anchor.end():
+        raise PolicyError(f"{where}: a script comes before <head>; the policy would miss it")
+    return page[: anchor.end()] + tag + page[anchor.end():]
+
+
+def apply_policy(site_dir: Path) -> str:
+    """Put a policy into every page under `site_dir` and write `_headers`; return the
+    header policy (the union of every page's hashes).
+
+    Raises PolicyError naming each page and construct the policy would refuse."""
+    site_dir = Path(site_dir)
+    all_scripts: set[str] = set()
+    all_styles: set[str] = set()
+    problems: list[str] = []
+    for path in sorted(site_dir.rglob("*.html")):
+        page = path.read_bytes()
+        if b'http-equiv="Content-Security-Policy"' in page:
+            raise PolicyError(f"{path}: already has a Content-Security-Policy")
+        found = scan(page.decode("utf-8"))
+        relative = path.relative_to(site_dir)
+        problems += [f"{relative}: {what}" for what in found.refused]
+        scripts = [source_hash(text) for text in found.scripts]
+        styles = [source_hash(text) for text in found.styles]
+        all_scripts.update(scripts)
+        all_styles.update(styles)
+        path.write_bytes(_insert_meta(page, meta_tag(policy(scripts, styles)), relative))
+    if problems:
+        raise PolicyError(
+            "the Content Security Policy would refuse these (use a stylesheet or a script "
+            "file instead):\n" + "\n".join(problems)
+        )
+    header = policy(sorted(all_scripts), sorted(all_styles), HEADER_ONLY)
+    (site_dir / HEADERS_FILE).write_text(
+        "# The site's HTTP headers for hosts that read this file (Netlify, Cloudflare Pages);\n"
+        "# every page also carries the policy as a <meta>. Written by ridgepoint.csp.\n"
+        f"/*\n  Content-Security-Policy: {header}\n  X-Content-Type-Options: nosniff\n",
+        encoding="utf-8",
+    )
+    return header

@@ -1,0 +1,72 @@
+"""The service worker's release: which files this build holds, and which to cache at once.
+
+content/sw.js (staged to the site root) carries a placeholder; after MkDocs has written the
+site (and the Content Security Policy is in the pages, so the hashes are of the final bytes)
+this module replaces it with the release: an id computed from every built file, a manifest
+of each file's path and content hash, and the files to cache at install (the runtime and
+the site's scripts, styles and search index). A new deployment therefore has a new id, the
+worker's cache is named by it, and the worker can tell whether a response belongs to its
+release by hashing it (see content/sw.js).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+SERVICE_WORKER = "sw.js"
+PLACEHOLDER = "/* RIDGEPOINT_RELEASE */ null"
+# Never listed: the worker itself (its bytes carry the release) and host configuration.
+UNLISTED = {SERVICE_WORKER, "_headers"}
+PRECACHED_FOLDERS = ("assets/", "search/")
+# Inside those folders, what no page of this site loads: source maps, and Material's lunr
+# language packs (the site is English; the search worker loads none of them).
+NOT_PRECACHED = ("assets/javascripts/lunr/",)
+NOT_PRECACHED_SUFFIXES = (".map", ".LICENSE.txt")
+HASH_CHARS = 16  # 64 bits of SHA-256 per file: enough to tell two releases apart
+
+
+class OfflineError(Exception):
+    """The service worker cannot be given its release."""
+
+
+def manifest(site_dir: Path) -> dict[str, str]:
+    """Every file of the built site (POSIX path relative to it) -> its content hash prefix."""
+    files = {}
+    for path in sorted(site_dir.rglob("*")):
+        name = path.relative_to(site_dir).as_posix()
+        if path.is_file() and name not in UNLISTED:
+            files[name] = hashlib.sha256(path.read_bytes()).hexdigest()[:HASH_CHARS]
+    return files
+
+
+def precached(name: str) -> bool:
+    return (name.startswith(PRECACHED_FOLDERS) and not name.startswith(NOT_PRECACHED)
+            and not name.endswith(NOT_PRECACHED_SUFFIXES))
+
+
+def release(site_dir: Path) -> dict[str, object]:
+    files = manifest(site_dir)
+    listing = "".join(f"{name}\0{digest}\n" for name, digest in files.items())
+    return {
+        "id": hashlib.sha256(listing.encode("utf-8")).hexdigest()[:HASH_CHARS],
+        "precache": [name for name in files if precached(name)],
+        "files": files,
+    }
+
+
+def stamp_service_worker(site_dir: Path) -> str | None:
+    """Write this build's release into `site_dir/sw.js`; its id, or None for a site
+    without a service worker."""
+    worker = Path(site_dir) / SERVICE_WORKER
+    if not worker.is_file():
+        return None
+    text = worker.read_text(encoding="utf-8")
+    if text.count(PLACEHOLDER) != 1:
+        raise OfflineError(f"{worker} must contain {PLACEHOLDER!r} exactly once")
+    stamped = release(Path(site_dir))
+    worker.write_text(
+        text.replace(PLACEHOLDER, json.dumps(stamped, separators=(",", ":"))), encoding="utf-8"
+    )
+    return str(stamped["id"])

@@ -1,0 +1,200 @@
+"""Offline after one visit: the service worker (content/sw.js) in Chromium, server stopped.
+
+Each test has a fresh profile with service workers allowed (the shared browser blocks
+them) and a server of its own over a copy of the built site, so it can stop the server,
+deploy another release into the copy and start the server again on the same origin.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import shutil
+import urllib.parse
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import BrowserContext, Page, Playwright, expect
+from playwright.sync_api import Error as PlaywrightError
+
+import sims
+from ridgepoint.offline import stamp_service_worker
+from ridgepoint.sim_embed import display
+from tests.browser.conftest import READY_MS, REPO, launch, serve
+
+PAGE = "explainers/batching/"
+SIM = '[data-sim="batching"]'
+BATCH_BOX = "#sim-batching-batch_size + input.sim-value"
+UNBUILT_WORKER = REPO / "content" / "sw.js"
+
+pytestmark = pytest.mark.browser
+
+
+class Host:
+    """A copy of the built site on one origin, which a test can stop, change and restart."""
+
+    def __init__(self, site: Path) -> None:
+        self.site = site
+        self.port = 0
+        self.url = ""
+        self._running: contextlib.ExitStack | None = None
+
+    def start(self) -> None:
+        stack = contextlib.ExitStack()
+        self.url, server = stack.enter_context(serve(self.site, self.port))
+        self.port = server.server_address[1]
+        self._running = stack
+
+    def stop(self) -> None:
+        assert self._running is not None
+        self._running.close()
+        self._running = None
+
+    def release_id(self) -> str:
+        text = (self.site / "sw.js").read_text(encoding="utf-8")
+        return json.loads(re.search(r"const RELEASE = (\{.*?\});\n", text).group(1))["id"]
+
+    def cache_name(self) -> str:
+        """The name content/sw.js gives the current release's cache."""
+        return f"ridgepoint:{urllib.parse.urlsplit(self.url).path}:{self.release_id()}"
+
+
+@pytest.fixture
+def host(built_site: Path, tmp_path: Path) -> Iterator[Host]:
+    site = tmp_path / "served" / built_site.name
+    shutil.copytree(built_site, site, ignore=shutil.ignore_patterns("test-*"))
+    running = Host(site)
+    running.start()
+    yield running
+    if running._running is not None:
+        running.stop()
+
+
+@pytest.fixture
+def browser(playwright: Playwright, tmp_path: Path) -> Iterator[BrowserContext]:
+    context = launch(playwright, tmp_path / "profile", service_workers="allow")
+    yield context
+    context.close()
+
+
+def expected(**inputs: object) -> list[str]:
+    return [display(v) for v in sims.load("batching").simulate(**inputs)["summary"].values()]
+
+
+def wait_ready(page: Page) -> None:
+    expect(page.locator(SIM)).to_have_attribute("data-state", "ready", timeout=READY_MS)
+
+
+def try_input(page: Page, batch_size: int) -> None:
+    """Python answers a change: the live summary is CPython's for the new input."""
+    page.fill(BATCH_BOX, str(batch_size))
+    expect(page.locator(f"{SIM} table.sim-summary td")).to_have_text(
+        expected(batch_size=batch_size), timeout=15_000)
+    expect(page.locator(f"{SIM} .sim-chart-live svg")).to_have_count(2)
+
+
+def caches(page: Page) -> dict[str, list[str]]:
+    """Cache name -> the paths it holds, relative to the site."""
+    return page.evaluate("""async (scope) => {
+        const out = {};
+        for (const name of await caches.keys()) {
+            const keys = await (await caches.open(name)).keys();
+            out[name] = keys.map((request) => request.url.slice(scope.length));
+        }
+        return out;
+    }""", page.url[: page.url.index(PAGE)])
+
+
+def eventually(page: Page, check: Callable[[], bool], timeout_ms: int = 60_000) -> None:
+    for _ in range(timeout_ms // 200):
+        if check():
+            return
+        page.wait_for_timeout(200)
+    assert check()
+
+
+def visit_and_wait_for_the_worker(page: Page, url: str) -> None:
+    page.goto(url)
+    wait_ready(page)
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")  # installed: all cached
+    eventually(page, lambda: page.evaluate("Boolean(navigator.serviceWorker.controller)"))
+
+
+def test_a_visited_explainer_and_its_sim_work_offline(host: Host, browser: BrowserContext
+                                                      ) -> None:
+    page = browser.new_page()
+    visit_and_wait_for_the_worker(page, host.url + PAGE)
+    (name, held), = caches(page).items()
+    assert name == host.cache_name()
+    assert PAGE in held  # the page visited before the worker existed
+    for runtime in ("assets/pyodide/pyodide.asm.wasm", "assets/sim/worker.js",
+                    "assets/sims/batching.py", "assets/vendor/vega.min.js"):
+        assert runtime in held
+
+    host.stop()
+    page.reload()
+    wait_ready(page)  # Python started from the cache
+    try_input(page, 6)
+    # A page never visited is not there, and the reader is told so.
+    response = page.goto(host.url + "explainers/roofline/")
+    assert response is not None and response.status == 503
+    assert "You are offline" in page.inner_text("body")
+    page.goto(host.url + PAGE + "?batching.batch_size=3")  # a visited page, any query
+    wait_ready(page)
+    expect(page.locator(f"{SIM} table.sim-summary td")).to_have_text(expected(batch_size=3))
+
+
+def deploy_new_release(site: Path) -> str:
+    """Change a page and a stylesheet, then give the worker its release the way the
+    builder does. Returns the id of an element only the new page has, which only the new
+    stylesheet styles (letter-spacing 3px)."""
+    marker = "new-release-marker"
+    page = site / PAGE / "index.html"
+    page.write_text(page.read_text(encoding="utf-8").replace(
+        "</body>", f"<p id='{marker}'>{marker}</p></body>"), encoding="utf-8")
+    with (site / "assets" / "site.css").open("a", encoding="utf-8") as css:
+        css.write(f"\n#{marker} {{ letter-spacing: 3px; }}\n")
+    shutil.copy(UNBUILT_WORKER, site / "sw.js")
+    stamp_service_worker(site)
+    return marker
+
+
+def test_a_new_release_replaces_the_old_cache(host: Host, browser: BrowserContext) -> None:
+    page = browser.new_page()
+    visit_and_wait_for_the_worker(page, host.url + PAGE)
+    old = host.cache_name()
+    host.stop()
+    marker = deploy_new_release(host.site)
+    new = host.cache_name()
+    assert new != old
+    host.start()
+
+    # The new page, seen by the old worker: it gets the new stylesheet with it, not the old
+    # cached one, and the old worker hands over to the new release's.
+    page.reload()
+    expect(page.locator(f"#{marker}")).to_have_css("letter-spacing", "3px")
+    wait_ready(page)
+    eventually(page, lambda: list(caches(page)) == [new])
+
+    host.stop()  # offline again: the new release, whole
+    page.reload()
+    expect(page.locator(f"#{marker}")).to_have_css("letter-spacing", "3px")
+    wait_ready(page)
+    try_input(page, 5)
+
+
+def test_an_unbuilt_worker_removes_the_cache_and_steps_aside(
+    host: Host, browser: BrowserContext
+) -> None:
+    """What `make serve` serves (sw.js without a release) undoes a built site's worker on
+    the same origin, and then answers nothing, so live reload sees the server directly."""
+    page = browser.new_page()
+    visit_and_wait_for_the_worker(page, host.url + PAGE)
+    shutil.copy(UNBUILT_WORKER, host.site / "sw.js")
+    page.evaluate("navigator.serviceWorker.getRegistration().then((r) => r.update())")
+    eventually(page, lambda: caches(page) == {})
+    host.stop()
+    with pytest.raises(PlaywrightError, match="ERR_CONNECTION_REFUSED"):
+        page.goto(host.url + PAGE)
