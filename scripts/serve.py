@@ -8,12 +8,14 @@ serving the last good version.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 from ridgepoint.builder import derived_config, mkdocs
 from ridgepoint.config import SiteConfig
 from ridgepoint.errors import ContentErrors
+from ridgepoint.snapshot import POLICY_VARIABLE
 from ridgepoint.stage import stage_site
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,6 +27,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dev-addr", default="127.0.0.1:8000", help="host:port to serve on")
     args = parser.parse_args(argv)
+    # Saving a sim must not wait seconds for a new Pyodide snapshot: serve uses a cached
+    # one when it matches and otherwise lets pages start Python the normal way.
+    os.environ.setdefault(POLICY_VARIABLE, "cached")
     try:
         stage_site(ROOT)
     except ContentErrors as errors:

@@ -10,9 +10,12 @@ Python it needs.
 from __future__ import annotations
 
 import ast
+import json
 import shutil
 import sys
 from pathlib import Path
+
+from ridgepoint import snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE_MODULES = ROOT / "node_modules"
@@ -153,10 +156,33 @@ def interpreter_module() -> str:
     return text.replace(INTERPRETER_IMPORT, INTERPRETER_SHIM)
 
 
+def stage_snapshot(target_dir: Path) -> snapshot.Snapshot | None:
+    """Put the current Pyodide snapshot (ridgepoint.snapshot) and its manifest into
+    `target_dir`, dropping older snapshot files. Without one (RIDGEPOINT_SNAPSHOT, or Node
+    failed: the build says why and goes on) the manifest says so, and the worker starts
+    Python the normal way."""
+    try:
+        made = snapshot.current(SIMS_DIR, NODE_MODULES)
+    except snapshot.SnapshotError as error:
+        print(f"warning: no Pyodide snapshot, pages will start Python the slow way: {error}",
+              file=sys.stderr)
+        made = None
+    for old in target_dir.glob(f"{snapshot.PREFIX}*.bin"):
+        if made is None or old.name != made.file_name:
+            old.unlink()
+    manifest: dict[str, object] = {"file": None}
+    if made is not None:
+        _copy(made.path, target_dir / made.file_name)
+        manifest = made.manifest()
+    _write(target_dir / snapshot.MANIFEST, json.dumps(manifest, indent=1) + "\n")
+    return made
+
+
 def stage_runtime(stage_dir: Path, modules: set[str]) -> None:
-    """Copy Pyodide, the chart library and the given sims (with their imports) into
-    `stage_dir/assets/{pyodide,vendor,sims}/`. Files from earlier builds that are no longer
-    needed are removed from assets/sims/, so the site ships only what pages use."""
+    """Copy Pyodide (with its memory snapshot), the chart library and the given sims (with
+    their imports) into `stage_dir/assets/{pyodide,vendor,sims}/`. Files from earlier
+    builds that are no longer needed are removed from assets/sims/, so the site ships only
+    what pages use."""
     assets = Path(stage_dir) / "assets"
     for name in PYODIDE_FILES:
         _copy(NODE_MODULES / "pyodide" / name, assets / "pyodide" / name)
@@ -165,6 +191,7 @@ def stage_runtime(stage_dir: Path, modules: set[str]) -> None:
     _write(assets / "vendor" / "vega-interpreter.js", interpreter_module())
     for package in VENDOR_LICENSES:
         _copy(NODE_MODULES / package / "LICENSE", assets / "vendor" / f"{package}.LICENSE.txt")
+    stage_snapshot(assets / "pyodide")
 
     files = {file for module in sorted(modules) for file in browser_files(module)}
     sims_target = assets / "sims"

@@ -3,6 +3,8 @@
 // Everything comes from this site: Pyodide from assets/pyodide/ (indexURL), the sims'
 // source from assets/sims/, both found relative to this file, so the site works at any
 // depth and under any base path. No package is loaded: the sims use the standard library.
+// Python starts from the build's memory snapshot when there is one (sims imported already),
+// and the normal way when there is none or it cannot be restored.
 //
 // Messages in:   {type: "load", module, files}        fetch + import a sim (once)
 //                {type: "run", id, module, inputs}    run it
@@ -17,6 +19,10 @@ const PYODIDE_URL = new URL("../pyodide/", import.meta.url).href;
 const SIMS_URL = new URL("../sims/", import.meta.url);
 const HOME = "/home/pyodide/ridgepoint"; // on sys.path; holds the sims package
 const STEPS = 3; // starting Python, loading the sim, first run (the page counts the last)
+const SNAPSHOT_MANIFEST = "snapshot.json";
+const PYODIDE_OPTIONS = {
+  indexURL: PYODIDE_URL, packages: [], stdout: () => {}, stderr: () => {},
+};
 
 // A failed download names its file: Pyodide's own message ("Failed to fetch") does not.
 const realFetch = self.fetch.bind(self);
@@ -36,22 +42,77 @@ self.fetch = async (resource, options) => {
 const files = new Map(); // sims file -> Promise, so shared modules are fetched once
 const modules = new Map(); // module -> Promise of its import
 
+// How Python started: "snapshot" (restored, sims already imported) or "fresh" (with the
+// reason the snapshot was not used). Read by tests and the bench, handy in devtools.
+const startInfo = { via: null, reason: null, snapshotModules: [] };
 const python = start();
+self.ridgepoint = { python, start: startInfo };
 
 function progress(step, text) {
   self.postMessage({ type: "progress", step, of: STEPS, text });
 }
 
-async function start() {
-  progress(1, "Starting Python in your browser (a one-time download of about 6 MB)");
+// The build's memory snapshot (ridgepoint/snapshot.py): a manifest names the file, which
+// is gzip(sparse heap). Inflating checks the gzip trailer (CRC-32, length), so a damaged
+// download is refused; Pyodide then checks the magic number and its own build id.
+async function snapshotBytes() {
+  const manifest = await (await fetch(new URL(SNAPSHOT_MANIFEST, PYODIDE_URL))).json();
+  if (!manifest.file) throw new Error("this site was built without a Python snapshot");
+  const response = await fetch(new URL(manifest.file, PYODIDE_URL));
+  const inflated = response.body.pipeThrough(new DecompressionStream("gzip"));
+  const packed = await new Response(inflated).arrayBuffer();
+  return { bytes: expand(packed), modules: manifest.modules };
+}
+
+// The heap back from its sparse form: magic "RPS1", u32 page size, heap size, page count,
+// the non-zero pages' indexes, then their bytes (little-endian; see ridgepoint/snapshot.py).
+function expand(packed) {
+  const head = new DataView(packed);
+  if (packed.byteLength < 16 || head.getUint32(0, true) !== 0x31535052) {
+    throw new Error("the Python snapshot is not in the expected format");
+  }
+  const [page, size, count] = [4, 8, 12].map((at) => head.getUint32(at, true));
+  const indexes = new Uint32Array(packed, 16, count);
+  const heap = new Uint8Array(size);
+  let offset = 16 + 4 * count;
+  for (const index of indexes) {
+    const length = Math.min(page, size - index * page);
+    heap.set(new Uint8Array(packed, offset, length), index * page);
+    offset += length;
+  }
+  if (offset !== packed.byteLength) throw new Error("the Python snapshot is damaged");
+  return heap;
+}
+
+async function restore() {
+  const snapshot = snapshotBytes();
+  snapshot.catch(() => {}); // handled below: not an unhandled rejection (see the end)
   const pyodide = await loadPyodide({
-    indexURL: PYODIDE_URL,
-    packages: [],
-    stdout: () => {},
-    stderr: () => {},
+    ...PYODIDE_OPTIONS,
+    _loadSnapshot: snapshot.then(({ bytes }) => bytes),
   });
+  // The restored heap holds the random state saved at build time: every visit would draw
+  // the same numbers. Reseed from the browser's entropy (os.urandom).
+  pyodide.runPython("import random; random.seed()");
+  startInfo.snapshotModules = (await snapshot).modules;
+  return pyodide;
+}
+
+async function start() {
+  progress(1, "Starting Python in your browser (a one-time download of several MB)");
+  let pyodide;
+  try {
+    pyodide = await restore();
+    startInfo.via = "snapshot";
+  } catch (error) {
+    // No snapshot, a failed download or a snapshot this Pyodide refuses: start normally.
+    startInfo.reason = lastLine(error);
+    pyodide = await loadPyodide(PYODIDE_OPTIONS);
+    startInfo.via = "fresh";
+  }
   pyodide.FS.mkdirTree(`${HOME}/sims`);
-  pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(HOME)})`);
+  pyodide.runPython(`import sys
+if ${JSON.stringify(HOME)} not in sys.path: sys.path.insert(0, ${JSON.stringify(HOME)})`);
   return pyodide;
 }
 
@@ -72,8 +133,12 @@ function loadModule(module, needed) {
     modules.set(module, (async () => {
       const pyodide = await python;
       progress(2, "Loading the simulation");
-      await Promise.all(needed.map((file) => fetchFile(pyodide, file)));
-      pyodide.runPython("import importlib; importlib.invalidate_caches()");
+      // A restored snapshot has already imported its sims: nothing to fetch for those.
+      const restored = ["sims._runner", `sims.${module}`];
+      if (!restored.every((name) => startInfo.snapshotModules.includes(name))) {
+        await Promise.all(needed.map((file) => fetchFile(pyodide, file)));
+        pyodide.runPython("import importlib; importlib.invalidate_caches()");
+      }
       const runner = pyodide.pyimport("sims._runner");
       runner.load(module); // raises (and so rejects) if the sim cannot be imported
       return runner.run;

@@ -1,0 +1,194 @@
+"""The Pyodide memory snapshot: Python started and every sim imported, made at build time.
+
+Starting Pyodide in the reader's browser means instantiating the interpreter and importing
+the standard library and the sims: seconds on a cold visit. Restoring a memory snapshot of
+an interpreter that has already done all that takes a fraction of it (`make bench` measures
+both). The snapshot is made under Node by make_snapshot.mjs with Pyodide's private
+`_makeSnapshot` option, which is tied to the exact Pyodide build, so:
+
+- the cache key (build/cache/pyodide-snapshot/) covers the Pyodide version and loader, the
+  bytes of every sims file and of the maker script: a rebuild with nothing changed costs a
+  few file hashes, any change makes a new snapshot (seconds);
+- the file is staged under a name carrying its own digest, beside a small manifest
+  (`snapshot.json`: file, size, modules) the worker reads first, so a browser never pairs
+  an old cached snapshot with a new manifest;
+- when Node or the maker fails, the build says so and goes on without a snapshot; the
+  worker then starts Python the normal way (as it does when a restore fails).
+
+The heap is 30 MiB, half of it pages of zeros, and hosts do not compress
+application/octet-stream. So the file is `gzip(sparse(heap))`: the non-zero 4 KiB pages
+with their indexes, gzipped here, inflated by the worker (DecompressionStream), whose gzip
+trailer (CRC-32 and length) also refuses a damaged download. About 6 MB on the wire.
+
+RIDGEPOINT_SNAPSHOT=cached (set by `make serve`) uses a cached snapshot when one matches and
+otherwise stages none, so saving a sim while serving does not wait for Node;
+RIDGEPOINT_SNAPSHOT=off never stages one.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import struct
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+MAKER = Path(__file__).with_name("make_snapshot.mjs")
+CACHE_DIR = ROOT / "build" / "cache" / "pyodide-snapshot"
+HOME = "/home/pyodide/ridgepoint"  # where the worker keeps the sims package (worker.js HOME)
+MANIFEST = "snapshot.json"
+PREFIX = "snapshot-"
+TIMEOUT_S = 300
+POLICY_VARIABLE = "RIDGEPOINT_SNAPSHOT"
+POLICIES = ("make", "cached", "off")
+
+# The sparse format (little-endian), read by worker.js `expand`:
+#   magic "RPS1", u32 page size, u32 heap size, u32 page count,
+#   u32 index of each non-zero page (ascending), then those pages' bytes in that order
+#   (the last page of the heap may be short).
+MAGIC = b"RPS1"
+PAGE = 4096
+GZIP_LEVEL = 9  # made once per sims change, downloaded by every reader
+
+
+class SnapshotError(RuntimeError):
+    """No snapshot could be made (Node missing or failing, or a bad maker output)."""
+
+
+def policy() -> str:
+    """make (default), cached or off: see the module docstring."""
+    value = os.environ.get(POLICY_VARIABLE, "make")
+    if value not in POLICIES:
+        raise SnapshotError(f"{POLICY_VARIABLE}={value!r}: expected one of {', '.join(POLICIES)}")
+    return value
+
+
+def sparse(heap: bytes, page: int = PAGE) -> bytes:
+    """The heap without its all-zero pages (see the format above)."""
+    zero = bytes(page)
+    indexes = [
+        index for index in range((len(heap) + page - 1) // page)
+        if heap[index * page:(index + 1) * page] != zero[: len(heap) - index * page]
+    ]
+    head = MAGIC + struct.pack(f"<III{len(indexes)}I", page, len(heap), len(indexes), *indexes)
+    return head + b"".join(heap[index * page:(index + 1) * page] for index in indexes)
+
+
+def expand(packed: bytes) -> bytes:
+    """The heap back from `sparse` output (what the worker does in JavaScript)."""
+    if packed[:4] != MAGIC:
+        raise SnapshotError("not a sparse snapshot (bad magic)")
+    page, size, count = struct.unpack_from("<III", packed, 4)
+    indexes = struct.unpack_from(f"<{count}I", packed, 16)
+    heap = bytearray(size)
+    offset = 16 + 4 * count
+    for index in indexes:
+        start = index * page
+        length = min(page, size - start)
+        heap[start:start + length] = packed[offset:offset + length]
+        offset += length
+    if offset != len(packed):
+        raise SnapshotError(f"sparse snapshot has {len(packed) - offset} stray bytes")
+    return bytes(heap)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A made snapshot in the cache, and what the worker needs to know about it."""
+
+    path: Path  # gzip(sparse(heap))
+    digest: str  # sha256 of the file, hex
+    modules: tuple[str, ...]
+
+    @property
+    def file_name(self) -> str:
+        return f"{PREFIX}{self.digest[:20]}.bin"
+
+    def manifest(self) -> dict[str, object]:
+        return {"file": self.file_name, "bytes": self.path.stat().st_size,
+                "format": "gzip+sparse", "modules": list(self.modules)}
+
+
+def _pyodide_identity(node_modules: Path) -> str:
+    """Version and loader of the pinned Pyodide: a snapshot fits only this build."""
+    package = json.loads((node_modules / "pyodide" / "package.json").read_text("utf-8"))
+    loader = (node_modules / "pyodide" / "pyodide.mjs").read_bytes()
+    return f"{package['version']}|{hashlib.sha256(loader).hexdigest()}"
+
+
+def cache_key(sims_dir: Path, node_modules: Path) -> str:
+    """Everything the snapshot's bytes depend on, hashed."""
+    digest = hashlib.sha256()
+    for part in (_pyodide_identity(node_modules), HOME, str(PAGE), str(GZIP_LEVEL)):
+        digest.update(part.encode() + b"\0")
+    digest.update(hashlib.sha256(MAKER.read_bytes()).digest())
+    for path in sorted(sims_dir.rglob("*.py")):
+        if "__pycache__" in path.parts:
+            continue
+        digest.update(path.relative_to(sims_dir).as_posix().encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def cached(sims_dir: Path, node_modules: Path, cache_dir: Path = CACHE_DIR) -> Snapshot | None:
+    """The cached snapshot for these sims and this Pyodide, if one was made."""
+    key = cache_key(sims_dir, node_modules)
+    path, meta = cache_dir / f"{key}.bin", cache_dir / f"{key}.json"
+    if not (path.is_file() and meta.is_file()):
+        return None
+    known = json.loads(meta.read_text("utf-8"))
+    return Snapshot(path, known["digest"], tuple(known["modules"]))
+
+
+def _run_maker(sims_dir: Path, heap_file: Path) -> list[str]:
+    """Run make_snapshot.mjs; the modules the snapshot holds."""
+    try:
+        done = subprocess.run(
+            ["node", str(MAKER), str(sims_dir), str(heap_file), HOME],
+            capture_output=True, text=True, timeout=TIMEOUT_S, check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise SnapshotError(f"node could not run {MAKER.name}: {error}") from None
+    if done.returncode != 0 or not heap_file.is_file():
+        raise SnapshotError(f"{MAKER.name} failed:\n{done.stderr.strip()}")
+    return json.loads(done.stdout.strip().splitlines()[-1])["modules"]
+
+
+def make(sims_dir: Path, node_modules: Path, cache_dir: Path = CACHE_DIR) -> Snapshot:
+    """The snapshot for these sims, from the cache or made now (seconds)."""
+    found = cached(sims_dir, node_modules, cache_dir)
+    if found is not None:
+        return found
+    key = cache_key(sims_dir, node_modules)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=cache_dir) as work:
+        heap_file = Path(work) / "heap.bin"
+        modules = _run_maker(sims_dir, heap_file)
+        packed = gzip.compress(sparse(heap_file.read_bytes()), GZIP_LEVEL, mtime=0)
+        partial = Path(work) / "packed.bin"
+        partial.write_bytes(packed)
+        digest = hashlib.sha256(packed).hexdigest()
+        # Atomic renames: a parallel build never reads half a file; the meta goes last.
+        partial.replace(cache_dir / f"{key}.bin")
+        meta = Path(work) / "meta.json"
+        meta.write_text(json.dumps({"digest": digest, "modules": modules}), encoding="utf-8")
+        meta.replace(cache_dir / f"{key}.json")
+    for old in cache_dir.iterdir():  # only the current snapshot is kept
+        if old.is_file() and old.stem != key:
+            old.unlink(missing_ok=True)
+    return Snapshot(cache_dir / f"{key}.bin", digest, tuple(modules))
+
+
+def current(sims_dir: Path, node_modules: Path) -> Snapshot | None:
+    """The snapshot to stage under the RIDGEPOINT_SNAPSHOT policy; None for none."""
+    chosen = policy()
+    if chosen == "off":
+        return None
+    if chosen == "cached":
+        return cached(sims_dir, node_modules)
+    return make(sims_dir, node_modules)
