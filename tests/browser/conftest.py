@@ -32,6 +32,7 @@ CHROMIUM_ARGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
 READY_MS = 90_000  # Python's first start; generous, the machine is shared
+SITE_URL = "http://127.0.0.1:8000/ridgepoint/"  # what the build is told; any port serves it
 
 pytestmark = pytest.mark.browser
 
@@ -89,7 +90,9 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The repository's site, built by scripts/build.py into a temporary folder.
 
     It is served from a sub-path (/ridgepoint/), as on a project site of a static host, so
-    every test also checks that nothing assumes the site sits at the server's root.
+    every test also checks that nothing assumes the site sits at the server's root. The build
+    is told that path (SITE_URL), as a deployment there would be: the 404 page, which a host
+    serves at any depth, links its assets by absolute path from it.
     """
     base = tmp_path_factory.mktemp("browser-build")
     site = base / "served" / "ridgepoint"
@@ -97,7 +100,7 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         [sys.executable, str(REPO / "scripts" / "build.py"), "--site-dir", str(site),
          "--stage-dir", str(base / "stage" / "docs")],
         capture_output=True, text=True, cwd=REPO, check=False,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": SITE_URL},
     )
     assert done.returncode == 0, f"the site did not build:\n{done.stdout}\n{done.stderr}"
     return site
