@@ -34,10 +34,11 @@ SimRunner = Callable[[str, dict[str, str]], dict[str, Any]]
 
 
 def run_sim(module: str, inputs: dict[str, str]) -> dict[str, Any]:
-    """Run a sim natively; LookupError for an unknown module, ValueError for a bad input."""
-    import sims
+    """Run a sim natively (cached across builds, see ridgepoint.simrun); LookupError for an
+    unknown module, ValueError for a bad input."""
+    from ridgepoint import simrun
 
-    return sims.load(module).simulate(**inputs)
+    return simrun.run(module, inputs)
 
 
 class FigureSource:

@@ -12,6 +12,7 @@ whole words only. Longer names win over shorter ones they contain. Only prose is
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -24,6 +25,17 @@ def _normal(name: str) -> str:
     return " ".join(name.casefold().split())
 
 
+def _first_word(name: str) -> str | None:
+    """The first run of word characters of a term, lower-cased; None if it has none."""
+    found = re.search(r"\w+", name.lower())
+    return found.group() if found else None
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
 class TermLinker:
     """Compiled once per build from the glossary; applied to every page."""
 
@@ -31,18 +43,33 @@ class TermLinker:
         self._terms: dict[str, Term] = {}
         self._by_name: dict[str, str] = {}
         self._by_abbreviation: dict[str, str] = {}
-        alternatives: list[tuple[int, str]] = []
+        alternatives: list[tuple[int, str, str | None]] = []
         for term in terms:
             self._terms[term.slug] = term
             self._by_name[_normal(term.term)] = term.slug
             words = r"\s+".join(re.escape(word) for word in term.term.split())
-            alternatives.append((len(term.term), f"(?i:{words})"))
+            alternatives.append((len(term.term), f"(?i:{words})", _first_word(term.term)))
             if term.abbreviation:
                 self._by_abbreviation[term.abbreviation] = term.slug
-                alternatives.append((len(term.abbreviation), re.escape(term.abbreviation)))
+                alternatives.append((len(term.abbreviation), re.escape(term.abbreviation),
+                                     _first_word(term.abbreviation)))
         alternatives.sort(key=lambda item: -item[0])
-        body = "|".join(pattern for _, pattern in alternatives)
-        self._pattern = re.compile(rf"(?<![\w-])(?:{body})s?(?![\w-])") if body else None
+        self._alternatives = [(pattern, word) for _, pattern, word in alternatives]
+
+    def _pattern(self, markdown: str) -> re.Pattern[str] | None:
+        """One alternation of the terms that can occur in this page, longest first.
+
+        A term can only match where its first word stands as a whole word (the match is
+        delimited by non-word characters), in any case and maybe plural, so terms whose
+        first word the page lacks are left out. The matches are the same as with every
+        term in the pattern, but the regex engine no longer tries each term at each
+        character: a page costs time in its own length, not its length times the glossary.
+        """
+        words = {word for word in re.findall(r"\w+", markdown.lower())}
+        words |= {word[:-1] for word in words if word.endswith("s")}
+        body = "|".join(pattern for pattern, first in self._alternatives
+                        if first is None or first in words)
+        return _compiled(rf"(?<![\w-])(?:{body})s?(?![\w-])") if body else None
 
     def _lookup(self, text: str) -> str | None:
         return self._by_abbreviation.get(text) or self._by_name.get(_normal(text))
@@ -57,12 +84,13 @@ class TermLinker:
         `glossary` is the path from the page to the glossary's Markdown file, so MkDocs
         checks the link and rewrites it to the page's URL.
         """
-        if self._pattern is None:
+        pattern = self._pattern(markdown)
+        if pattern is None:
             return markdown
         linked: set[str] = set()
         edits: list[tuple[int, int, str]] = []
         for start, end in prose_spans(markdown):
-            for match in self._pattern.finditer(markdown, start, end):
+            for match in pattern.finditer(markdown, start, end):
                 slug = self._slug(match.group())
                 if slug is None or slug in linked:
                     continue

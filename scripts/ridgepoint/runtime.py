@@ -10,6 +10,7 @@ Python it needs.
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import shutil
 import sys
@@ -67,9 +68,18 @@ def _module_file(dotted: str) -> Path | None:
     return SIMS_DIR / "__init__.py" if len(parts) == 1 else None
 
 
-def _imports(path: Path) -> set[str]:
-    """Every module a file imports, as absolute dotted names (relative imports resolved)."""
-    package = ".".join((PACKAGE, *path.relative_to(SIMS_DIR).parent.parts))
+def _imports(path: Path) -> frozenset[str]:
+    """Every module a file imports, as absolute dotted names (relative imports resolved).
+
+    Parsed once per file version: every page embedding a sim asks for its closure."""
+    stat = path.stat()
+    return _parsed_imports(path, SIMS_DIR, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=1024)
+def _parsed_imports(path: Path, sims_dir: Path, mtime_ns: int, size: int) -> frozenset[str]:
+    """_imports for one version of a file (the stat values are the cache key)."""
+    package = ".".join((PACKAGE, *path.relative_to(sims_dir).parent.parts))
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
         if isinstance(node, ast.Import):
@@ -84,7 +94,7 @@ def _imports(path: Path) -> set[str]:
             found.add(base)
             # `from sims import charts` may name a submodule rather than an attribute.
             found.update(f"{base}.{alias.name}" for alias in node.names)
-    return found
+    return frozenset(found)
 
 
 def import_closure(module: str) -> list[str]:

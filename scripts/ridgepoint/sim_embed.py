@@ -32,6 +32,7 @@ from typing import Any
 import yaml
 
 import sims
+from ridgepoint import simrun
 from ridgepoint.errors import ContentError, ContentErrors
 from ridgepoint.runtime import ROOT, browser_files
 from ridgepoint.yamldoc import Document, parse
@@ -259,7 +260,7 @@ def parse_block(body: str, first_line: int) -> SimBlock:
     start_lines = _key_lines(start_node, document)
     try:
         values = validate(module.INPUTS, start)
-        module.simulate(**values)  # cross-input checks (e.g. min <= max) live in the sim
+        simrun.run(module_name, values)  # cross-input checks (e.g. min <= max) live in the sim
     except ValueError as error:
         name = getattr(error, "input", str(error).split(":")[0])
         line = start_lines.get(name, lines.get("start", first_line))
@@ -435,7 +436,7 @@ def widget_html(block: SimBlock, key: str) -> str:
     """The widget for one block, prerendered at its starting inputs, on a single line (so
     Markdown passes it through as one raw HTML block)."""
     module = sims.load(block.module)
-    result = module.simulate(**block.start)
+    result = simrun.run(block.module, block.start)
     by_name = {spec.name: spec for spec in module.INPUTS}
     config = {
         "module": block.module,
