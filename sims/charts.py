@@ -25,5 +25,9 @@ def chart(title: str, description: str, rows: list[dict[str, Any]], **body: Any)
         "width": "container",
         "height": HEIGHT,
         "background": None,
+        # The chart is one image to assistive technology: its SVG has role="img" with the
+        # title and description as its name, and the summary table holds the numbers. Vega's
+        # per-mark ARIA roles inside it would only add unnamed "graphics-symbol" nodes.
+        "config": {"aria": False, "mark": {"aria": False}},
         **body,
     }
