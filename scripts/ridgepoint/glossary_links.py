@@ -12,9 +12,8 @@ whole words only. Longer names win over shorter ones they contain. Only prose is
 
 from __future__ import annotations
 
-import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from ridgepoint.markup import md_inline
 from ridgepoint.model import Term
@@ -25,51 +24,69 @@ def _normal(name: str) -> str:
     return " ".join(name.casefold().split())
 
 
-def _first_word(name: str) -> str | None:
-    """The first run of word characters of a term, lower-cased; None if it has none."""
-    found = re.search(r"\w+", name.lower())
-    return found.group() if found else None
+_WORD_START = re.compile(r"(?<![\w-])\w+")
 
 
-@functools.lru_cache(maxsize=256)
-def _compiled(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern)
+def _bounded(body: str) -> re.Pattern[str]:
+    """Terms as whole words: not inside a word or a hyphenated compound, maybe plural."""
+    return re.compile(rf"(?<![\w-])(?:{body})s?(?![\w-])")
 
 
 class TermLinker:
-    """Compiled once per build from the glossary; applied to every page."""
+    """Compiled once per build from the glossary; applied to every page.
+
+    One alternation of every term, tried at every character, would make a page cost its
+    length times the glossary's size. A match is delimited by non-word characters, so it
+    starts where a word of the page starts and that word is the term's first (or, for a
+    one-word term, its plural). So each term is filed under its first word, and at each
+    word of the page only the terms filed under it are tried, in the alternation's order
+    (longest first): the matches are the same, at a cost linear in the page. Should a term
+    start with a non-word character, every page falls back to the plain alternation.
+    """
 
     def __init__(self, terms: Iterable[Term]) -> None:
         self._terms: dict[str, Term] = {}
         self._by_name: dict[str, str] = {}
         self._by_abbreviation: dict[str, str] = {}
-        alternatives: list[tuple[int, str, str | None]] = []
+        alternatives: list[tuple[int, str, str]] = []  # (length, pattern, name)
         for term in terms:
             self._terms[term.slug] = term
             self._by_name[_normal(term.term)] = term.slug
             words = r"\s+".join(re.escape(word) for word in term.term.split())
-            alternatives.append((len(term.term), f"(?i:{words})", _first_word(term.term)))
+            alternatives.append((len(term.term), f"(?i:{words})", term.term))
             if term.abbreviation:
                 self._by_abbreviation[term.abbreviation] = term.slug
                 alternatives.append((len(term.abbreviation), re.escape(term.abbreviation),
-                                     _first_word(term.abbreviation)))
+                                     term.abbreviation))
         alternatives.sort(key=lambda item: -item[0])
-        self._alternatives = [(pattern, word) for _, pattern, word in alternatives]
+        self._filed: dict[str, list[tuple[int, re.Pattern[str]]]] = {}
+        self._everything: re.Pattern[str] | None = None
+        for order, (_, pattern, name) in enumerate(alternatives):
+            first = re.match(r"\w+", name.strip().lower())
+            if first is None:
+                self._everything = _bounded("|".join(p for _, p, _ in alternatives))
+                break
+            self._filed.setdefault(first.group(), []).append((order, _bounded(pattern)))
 
-    def _pattern(self, markdown: str) -> re.Pattern[str] | None:
-        """One alternation of the terms that can occur in this page, longest first.
-
-        A term can only match where its first word stands as a whole word (the match is
-        delimited by non-word characters), in any case and maybe plural, so terms whose
-        first word the page lacks are left out. The matches are the same as with every
-        term in the pattern, but the regex engine no longer tries each term at each
-        character: a page costs time in its own length, not its length times the glossary.
-        """
-        words = {word for word in re.findall(r"\w+", markdown.lower())}
-        words |= {word[:-1] for word in words if word.endswith("s")}
-        body = "|".join(pattern for pattern, first in self._alternatives
-                        if first is None or first in words)
-        return _compiled(rf"(?<![\w-])(?:{body})s?(?![\w-])") if body else None
+    def _matches(self, markdown: str, start: int, end: int) -> Iterator[re.Match[str]]:
+        """Term mentions in markdown[start:end], left to right, not overlapping."""
+        if self._everything is not None:
+            yield from self._everything.finditer(markdown, start, end)
+            return
+        cursor = start
+        for word in _WORD_START.finditer(markdown, start, end):
+            if word.start() < cursor:
+                continue
+            key = word.group().lower()
+            candidates = self._filed.get(key, [])
+            if key.endswith("s") and key[:-1] in self._filed:
+                candidates = sorted(candidates + self._filed[key[:-1]])
+            for _, candidate in candidates:
+                found = candidate.match(markdown, word.start(), end)
+                if found:
+                    cursor = found.end()
+                    yield found
+                    break
 
     def _lookup(self, text: str) -> str | None:
         return self._by_abbreviation.get(text) or self._by_name.get(_normal(text))
@@ -84,13 +101,12 @@ class TermLinker:
         `glossary` is the path from the page to the glossary's Markdown file, so MkDocs
         checks the link and rewrites it to the page's URL.
         """
-        pattern = self._pattern(markdown)
-        if pattern is None:
+        if not self._terms:
             return markdown
         linked: set[str] = set()
         edits: list[tuple[int, int, str]] = []
         for start, end in prose_spans(markdown):
-            for match in pattern.finditer(markdown, start, end):
+            for match in self._matches(markdown, start, end):
                 slug = self._slug(match.group())
                 if slug is None or slug in linked:
                     continue
@@ -98,6 +114,8 @@ class TermLinker:
                 title = md_inline(self._terms[slug].definition)
                 link = f'[{match.group()}]({glossary}#{slug} "{title}")'
                 edits.append((match.start(), match.end(), link))
-        for start, end, replacement in reversed(edits):
-            markdown = markdown[:start] + replacement + markdown[end:]
-        return markdown
+        pieces, cursor = [], 0
+        for start, end, replacement in edits:
+            pieces += [markdown[cursor:start], replacement]
+            cursor = end
+        return "".join([*pieces, markdown[cursor:]])
