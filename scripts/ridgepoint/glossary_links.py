@@ -59,14 +59,26 @@ class TermLinker:
                 alternatives.append((len(term.abbreviation), re.escape(term.abbreviation),
                                      term.abbreviation))
         alternatives.sort(key=lambda item: -item[0])
-        self._filed: dict[str, list[tuple[int, re.Pattern[str]]]] = {}
+        self._filed: dict[str, list[tuple[int, str]]] = {}  # first word -> (order, pattern)
         self._everything: re.Pattern[str] | None = None
         for order, (_, pattern, name) in enumerate(alternatives):
             first = re.match(r"\w+", name.strip().lower())
             if first is None:
                 self._everything = _bounded("|".join(p for _, p, _ in alternatives))
                 break
-            self._filed.setdefault(first.group(), []).append((order, _bounded(pattern)))
+            self._filed.setdefault(first.group(), []).append((order, pattern))
+        self._compiled: dict[str, re.Pattern[str] | None] = {}
+
+    def _at_word(self, key: str) -> re.Pattern[str] | None:
+        """The alternation of the terms that may start at a word `key` (lower-cased), in
+        the global order; compiled once per distinct word."""
+        if key not in self._compiled:
+            filed = self._filed.get(key, [])
+            if key.endswith("s"):
+                filed = sorted(filed + self._filed.get(key[:-1], []))
+            body = "|".join(pattern for _, pattern in filed)
+            self._compiled[key] = _bounded(body) if body else None
+        return self._compiled[key]
 
     def _matches(self, markdown: str, start: int, end: int) -> Iterator[re.Match[str]]:
         """Term mentions in markdown[start:end], left to right, not overlapping."""
@@ -77,16 +89,11 @@ class TermLinker:
         for word in _WORD_START.finditer(markdown, start, end):
             if word.start() < cursor:
                 continue
-            key = word.group().lower()
-            candidates = self._filed.get(key, [])
-            if key.endswith("s") and key[:-1] in self._filed:
-                candidates = sorted(candidates + self._filed[key[:-1]])
-            for _, candidate in candidates:
-                found = candidate.match(markdown, word.start(), end)
-                if found:
-                    cursor = found.end()
-                    yield found
-                    break
+            pattern = self._at_word(word.group().lower())
+            found = pattern.match(markdown, word.start(), end) if pattern else None
+            if found:
+                cursor = found.end()
+                yield found
 
     def _lookup(self, text: str) -> str | None:
         return self._by_abbreviation.get(text) or self._by_name.get(_normal(text))
