@@ -86,7 +86,9 @@ if (RELEASE === null) {
     }
     let response;
     try {
-      response = await fetch(request);
+      // Revalidated with the server: the HTTP cache may still hold the previous
+      // deployment's copy, which would pass for the current one.
+      response = await fetch(request, { cache: "no-cache" });
     } catch (error) {
       const hit = await cache.match(key);
       if (hit) return hit;

@@ -9,6 +9,8 @@
 // the prerendered ones, the prerendered SVG is the chart.
 //
 // data-state on each sim: prerendered -> loading -> ready, or error (reason shown).
+// A run that takes too long is stopped: the worker is terminated and a new one started, the
+// reader is told, and the other sims on the page carry on with the new worker.
 // All paths are relative to this file, so the site works at any depth and base path.
 
 // Results are written as the build wrote them (the twin of ridgepoint.sim_embed.display).
@@ -19,6 +21,13 @@ const VENDOR_URL = new URL("../vendor/", import.meta.url);
 const STEPS = 4; // worker: start Python, load the sim; page: first run; done
 const URL_DELAY_MS = 250;
 const LIVE = "Live: change any input and the results follow.";
+// Sims answer in milliseconds; a run still going after this is stuck. Tests shorten it by
+// setting window.ridgepointRunTimeoutMs before this script runs.
+const RUN_TIMEOUT_MS = 5000;
+
+function runTimeout() {
+  return Number(window.ridgepointRunTimeoutMs) || RUN_TIMEOUT_MS;
+}
 
 // -- one worker per page ---------------------------------------------------------------------
 
@@ -34,8 +43,10 @@ function broadcast(method, ...args) {
 
 function getWorker() {
   if (worker) return worker;
-  worker = new Worker(WORKER_URL, { type: "module" });
+  const current = new Worker(WORKER_URL, { type: "module" });
+  worker = current;
   worker.onmessage = ({ data }) => {
+    if (current !== worker) return; // a replaced worker's last messages
     if (data.type === "progress") broadcast("progress", data.step, data.text);
     else if (data.type === "loaded") broadcast("loaded", data.module);
     else if (data.type === "failed") broadcast("failed", data.module, data.message);
@@ -48,9 +59,18 @@ function getWorker() {
   };
   worker.onerror = (event) => {
     event.preventDefault();
-    giveUp("the Python worker could not be started (a runtime file failed to load)");
+    if (current === worker) giveUp("the Python worker could not be started (a runtime file failed to load)");
   };
   return worker;
+}
+
+// A stuck run cannot be interrupted inside the worker: stop the worker and start another.
+// Runs in flight are lost with it; every sim loads its module again and reruns if it must.
+function replaceWorker() {
+  worker?.terminate();
+  worker = null;
+  runs.clear();
+  broadcast("restart");
 }
 
 function giveUp(reason) {
@@ -212,8 +232,9 @@ class Sim {
   request() {
     this.element.querySelector(".sim-output").dataset.stale = String(!sameInputs(this.values, this.shown));
     if (this.state === "error") return;
-    if (this.state === "loading" && !this.loadedModule) {
-      this.dirty = true; // runs as soon as the sim is loaded
+    if (this.stopped && sameInputs(this.values, this.stopped)) return; // ran too long: wait for a change
+    if (!this.loadedModule) {
+      this.dirty = true; // runs as soon as the sim is loaded (again, after a restart)
       return;
     }
     if (this.running) {
@@ -225,7 +246,27 @@ class Sim {
     const id = nextRunId++;
     runs.set(id, this);
     this.sent = { ...this.values };
+    this.stopped = null;
+    this.watchdog = setTimeout(() => this.tooLong(), runTimeout());
     getWorker().postMessage({ type: "run", id, module: this.config.module, inputs: this.sent });
+  }
+
+  tooLong() {
+    this.stopped = this.sent;
+    replaceWorker();
+    const seconds = runTimeout() / 1000;
+    this.status.textContent = `The simulation ran for more than ${seconds} s on these inputs, so it was stopped. The results below are for the last inputs that finished; change an input to run it again.`;
+  }
+
+  restart() {
+    clearTimeout(this.watchdog);
+    if (this.running) {
+      this.running = false;
+      this.dirty = true; // that run was lost with the old worker
+    }
+    if (this.state === "error") return;
+    this.loadedModule = false;
+    getWorker().postMessage({ type: "load", module: this.config.module, files: this.config.files });
   }
 
   // -- messages from the worker --
@@ -241,8 +282,12 @@ class Sim {
   loaded(module) {
     if (module !== this.config.module || this.loadedModule) return;
     this.loadedModule = true;
-    this.progress(3, "Running the simulation");
-    this.request(); // the first live run: the same inputs as the prerendered results, or the URL's
+    if (this.state === "loading") {
+      this.progress(3, "Running the simulation");
+      this.request(); // the first live run: the same inputs as the prerendered results, or the URL's
+    } else if (this.dirty) {
+      this.request(); // loaded again by a new worker: rerun what the old one lost
+    }
   }
 
   failed(module, message) {
@@ -260,6 +305,7 @@ class Sim {
   }
 
   async receive(answer) {
+    clearTimeout(this.watchdog);
     // `running` stays set until the answer is on screen, so renders never overlap (a chart
     // view built by a stale render could otherwise outlive the current one).
     if (!this.dirty) {
@@ -380,6 +426,7 @@ class Sim {
 
   dispose() {
     clearTimeout(this.urlTimer);
+    clearTimeout(this.watchdog);
     for (const chart of this.charts) chart.view.finalize();
     this.charts = [];
     for (const [id, sim] of runs) if (sim === this) runs.delete(id);

@@ -1,0 +1,161 @@
+"""Failure in the browser is visible and contained: a runtime that cannot start, a sim that
+raises, a sim that never returns.
+
+The faulty sim exists only in these tests: `page.route` serves a copy of the batching
+explainer whose widget runs the module `faulty` (served the same way), which is batching
+except that seed 13 raises and seed 14 loops forever. Nothing of it is in the built site.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, Worker, expect
+
+import sims
+from ridgepoint.sim_embed import display
+from tests.browser.conftest import READY_MS
+from tests.browser.sim_pages import EXPLAINERS, SIM_ARTICLE
+
+FAULTY_PAGE = "explainers/faulty/"
+SIM = '[data-sim="faulty"]'
+SEED_BOX = "#sim-batching-seed + input.sim-value"
+STATUS = f"{SIM} .sim-status-text"
+LIVE = "Live: change any input and the results follow."
+TIMEOUT_MS = 1500  # the widget's watchdog, shortened for the test
+FAULTY_SOURCE = '''
+"""Batching, with two planted faults (browser tests only)."""
+from sims import batching
+
+
+def simulate(**inputs):
+    seed = str(inputs.get("seed"))
+    if seed == "13":
+        raise RuntimeError("a fault planted by the test")
+    if seed == "14":
+        while True:
+            pass
+    return batching.simulate(**inputs)
+'''
+_CONFIG = re.compile(r'(<script type="application/json" class="sim-config">)(.*?)(</script>)')
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.mark.parametrize("path", [*EXPLAINERS, SIM_ARTICLE])
+def test_a_blocked_runtime_leaves_the_prerendered_results_and_says_so(
+    page: Page, base_url: str, path: str
+) -> None:
+    page.route("**/assets/pyodide/**", lambda route: route.fulfill(status=404))
+    page.goto(base_url + path)
+    sims_on_page = page.locator("[data-sim]")
+    assert sims_on_page.count() > 0
+    for index in range(sims_on_page.count()):
+        sim = sims_on_page.nth(index)
+        expect(sim).to_have_attribute("data-state", "error", timeout=READY_MS)
+        expect(sim.locator(".sim-status-text")).to_contain_text(
+            "The live version could not start")
+        expect(sim.locator(".sim-status-text")).to_contain_text(
+            "The results below were computed when this page was built")
+        assert sim.locator("table.sim-summary tbody tr").count() > 0
+        assert sim.locator("table.sim-summary td").first.inner_text().strip() != ""
+        assert sim.locator("figure.sim-chart > svg").count() > 0
+        for control in sim.locator("input, select").all():
+            expect(control).to_be_disabled()
+
+
+def faulty_page(built_site: Path) -> str:
+    """The built batching explainer with its widget pointed at the module `faulty`."""
+    built = (built_site / "explainers" / "batching" / "index.html").read_text(encoding="utf-8")
+
+    def repoint(match: re.Match[str]) -> str:
+        config = json.loads(match.group(2))
+        assert config["module"] == "batching"
+        config["module"] = "faulty"
+        config["files"] = [*config["files"], "faulty.py"]
+        text = json.dumps(config, separators=(",", ":")).replace("<", "\\u003c")
+        return match.group(1) + text + match.group(3)
+
+    document, count = _CONFIG.subn(repoint, built)
+    assert count == 1
+    return document.replace('data-sim="batching"', 'data-sim="faulty"')
+
+
+@dataclass
+class SimWorkers:
+    """The page's Python workers, as they start and end."""
+
+    started: list[Worker] = field(default_factory=list)
+    closed: list[Worker] = field(default_factory=list)
+
+    def watch(self, worker: Worker) -> None:
+        if worker.url.endswith("/assets/sim/worker.js"):
+            self.started.append(worker)
+            worker.on("close", lambda closed: self.closed.append(closed))
+
+
+@pytest.fixture
+def faulty(page: Page, base_url: str, built_site: Path) -> SimWorkers:
+    """Opens the faulty page, with the page's Python workers watched."""
+    document = faulty_page(built_site)
+    page.route(base_url + FAULTY_PAGE,
+               lambda route: route.fulfill(body=document, content_type="text/html"))
+    page.route("**/assets/sims/faulty.py",
+               lambda route: route.fulfill(body=FAULTY_SOURCE, content_type="text/x-python"))
+    page.add_init_script(f"window.ridgepointRunTimeoutMs = {TIMEOUT_MS};")
+    workers = SimWorkers()
+    page.on("worker", workers.watch)
+    page.goto(base_url + FAULTY_PAGE)
+    expect(page.locator(SIM)).to_have_attribute("data-state", "ready", timeout=READY_MS)
+    return workers
+
+
+def expect_summary(page: Page, **inputs: object) -> None:
+    """The table shows CPython's summary for these batching inputs."""
+    summary = sims.load("batching").simulate(**inputs)["summary"]
+    expect(page.locator(f"{SIM} table.sim-summary td")).to_have_text(
+        [display(value) for value in summary.values()], timeout=15_000)
+
+
+def expect_results(page: Page, **inputs: object) -> None:
+    expect_summary(page, **inputs)
+    expect(page.locator(STATUS)).to_have_text(LIVE)
+
+
+def test_a_sim_that_raises_shows_the_error_and_keeps_working(
+    page: Page, faulty: SimWorkers
+) -> None:
+    page.fill(SEED_BOX, "13")
+    expect(page.locator(STATUS)).to_have_text(
+        "The simulation failed on these inputs: RuntimeError: a fault planted by the test")
+    expect(page.locator(f"{SIM} .sim-output")).to_have_attribute("data-stale", "true")
+    page.fill(SEED_BOX, "5")
+    expect_results(page, seed=5)
+    assert len(faulty.started) == 1 and faulty.closed == []  # the same worker throughout
+
+
+def test_a_sim_that_runs_too_long_is_stopped_and_a_new_worker_serves_the_next_run(
+    page: Page, faulty: SimWorkers
+) -> None:
+    page.fill(SEED_BOX, "2")
+    expect_results(page, seed=2)
+    page.fill(SEED_BOX, "14")
+    expect(page.locator(STATUS)).to_contain_text(
+        f"The simulation ran for more than {TIMEOUT_MS / 1000} s on these inputs, so it was "
+        "stopped.", timeout=15_000)
+    # The stuck worker was ended and another started ...
+    expect(page.locator(SEED_BOX)).to_be_enabled()
+    for _ in range(50):
+        if faulty.closed:
+            break
+        page.wait_for_timeout(100)
+    assert len(faulty.started) == 2 and faulty.closed == faulty.started[:1]
+    expect_summary(page, seed=2)  # the last results that finished stay
+    page.fill(SEED_BOX, "6")  # ... and the new one runs the next input
+    expect_results(page, seed=6)
+    expect(page.locator(SIM)).to_have_attribute("data-state", "ready")
+    assert len(faulty.started) == 2
