@@ -1,0 +1,117 @@
+"""The Content Security Policy the builder writes into every page (ridgepoint.csp)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from ridgepoint.builder import _finish
+from ridgepoint.csp import BASE_DIRECTIVES, PolicyError, apply_policy, scan, source_hash
+
+META = re.compile(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">')
+PAGE = """<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8">
+    <title>t</title>
+    <script>var inline = 1;</script>
+    <script id="__config" type="application/json">{"not": "run"}</script>
+  </head>
+  <body><script src="x.js"></script><script type="module">import "./y.js";</script></body>
+</html>
+"""
+
+
+def directives(policy: str) -> dict[str, list[str]]:
+    return {name: sources for name, *sources in (d.split() for d in policy.split("; "))}
+
+
+def write(site: Path, name: str, text: str) -> Path:
+    path = site / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_hash_is_the_one_browsers_compute() -> None:
+    # The example in MDN's CSP script-src reference.
+    assert source_hash("var inline = 1;") == "'sha256-B2yPHKaXnvFWtRChIbabYmUBFZdVfKKXHbWtWidDVF8='"
+
+
+def test_only_executable_inline_scripts_are_hashed() -> None:
+    found = scan(PAGE)
+    assert found.scripts == ["var inline = 1;", 'import "./y.js";']
+    assert found.refused == []
+
+
+def test_each_page_gets_its_own_hashes_before_any_script(tmp_path: Path) -> None:
+    first = write(tmp_path, "index.html", PAGE)
+    second = write(tmp_path, "b/index.html", PAGE.replace("var inline = 1;", "var other = 2;"))
+    header = apply_policy(tmp_path)
+    text = first.read_text(encoding="utf-8")
+    policy = directives(META.search(text).group(1))
+    assert policy["script-src"] == ["'self'", "'wasm-unsafe-eval'", *sorted(
+        [source_hash("var inline = 1;"), source_hash('import "./y.js";')])]
+    assert text.index("Content-Security-Policy") < text.index("<script")
+    assert text.index('<meta charset="utf-8">') < text.index("Content-Security-Policy")
+    assert source_hash("var other = 2;") in second.read_text(encoding="utf-8")
+    assert source_hash("var other = 2;") not in text
+    # The header (for workers and hosts that read _headers) allows every page's scripts.
+    assert {source_hash("var inline = 1;"), source_hash("var other = 2;")} <= set(
+        directives(header)["script-src"])
+    assert directives(header)["frame-ancestors"] == ["'none'"]
+    assert f"Content-Security-Policy: {header}\n" in (tmp_path / "_headers").read_text()
+
+
+def test_the_policy_allows_nothing_unsafe_and_no_other_host() -> None:
+    sources = [source for values in BASE_DIRECTIVES.values() for source in values]
+    assert "'unsafe-inline'" not in sources and "'unsafe-eval'" not in sources
+    assert not [s for s in sources if "://" in s or s in ("*", "http:", "https:", "blob:")]
+    assert BASE_DIRECTIVES["default-src"] == ("'self'",)
+    assert BASE_DIRECTIVES["object-src"] == ("'none'",)
+    assert BASE_DIRECTIVES["base-uri"] == ("'self'",)
+
+
+def broken_site(site: Path) -> Path:
+    write(site, "a/index.html", PAGE.replace(
+        "<body>", '<body><button onclick="go()">go</button><p style="color: red">x</p>'
+                  '<a href="javascript:go()">go</a>'))
+    write(site, "b/index.html", PAGE)
+    return site
+
+
+def test_what_the_policy_would_break_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(PolicyError) as raised:
+        apply_policy(broken_site(tmp_path))
+    message = str(raised.value)
+    for expected in ("a/index.html: <button onclick=...>: inline event handler",
+                     "a/index.html: <p style=...>: style attribute",
+                     'a/index.html: <a href="javascript:...">'):
+        assert expected in message
+    assert "b/index.html" not in message
+
+
+def test_the_builder_does_not_ship_a_site_the_policy_would_break(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _finish(broken_site(tmp_path)) is False
+    assert "inline event handler" in capsys.readouterr().err
+
+
+def test_every_page_of_the_real_site_carries_its_policy(built_repo: Path) -> None:
+    pages = sorted(built_repo.rglob("*.html"))
+    assert len(pages) > 20
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        metas = META.findall(text)
+        assert len(metas) == 1, page
+        head = text[: text.index("</head>")]
+        assert head.index("Content-Security-Policy") < head.index("<script"), page
+        policy = directives(metas[0])
+        assert "'unsafe-inline'" not in policy["script-src"]
+        assert "'unsafe-eval'" not in policy["script-src"]
+        for script in scan(text).scripts:
+            assert source_hash(script) in policy["script-src"], (page, script[:60])
+    assert (built_repo / "_headers").is_file()

@@ -1,0 +1,96 @@
+"""The service worker's release (ridgepoint.offline): what it lists, caches and is named by.
+Its behaviour in a browser is tests/browser/test_offline.py."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from ridgepoint.offline import (
+    PLACEHOLDER,
+    OfflineError,
+    release,
+    stamp_service_worker,
+)
+from ridgepoint.runtime import PYODIDE_FILES
+
+REPO = Path(__file__).resolve().parents[2]
+TEMPLATE = REPO / "content" / "sw.js"
+FILES = {
+    "index.html": "home",
+    "explainers/batching/index.html": "page",
+    "assets/pyodide/pyodide.asm.wasm": "wasm",
+    "assets/sims/batching.py": "sim",
+    "assets/javascripts/bundle.js": "theme",
+    "assets/javascripts/bundle.js.map": "map",
+    "assets/javascripts/lunr/min/lunr.de.min.js": "german",
+    "search/search_index.json": "{}",
+    "feed.xml": "<feed/>",
+    "_headers": "/*",
+}
+
+
+def site(root: Path, files: dict[str, str] = FILES) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    (root / "sw.js").write_text(TEMPLATE.read_text(encoding="utf-8"), encoding="utf-8")
+    return root
+
+
+def stamped(worker: Path) -> dict:
+    text = worker.read_text(encoding="utf-8")
+    return json.loads(re.search(r"const RELEASE = (\{.*?\});\n", text).group(1))
+
+
+def test_the_template_has_one_place_for_the_release() -> None:
+    assert TEMPLATE.read_text(encoding="utf-8").count(PLACEHOLDER) == 1
+
+
+def test_the_release_lists_every_file_and_caches_the_runtime_at_once(tmp_path: Path) -> None:
+    made = release(site(tmp_path))
+    assert set(made["files"]) == set(FILES) - {"_headers"}  # and never sw.js itself
+    assert made["files"]["index.html"] == hashlib.sha256(b"home").hexdigest()[:16]
+    assert made["precache"] == [
+        "assets/javascripts/bundle.js", "assets/pyodide/pyodide.asm.wasm",
+        "assets/sims/batching.py", "search/search_index.json",
+    ]
+
+
+def test_any_changed_file_makes_a_new_release(tmp_path: Path) -> None:
+    first = release(site(tmp_path / "a"))["id"]
+    assert release(site(tmp_path / "b"))["id"] == first  # same bytes, same id
+    changed = release(site(tmp_path / "c", {**FILES, "feed.xml": "<feed></feed>"}))["id"]
+    renamed = release(site(tmp_path / "d", {**{k: v for k, v in FILES.items()
+                                                if k != "feed.xml"}, "feed2.xml": "<feed/>"}))
+    assert len({first, changed, renamed["id"]}) == 3
+
+
+def test_stamping(tmp_path: Path) -> None:
+    root = site(tmp_path)
+    identifier = stamp_service_worker(root)
+    assert stamped(root / "sw.js") == release(root) | {"id": identifier}
+    assert PLACEHOLDER not in (root / "sw.js").read_text(encoding="utf-8")
+    with pytest.raises(OfflineError):
+        stamp_service_worker(root)  # no placeholder left to fill
+    assert stamp_service_worker(tmp_path / "nowhere") is None  # a site without a worker
+
+
+def test_the_real_site_worker_holds_its_release(built_repo: Path) -> None:
+    made = stamped(built_repo / "sw.js")
+    for name, digest in made["files"].items():
+        data = (built_repo / name).read_bytes()
+        assert hashlib.sha256(data).hexdigest().startswith(digest), name
+    on_disk = {p.relative_to(built_repo).as_posix() for p in built_repo.rglob("*") if p.is_file()}
+    assert set(made["files"]) == on_disk - {"sw.js", "_headers"}
+    needed = {f"assets/pyodide/{name}" for name in PYODIDE_FILES} | {
+        "assets/sim/widget.js", "assets/sim/worker.js", "assets/vendor/vega.min.js",
+        "assets/sims/_runner.py", "assets/sims/batching.py", "assets/offline.js",
+    }
+    assert needed <= set(made["precache"])
+    assert not [name for name in made["precache"] if name.endswith(".html")]
