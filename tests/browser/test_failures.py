@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, Worker, expect
+from playwright.sync_api import Page, Route, Worker, expect
 
 import sims
 from ridgepoint.sim_embed import display
@@ -66,6 +66,28 @@ def test_a_blocked_runtime_leaves_the_prerendered_results_and_says_so(
         assert sim.locator("figure.sim-chart > svg").count() > 0
         for control in sim.locator("input, select").all():
             expect(control).to_be_disabled()
+
+
+def test_a_policy_that_forbids_webassembly_is_named_not_waited_on(
+    page: Page, base_url: str
+) -> None:
+    """A host whose headers leave out 'wasm-unsafe-eval' (Pyodide would wait forever)."""
+
+    def strict_worker(route: Route) -> None:
+        real = route.fetch()
+        headers = dict(real.headers)
+        policy = headers["content-security-policy"]
+        assert "'wasm-unsafe-eval'" in policy
+        headers["content-security-policy"] = policy.replace(" 'wasm-unsafe-eval'", "")
+        route.fulfill(response=real, headers=headers)
+
+    page.route("**/assets/sim/worker.js", strict_worker)
+    page.goto(base_url + "explainers/batching/")
+    sim = page.locator('[data-sim="batching"]')
+    expect(sim).to_have_attribute("data-state", "error", timeout=READY_MS)
+    expect(sim.locator(".sim-status-text")).to_contain_text(
+        "Python could not start: this site's security policy does not allow WebAssembly")
+    assert sim.locator("figure.sim-chart > svg").count() > 0
 
 
 def faulty_page(built_site: Path) -> str:

@@ -98,8 +98,19 @@ async function restore() {
   return pyodide;
 }
 
+// Under a Content Security Policy without 'wasm-unsafe-eval' Pyodide never settles (it logs
+// a warning and waits): compile an empty module first, so the reader is told why instead.
+function checkWasmAllowed() {
+  try {
+    new WebAssembly.Module(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]));
+  } catch {
+    throw new Error("this site's security policy does not allow WebAssembly, which Python needs");
+  }
+}
+
 async function start() {
   progress(1, "Starting Python in your browser (a one-time download of several MB)");
+  checkWasmAllowed();
   let pyodide;
   try {
     pyodide = await restore();
