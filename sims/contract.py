@@ -173,21 +173,50 @@ def normalise(value: Any, where: str = "result") -> Any:
     """Make a result plain JSON: round floats, turn tuples into lists, refuse NaN and inf.
 
     Rounding to SIGNIFICANT_DIGITS (and DECIMAL_PLACES) is what makes CPython and Pyodide
-    agree to the byte.
+    agree to the byte. This runs on every result a reader's change produces, so the common
+    case (plain dicts, lists, floats) takes a fast path that builds no error text; only a
+    value that must be refused is walked again, to name where it is.
     """
+    try:
+        return _fast(value)
+    except (ArithmeticError, TypeError):
+        return _checked(value, where)  # raises, naming the place
+
+
+def _round(value: float) -> float:
+    value = round(value, DECIMAL_PLACES)
+    if value == 0.0:
+        return 0.0  # also turns -0.0 into 0.0
+    return float(f"{value:.{SIGNIFICANT_DIGITS}g}")
+
+
+def _fast(value: Any) -> Any:
+    kind = type(value)
+    if kind is float:
+        if not math.isfinite(value):
+            raise ArithmeticError
+        return _round(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    if kind is dict:
+        return {key if type(key) is str else str(key): _fast(item) for key, item in value.items()}
+    if kind is list or kind is tuple:
+        return [_fast(item) for item in value]
+    return _checked(value, "result")  # subclasses and anything else: the general rules
+
+
+def _checked(value: Any, where: str) -> Any:
+    """normalise, the general way: every type rule, and errors that say where."""
     if isinstance(value, bool) or value is None or isinstance(value, str | int):
         return value
     if isinstance(value, float):
         if not math.isfinite(value):
             raise ArithmeticError(f"{where} is {value}: a sim must return finite numbers")
-        value = round(value, DECIMAL_PLACES)
-        if value == 0.0:
-            return 0.0  # also turns -0.0 into 0.0
-        return float(f"{value:.{SIGNIFICANT_DIGITS}g}")
+        return _round(value)
     if isinstance(value, Mapping):
-        return {str(key): normalise(item, f"{where}.{key}") for key, item in value.items()}
+        return {str(key): _checked(item, f"{where}.{key}") for key, item in value.items()}
     if isinstance(value, list | tuple):
-        return [normalise(item, f"{where}[{index}]") for index, item in enumerate(value)]
+        return [_checked(item, f"{where}[{index}]") for index, item in enumerate(value)]
     raise TypeError(f"{where} is a {type(value).__name__}, which is not JSON")
 
 
