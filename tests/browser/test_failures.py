@@ -3,7 +3,8 @@ raises, a sim that never returns.
 
 The faulty sim exists only in these tests: `page.route` serves a copy of the batching
 explainer whose widget runs the module `faulty` (served the same way), which is batching
-except that seed 13 raises and seed 14 loops forever. Nothing of it is in the built site.
+except that seed 13 raises and seed 14 loops forever, and a second, sound batching widget
+below it sharing its worker. Nothing of it is in the built site.
 """
 
 from __future__ import annotations
@@ -17,12 +18,14 @@ import pytest
 from playwright.sync_api import Page, Route, Worker, expect
 
 import sims
-from ridgepoint.sim_embed import display
+from ridgepoint.sim_embed import SimBlock, display, widget_html
+from sims.contract import defaults
 from tests.browser.conftest import READY_MS
 from tests.browser.sim_pages import EXPLAINERS, SIM_ARTICLE
 
 FAULTY_PAGE = "explainers/faulty/"
 SIM = '[data-sim="faulty"]'
+SOUND = '[data-key="batching-2"]'  # the sound widget on the same page
 SEED_BOX = "#sim-batching-seed + input.sim-value"
 STATUS = f"{SIM} .sim-status-text"
 LIVE = "Live: change any input and the results follow."
@@ -103,8 +106,11 @@ def faulty_page(built_site: Path) -> str:
         return match.group(1) + text + match.group(3)
 
     document, count = _CONFIG.subn(repoint, built)
-    assert count == 1
-    return document.replace('data-sim="batching"', 'data-sim="faulty"')
+    assert count == 1 and document.count("</article>") == 1
+    sound = widget_html(SimBlock("batching", ("seed",), defaults(sims.load("batching").INPUTS)),
+                        "batching-2")
+    return document.replace('data-sim="batching"', 'data-sim="faulty"').replace(
+        "</article>", f"{sound}</article>")
 
 
 @dataclass
@@ -132,14 +138,15 @@ def faulty(page: Page, base_url: str, built_site: Path) -> SimWorkers:
     workers = SimWorkers()
     page.on("worker", workers.watch)
     page.goto(base_url + FAULTY_PAGE)
-    expect(page.locator(SIM)).to_have_attribute("data-state", "ready", timeout=READY_MS)
+    for sim in (SIM, SOUND):
+        expect(page.locator(sim)).to_have_attribute("data-state", "ready", timeout=READY_MS)
     return workers
 
 
-def expect_summary(page: Page, **inputs: object) -> None:
-    """The table shows CPython's summary for these batching inputs."""
+def expect_summary(page: Page, sim: str = SIM, **inputs: object) -> None:
+    """The table of `sim` shows CPython's summary for these batching inputs."""
     summary = sims.load("batching").simulate(**inputs)["summary"]
-    expect(page.locator(f"{SIM} table.sim-summary td")).to_have_text(
+    expect(page.locator(f"{sim} table.sim-summary td")).to_have_text(
         [display(value) for value in summary.values()], timeout=15_000)
 
 
@@ -180,4 +187,8 @@ def test_a_sim_that_runs_too_long_is_stopped_and_a_new_worker_serves_the_next_ru
     page.fill(SEED_BOX, "6")  # ... and the new one runs the next input
     expect_results(page, seed=6)
     expect(page.locator(SIM)).to_have_attribute("data-state", "ready")
+    # The other sim on the page carries on with the new worker too.
+    page.fill("#sim-batching-2-seed + input.sim-value", "4")
+    expect_summary(page, SOUND, seed=4)
+    expect(page.locator(f"{SOUND} .sim-status-text")).to_have_text(LIVE)
     assert len(faulty.started) == 2

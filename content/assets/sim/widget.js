@@ -247,6 +247,7 @@ class Sim {
     runs.set(id, this);
     this.sent = { ...this.values };
     this.stopped = null;
+    this.awaiting = true;
     this.watchdog = setTimeout(() => this.tooLong(), runTimeout());
     getWorker().postMessage({ type: "run", id, module: this.config.module, inputs: this.sent });
   }
@@ -260,9 +261,10 @@ class Sim {
 
   restart() {
     clearTimeout(this.watchdog);
-    if (this.running) {
+    if (this.awaiting) {
+      this.awaiting = false;
       this.running = false;
-      this.dirty = true; // that run was lost with the old worker
+      this.dirty = true; // that run was lost with the old worker (one being drawn was not)
     }
     if (this.state === "error") return;
     this.loadedModule = false;
@@ -306,6 +308,7 @@ class Sim {
 
   async receive(answer) {
     clearTimeout(this.watchdog);
+    this.awaiting = false;
     // `running` stays set until the answer is on screen, so renders never overlap (a chart
     // view built by a stale render could otherwise outlive the current one).
     if (!this.dirty) {
