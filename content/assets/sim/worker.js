@@ -87,10 +87,9 @@ function expand(packed) {
 async function restore() {
   const snapshot = snapshotBytes();
   snapshot.catch(() => {}); // handled below: not an unhandled rejection (see the end)
-  const pyodide = await loadPyodide({
-    ...PYODIDE_OPTIONS,
-    _loadSnapshot: snapshot.then(({ bytes }) => bytes),
-  });
+  const bytes = snapshot.then((loaded) => loaded.bytes);
+  bytes.catch(() => {}); // Pyodide awaits it later: a quick failure must not count as unhandled
+  const pyodide = await loadPyodide({ ...PYODIDE_OPTIONS, _loadSnapshot: bytes });
   // The restored heap holds the random state saved at build time: every visit would draw
   // the same numbers. Reseed from the browser's entropy (os.urandom).
   pyodide.runPython("import random; random.seed()");
