@@ -2,9 +2,12 @@
 //
 // It lives at the site root so that its scope is the whole site. The builder
 // (scripts/ridgepoint/offline.py) replaces RELEASE below with this build's release: its
-// id (a hash of every built file) and a manifest (every file's path and content hash), and
-// lists the files to cache at install: the runtime (Pyodide, the sims, the chart library)
-// and the site's scripts, styles and search index. Pages are cached as they are visited.
+// id (a hash of every built file), a manifest (every file's path and content hash), the
+// files to cache at install (the site's scripts and styles, the sims, the chart library,
+// the search index) and the Python runtime (Pyodide and its snapshot), which install takes
+// only from the browser's HTTP cache (a page's sim has just downloaded it) and which is
+// otherwise kept when first used: a reader of the home page does not download Python.
+// Pages are cached as they are visited.
 //
 // One version at a time. The cache of a release is named by its id and holds only bytes
 // whose hash its manifest lists, so it is never a mix of two deployments; activating a new
@@ -31,7 +34,7 @@ if (RELEASE === null) {
   });
 } else {
   const CACHE = CACHE_PREFIX + RELEASE.id;
-  const PRECACHE = new Set(RELEASE.precache);
+  const KEPT = new Set([...RELEASE.precache, ...RELEASE.runtime]); // served cache-first
 
   self.addEventListener("install", (event) => {
     // A failed install leaves no half-filled cache behind to be mistaken for a release.
@@ -46,7 +49,7 @@ if (RELEASE === null) {
   self.addEventListener("fetch", (event) => {
     const path = pathOf(event.request.url);
     if (event.request.method !== "GET" || path === null) return; // not a file of this release
-    event.respondWith(respond(event.request, path));
+    event.respondWith(respond(event, path));
   });
 
   async function install() {
@@ -54,7 +57,7 @@ if (RELEASE === null) {
     // The pages open now: the first visit happened before this worker could see it.
     const open = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
     const pages = open.map((client) => pathOf(client.url)).filter((path) => path !== null);
-    await Promise.all([...new Set([...PRECACHE, ...pages])].map(async (path) => {
+    await Promise.all([...new Set([...RELEASE.precache, ...pages])].map(async (path) => {
       // The HTTP cache usually has the file already (the page just used it); if what it has
       // belongs to another release, ask the server; if the server has another release too,
       // this one is already out of date and must not install.
@@ -67,6 +70,13 @@ if (RELEASE === null) {
       }
       await cache.put(urlOf(path), response);
     }));
+    await Promise.all(RELEASE.runtime.map(async (path) => {
+      const options = { cache: "only-if-cached", mode: "same-origin" };
+      const response = await fetch(urlOf(path), options).catch(() => null);
+      if (response && (await belongs(response.clone(), path))) {
+        await cache.put(urlOf(path), response);
+      }
+    }));
     // Take over at once unless a page of the current release may still need its files:
     // when the current release has seen a newer deployment it no longer serves its cache.
     const names = (await caches.keys()).filter((name) => name.startsWith(CACHE_PREFIX));
@@ -76,11 +86,12 @@ if (RELEASE === null) {
     if (stale.every(Boolean)) await self.skipWaiting();
   }
 
-  async function respond(request, path) {
+  async function respond(event, path) {
+    const request = event.request;
     const cache = await caches.open(CACHE);
     const key = urlOf(path);
     const superseded = Boolean(await cache.match(SUPERSEDED));
-    if (PRECACHE.has(path) && !superseded) {
+    if (KEPT.has(path) && !superseded) {
       const hit = await cache.match(key);
       if (hit) return hit;
     }
@@ -96,15 +107,23 @@ if (RELEASE === null) {
       throw error;
     }
     if (!superseded && response.ok && response.type === "basic" && !response.redirected) {
-      if (await belongs(response.clone(), path)) {
-        await cache.put(key, response.clone());
-      } else {
-        // A newer deployment is on the server: from now on the network comes first.
-        await cache.put(SUPERSEDED, new Response(""));
-        self.registration.update().catch(() => {});
-      }
+      const kept = keep(response.clone(), path, cache);
+      // A page is checked before it is shown: if it is a newer deployment's, that must be
+      // known before the page asks for its files. Anything else streams on meanwhile.
+      if (request.mode === "navigate") await kept;
+      else event.waitUntil(kept);
     }
     return response;
+  }
+
+  async function keep(response, path, cache) {
+    if (await belongs(response.clone(), path)) {
+      await cache.put(urlOf(path), response);
+    } else {
+      // A newer deployment is on the server: from now on the network comes first.
+      await cache.put(SUPERSEDED, new Response(""));
+      self.registration.update().catch(() => {});
+    }
   }
 
   async function belongs(response, path) {

@@ -3,10 +3,13 @@
 content/sw.js (staged to the site root) carries a placeholder; after MkDocs has written the
 site (and the Content Security Policy is in the pages, so the hashes are of the final bytes)
 this module replaces it with the release: an id computed from every built file, a manifest
-of each file's path and content hash, and the files to cache at install (the runtime and
-the site's scripts, styles and search index). A new deployment therefore has a new id, the
-worker's cache is named by it, and the worker can tell whether a response belongs to its
-release by hashing it (see content/sw.js).
+of each file's path and content hash, and the files kept from the start: the site's scripts,
+styles, sims and search index (`precache`, fetched at install, about 2 MB) and the Python
+runtime (`runtime`, tens of MB with the snapshot: taken at install only if the browser
+already has it, i.e. a sim has run, else kept on first use), so that reading the home page
+once does not download Python. A new deployment therefore has a new id, the worker's cache
+is named by it, and the worker can tell whether a response belongs to its release by
+hashing it (see content/sw.js).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ PLACEHOLDER = "/* RIDGEPOINT_RELEASE */ null"
 # Never listed: the worker itself (its bytes carry the release) and host configuration.
 UNLISTED = {SERVICE_WORKER, "_headers"}
 PRECACHED_FOLDERS = ("assets/", "search/")
+RUNTIME_FOLDER = "assets/pyodide/"
 # Inside those folders, what no page of this site loads: source maps, and Material's lunr
 # language packs (the site is English; the search worker loads none of them).
 NOT_PRECACHED = ("assets/javascripts/lunr/",)
@@ -41,7 +45,9 @@ def manifest(site_dir: Path) -> dict[str, str]:
     return files
 
 
-def precached(name: str) -> bool:
+def kept(name: str) -> bool:
+    """Whether the worker keeps this file from the start (at install, or for the runtime at
+    first use), rather than only once a visited page has asked for it."""
     return (name.startswith(PRECACHED_FOLDERS) and not name.startswith(NOT_PRECACHED)
             and not name.endswith(NOT_PRECACHED_SUFFIXES))
 
@@ -51,7 +57,8 @@ def release(site_dir: Path) -> dict[str, object]:
     listing = "".join(f"{name}\0{digest}\n" for name, digest in files.items())
     return {
         "id": hashlib.sha256(listing.encode("utf-8")).hexdigest()[:HASH_CHARS],
-        "precache": [name for name in files if precached(name)],
+        "precache": [n for n in files if kept(n) and not n.startswith(RUNTIME_FOLDER)],
+        "runtime": [n for n in files if kept(n) and n.startswith(RUNTIME_FOLDER)],
         "files": files,
     }
 

@@ -102,8 +102,8 @@ def try_input(page: Page, batch_size: int) -> None:
     expect(page.locator(f"{SIM} .sim-chart-live svg")).to_have_count(2)
 
 
-def caches(page: Page) -> dict[str, list[str]]:
-    """Cache name -> the paths it holds, relative to the site."""
+def caches(page: Page, scope: str) -> dict[str, list[str]]:
+    """Cache name -> the paths it holds, relative to the site at `scope`."""
     return page.evaluate("""async (scope) => {
         const out = {};
         for (const name of await caches.keys()) {
@@ -111,7 +111,7 @@ def caches(page: Page) -> dict[str, list[str]]:
             out[name] = keys.map((request) => request.url.slice(scope.length));
         }
         return out;
-    }""", page.url[: page.url.index(PAGE)])
+    }""", scope)
 
 
 def eventually(page: Page, check: Callable[[], bool], timeout_ms: int = 60_000) -> None:
@@ -133,7 +133,7 @@ def test_a_visited_explainer_and_its_sim_work_offline(host: Host, browser: Brows
                                                       ) -> None:
     page = browser.new_page()
     visit_and_wait_for_the_worker(page, host.url + PAGE)
-    (name, held), = caches(page).items()
+    (name, held), = caches(page, host.url).items()
     assert name == host.cache_name()
     assert PAGE in held  # the page visited before the worker existed
     for runtime in ("assets/pyodide/pyodide.asm.wasm", "assets/sim/worker.js",
@@ -151,6 +151,27 @@ def test_a_visited_explainer_and_its_sim_work_offline(host: Host, browser: Brows
     page.goto(host.url + PAGE + "?batching.batch_size=3")  # a visited page, any query
     wait_ready(page)
     expect(page.locator(f"{SIM} table.sim-summary td")).to_have_text(expected(batch_size=3))
+
+
+def test_reading_a_page_without_a_sim_does_not_download_python(
+    host: Host, browser: BrowserContext
+) -> None:
+    """The home page: the worker keeps the site's small files at once, Python only once a
+    sim has used it (and then offline works as after any other first visit)."""
+    page = browser.new_page()
+    page.goto(host.url)
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    (held,) = caches(page, host.url).values()
+    assert "assets/vendor/vega.min.js" in held and "" in held  # the home page itself
+    assert not [path for path in held if path.startswith("assets/pyodide/")]
+    page.goto(host.url + PAGE)  # now under the worker: what Python fetches is kept as it goes
+    wait_ready(page)
+    eventually(page, lambda: "assets/pyodide/pyodide.asm.wasm" in caches(page, host.url)[
+        host.cache_name()])
+    host.stop()
+    page.reload()
+    wait_ready(page)
+    try_input(page, 7)
 
 
 def deploy_new_release(site: Path) -> str:
@@ -183,7 +204,7 @@ def test_a_new_release_replaces_the_old_cache(host: Host, browser: BrowserContex
     page.reload()
     expect(page.locator(f"#{marker}")).to_have_css("letter-spacing", "3px")
     wait_ready(page)
-    eventually(page, lambda: list(caches(page)) == [new])
+    eventually(page, lambda: list(caches(page, host.url)) == [new])
 
     host.stop()  # offline again: the new release, whole
     page.reload()
@@ -201,7 +222,7 @@ def test_an_unbuilt_worker_removes_the_cache_and_steps_aside(
     visit_and_wait_for_the_worker(page, host.url + PAGE)
     shutil.copy(UNBUILT_WORKER, host.site / "sw.js")
     page.evaluate("navigator.serviceWorker.getRegistration().then((r) => r.update())")
-    eventually(page, lambda: caches(page) == {})
+    eventually(page, lambda: caches(page, host.url) == {})
     host.stop()
     # A page this browser never fetched (the built worker would answer "You are offline").
     with pytest.raises(PlaywrightError, match="ERR_CONNECTION_REFUSED"):

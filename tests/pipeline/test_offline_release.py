@@ -52,14 +52,14 @@ def test_the_template_has_one_place_for_the_release() -> None:
     assert TEMPLATE.read_text(encoding="utf-8").count(PLACEHOLDER) == 1
 
 
-def test_the_release_lists_every_file_and_caches_the_runtime_at_once(tmp_path: Path) -> None:
+def test_the_release_lists_every_file_and_what_to_keep_from_the_start(tmp_path: Path) -> None:
     made = release(site(tmp_path))
     assert set(made["files"]) == set(FILES) - {"_headers"}  # and never sw.js itself
     assert made["files"]["index.html"] == hashlib.sha256(b"home").hexdigest()[:16]
     assert made["precache"] == [
-        "assets/javascripts/bundle.js", "assets/pyodide/pyodide.asm.wasm",
-        "assets/sims/batching.py", "search/search_index.json",
+        "assets/javascripts/bundle.js", "assets/sims/batching.py", "search/search_index.json",
     ]
+    assert made["runtime"] == ["assets/pyodide/pyodide.asm.wasm"]
 
 
 def test_any_changed_file_makes_a_new_release(tmp_path: Path) -> None:
@@ -88,9 +88,11 @@ def test_the_real_site_worker_holds_its_release(built_repo: Path) -> None:
         assert hashlib.sha256(data).hexdigest().startswith(digest), name
     on_disk = {p.relative_to(built_repo).as_posix() for p in built_repo.rglob("*") if p.is_file()}
     assert set(made["files"]) == on_disk - {"sw.js", "_headers"}
-    needed = {f"assets/pyodide/{name}" for name in PYODIDE_FILES} | {
+    assert {f"assets/pyodide/{name}" for name in PYODIDE_FILES} <= set(made["runtime"])
+    assert {
         "assets/sim/widget.js", "assets/sim/worker.js", "assets/vendor/vega.min.js",
         "assets/sims/_runner.py", "assets/sims/batching.py", "assets/offline.js",
-    }
-    assert needed <= set(made["precache"])
+    } <= set(made["precache"])
     assert not [name for name in made["precache"] if name.endswith(".html")]
+    # Small enough to fetch at install on any page; Python waits until it has been used.
+    assert sum((built_repo / name).stat().st_size for name in made["precache"]) < 5_000_000
