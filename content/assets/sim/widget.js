@@ -89,7 +89,8 @@ function loadCharts() {
     await import(new URL("vega.min.js", VENDOR_URL).href);
     await import(new URL("vega-lite.min.js", VENDOR_URL).href);
     const { expressionInterpreter } = await import(new URL("vega-interpreter.js", VENDOR_URL).href);
-    return { vega: globalThis.vega, vegaLite: globalThis.vegaLite, expr: expressionInterpreter };
+    const live = await import(new URL("livechart.js", import.meta.url).href);
+    return { vega: globalThis.vega, vegaLite: globalThis.vegaLite, expr: expressionInterpreter, live };
   })();
   return chartLibrary;
 }
@@ -106,7 +107,8 @@ function sameInputs(a, b) {
 function describeChart(svg, spec, id) {
   const namespace = "http://www.w3.org/2000/svg";
   const parts = [["title", spec.title], ["desc", spec.description]].map(([tag, text]) => {
-    const element = document.createElementNS(namespace, tag);
+    // A kept view's SVG already has them: the text follows the new spec.
+    const element = svg.querySelector(`:scope > [id="${id}-${tag}"]`) ?? document.createElementNS(namespace, tag);
     element.id = `${id}-${tag}`;
     element.textContent = text ?? "";
     return element;
@@ -404,17 +406,24 @@ class Sim {
     await Promise.all(specs.map(async (spec, index) => {
       const figure = this.element.querySelector(`figure.sim-chart[data-chart="${index}"]`);
       if (!figure) return;
-      const rows = spec.data.values;
-      // Everything but the rows: when it is unchanged the view is kept and only its data
-      // swapped, which is an order of magnitude cheaper than building a new view.
-      const shape = JSON.stringify({ ...spec, data: { name: spec.data.name } });
+      // What the sim varies with its inputs (rows, reference values, titles) is set apart
+      // (livechart.js): when the rest, the shape, is unchanged the view is kept and given
+      // the new rows and values, an order of magnitude cheaper than building a new view.
+      const next = lib.live.lift(spec);
+      const shape = lib.live.shape(next);
       const current = this.charts[index];
-      if (current && current.shape === shape) {
-        await current.view.data(spec.data.name, rows).runAsync();
+      const id = `${this.element.id}-chart${index}`;
+      if (current && shape !== null && current.shape === shape) {
+        if (JSON.stringify(next) === current.text) return; // the same chart: nothing to draw
+        lib.live.update(current.view, current.lifted, next);
+        await current.view.runAsync();
+        const svg = figure.querySelector("svg");
+        if (svg) describeChart(svg, spec, id);
+        this.charts[index] = { ...current, lifted: next, text: JSON.stringify(next) };
         return;
       }
       current?.view.finalize();
-      const compiled = lib.vegaLite.compile(spec).spec;
+      const compiled = lib.vegaLite.compile(lib.live.sized(next)).spec;
       const runtime = lib.vega.parse(compiled, null, { ast: true });
       const container = document.createElement("div");
       container.className = "sim-chart-live";
@@ -422,8 +431,8 @@ class Sim {
       const view = new lib.vega.View(runtime, { expr: lib.expr, renderer: "svg", container, hover: true });
       await view.runAsync();
       const svg = container.querySelector("svg");
-      if (svg) describeChart(svg, spec, `${this.element.id}-chart${index}`);
-      this.charts[index] = { view, shape };
+      if (svg) describeChart(svg, spec, id);
+      this.charts[index] = { view, shape, lifted: next, text: JSON.stringify(next) };
     }));
   }
 
@@ -457,10 +466,11 @@ function initialise() {
   }
 }
 
+// This module runs once the page is parsed, before DOMContentLoaded: its sims start now, so
+// Python's download and start overlap the theme's own start-up instead of following it.
 // With navigation.instant, Material swaps pages without rerunning scripts and announces
-// each page on its document$ observable; without it, this module runs once per page.
+// each page on its document$ observable (initialise skips sims already started).
+initialise();
 if (window.document$ && typeof window.document$.subscribe === "function") {
   window.document$.subscribe(initialise);
-} else {
-  initialise();
 }

@@ -1,0 +1,124 @@
+// Live charts that keep their Vega view: a spec's varying literals become parameters.
+//
+// A sim returns a fresh Vega-Lite spec for every run. Building a new Vega view costs tens
+// of milliseconds per chart; updating a kept view (new data, new signal values) costs a few.
+// A view can be kept only if the new spec is the old one but for values the view can take
+// as data or signals. So before a spec is compiled, `lift` replaces the literals that sims
+// vary with their inputs by Vega-Lite parameters (signals in the compiled view):
+//
+//   title text             -> {expr: param}
+//   encoding ... datum     -> {expr: param}          (numbers: reference lines)
+//   text, x, y ... value   -> {expr: param}          (labels and fixed positions)
+//   scale domain [a, b]    -> [{expr: param}, ...]   (fixed axis ranges)
+//
+// and sets aside what the view takes directly (data rows, height, width) or not at all
+// (description: the page puts it on the SVG itself). `shape` is the rest: two specs with
+// the same shape draw with one view, given the new parameter values. What is left in the
+// shape (a category order, a number of layers) changes rarely; then a new view is built. The page's tests
+// render both ways under Node and compare the SVG, for every sim (tests/browser/).
+
+const PREFIX = "rp_";
+const POSITIONS = new Set(["x", "y", "x2", "y2"]);
+
+function isLiteral(value) {
+  return typeof value === "string" || typeof value === "number" || typeof value === "boolean";
+}
+
+// Returns {spec, params: {name: value}, rows, dataName, height, width, description}.
+export function lift(original) {
+  const spec = structuredClone(original);
+  const params = {};
+  let count = 0;
+  const param = (value) => {
+    const name = `${PREFIX}${count++}`;
+    params[name] = value;
+    return name;
+  };
+  const rows = spec.data?.values ?? [];
+  const dataName = spec.data?.name;
+  if (spec.data) spec.data = { name: dataName };
+  const { height, width, description } = spec;
+  delete spec.description;
+  if (typeof height === "number") spec.height = 0;
+  if (typeof width === "number") spec.width = 0;
+
+  if (isLiteral(spec.title) || Array.isArray(spec.title)) {
+    spec.title = { text: { expr: param(spec.title) } };
+  } else if (spec.title && (isLiteral(spec.title.text) || Array.isArray(spec.title.text))) {
+    spec.title = { ...spec.title, text: { expr: param(spec.title.text) } };
+  }
+
+  // A number on a position channel (a reference line) counts toward the scale's domain
+  // unless the domain is given: lifted, it would not. So it is lifted only then.
+  const fixedDomains = new Set();
+  const collect = (view) => {
+    for (const [channel, definition] of Object.entries(view.encoding ?? {})) {
+      if (Array.isArray(definition?.scale?.domain)) fixedDomains.add(channel.replace(/2$/, ""));
+    }
+    for (const layer of view.layer ?? []) collect(layer);
+  };
+  collect(spec);
+
+  const visitEncoding = (encoding) => {
+    for (const channel of Object.keys(encoding).sort()) {
+      const definitions = Array.isArray(encoding[channel]) ? encoding[channel] : [encoding[channel]];
+      for (const definition of definitions) {
+        if (!definition || typeof definition !== "object") continue;
+        // Numbers only: a string datum names a legend entry, part of the chart's shape.
+        const positional = POSITIONS.has(channel);
+        if (typeof definition.datum === "number" && (!positional || fixedDomains.has(channel.replace(/2$/, "")))) {
+          definition.datum = { expr: param(definition.datum) };
+          definition.type ??= "quantitative"; // what Vega-Lite infers for a number
+        }
+        // A label's text, a fixed position in pixels (not "width"/"height", which
+        // Vega-Lite reads as the plot's size).
+        const value = definition.value;
+        if ((channel === "text" && isLiteral(value)) || (positional && typeof value === "number")) {
+          definition.value = { expr: param(value) };
+        }
+        const domain = definition.scale?.domain;
+        if (Array.isArray(domain) && domain.length === 2 && domain.every((v) => typeof v === "number")) {
+          definition.scale.domain = domain.map((v) => ({ expr: param(v) }));
+        }
+      }
+    }
+  };
+  const visit = (view) => {
+    if (view.encoding) visitEncoding(view.encoding);
+    for (const layer of view.layer ?? []) visit(layer);
+  };
+  visit(spec);
+  if (count) spec.params = [...(spec.params ?? []), ...Object.entries(params).map(([name, value]) => ({ name, value }))];
+  return { spec, params, rows, dataName, height, width, description };
+}
+
+// What must be equal for a kept view to draw a lifted spec: everything but parameter
+// values, rows, size and description. A chart whose categories keep the data's order
+// (`sort: null`) has no shape: new rows can arrive in an order a kept view would not
+// follow, so it is always drawn by a new view.
+export function shape(lifted) {
+  const spec = { ...lifted.spec };
+  if (spec.params) spec.params = spec.params.map(({ name }) => name);
+  const text = JSON.stringify(spec);
+  return text.includes('"sort":null') ? null : text;
+}
+
+// Point a kept view at a new lifted spec of the same shape; the caller runs the view.
+export function update(view, current, next) {
+  for (const [name, value] of Object.entries(next.params)) {
+    if (JSON.stringify(current.params[name]) !== JSON.stringify(value)) view.signal(name, value);
+  }
+  if (typeof next.height === "number" && next.height !== current.height) view.height(next.height);
+  if (typeof next.width === "number" && next.width !== current.width) view.width(next.width);
+  view.data(next.dataName, next.rows);
+  view.resize(); // lay out afresh: new labels may need less room as well as more
+}
+
+// The compiled spec's starting size (lift set numbers aside as 0).
+export function sized(lifted) {
+  const spec = { ...lifted.spec };
+  if (typeof lifted.height === "number") spec.height = lifted.height;
+  if (typeof lifted.width === "number") spec.width = lifted.width;
+  spec.data = { name: lifted.dataName, values: lifted.rows };
+  return spec;
+}

@@ -1,0 +1,78 @@
+"""A kept chart view, given a new run's values (content/assets/sim/livechart.js), draws
+exactly what a new view of the new spec draws, for every sim; and most changes keep it.
+
+Runs the page's own module under Node with the pinned Vega and Vega-Lite (no browser
+needed): for each sim, its charts at the defaults against its charts after each input is
+moved one step, and to each end of its range (or to each choice).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import sims
+from sims.contract import Choice, Number
+
+SCRIPT = Path(__file__).with_name("live_charts.mjs")
+REPO = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.node
+
+
+def moves(spec: Number | Choice) -> list[tuple[str, Any]]:
+    """(kind, value): a reader's one-step move, then the range's ends or every choice."""
+    if isinstance(spec, Choice):
+        return [("step", choice) for choice in spec.choices if choice != spec.default]
+    step = spec.default + spec.step if spec.default + spec.step <= spec.max \
+        else spec.default - spec.step
+    return [("step", step), ("end", spec.min), ("end", spec.max)]
+
+
+@cache
+def compared() -> tuple[list[tuple[str, str, str, int]], list[dict[str, Any]]]:
+    """Labels (sim, input, kind, chart) and Node's answers for every pair."""
+    if shutil.which("node") is None:
+        pytest.fail("node is not installed: this test runs the page's module under Node.js")
+    labels, pairs = [], []
+    for module in sims.sim_names():
+        sim = sims.load(module)
+        base = sim.simulate()["charts"]
+        for spec in sim.INPUTS:
+            for kind, value in moves(spec):
+                try:
+                    charts = sim.simulate(**{spec.name: value})["charts"]
+                except ValueError:
+                    continue  # refused with the other defaults
+                for index, (before, after) in enumerate(zip(base, charts, strict=False)):
+                    labels.append((module, spec.name, kind, index))
+                    pairs.append([before, after])
+    done = subprocess.run(["node", "--no-warnings", str(SCRIPT)], input=json.dumps(pairs),
+                          capture_output=True, text=True, cwd=REPO, check=False)
+    assert done.returncode == 0, done.stderr
+    return labels, json.loads(done.stdout)
+
+
+def test_a_kept_view_draws_what_a_new_view_draws() -> None:
+    labels, answers = compared()
+    failures = [(label, answer) for label, answer in zip(labels, answers, strict=True)
+                if answer.get("error") or (answer["kept"] and not answer["same"])]
+    assert failures == []
+
+
+def test_most_one_step_changes_keep_the_view() -> None:
+    labels, answers = compared()
+    steps = [answer["kept"] for label, answer in zip(labels, answers, strict=True)
+             if label[2] == "step"]
+    kept_by_sim = {}
+    for (module, _, kind, _), answer in zip(labels, answers, strict=True):
+        if kind == "step":
+            kept_by_sim.setdefault(module, []).append(answer["kept"])
+    assert sum(steps) / len(steps) >= 0.6, kept_by_sim
+    # Charts built from data alone keep their view for every move.
+    assert all(kept_by_sim["batching"]) and all(kept_by_sim["spec_sampling"])

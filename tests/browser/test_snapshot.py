@@ -1,0 +1,93 @@
+"""Python starts from the build's memory snapshot, falls back to a normal start when the
+snapshot cannot be used, and draws fresh random numbers after every restore."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, Route, Worker, expect
+
+import sims
+from ridgepoint.sim_embed import display
+from tests.browser.conftest import READY_MS, Recorder
+
+PATH = "explainers/batching/"
+SIM = '[data-sim="batching"]'
+
+pytestmark = pytest.mark.browser
+
+
+def open_ready(page: Page, url: str) -> Worker:
+    """Open the page, wait for its sim to be ready; the page's Python worker."""
+    page.goto(url)
+    page.wait_for_selector(f'{SIM}:is([data-state="ready"], [data-state="error"])',
+                           timeout=READY_MS)
+    assert page.get_attribute(SIM, "data-state") == "ready", page.inner_text(f"{SIM} .sim-status")
+    return next(w for w in page.workers if "/assets/sim/worker.js" in w.url)
+
+
+def shown(page: Page) -> list[str]:
+    return page.locator(f"{SIM} table.sim-summary td").all_text_contents()
+
+
+def expected() -> list[str]:
+    return [display(value) for value in sims.load("batching").simulate()["summary"].values()]
+
+
+def test_python_starts_from_the_snapshot_with_the_sims_imported(
+    page: Page, base_url: str, recorder: Recorder
+) -> None:
+    worker = open_ready(page, base_url + PATH)
+    start = worker.evaluate("self.ridgepoint.start")
+    assert start["via"] == "snapshot", start["reason"]
+    assert {"sims._runner", "sims.batching"} <= set(start["snapshotModules"])
+    assert shown(page) == expected()
+    fetched = [url for url in recorder.requests if "/assets/" in url]
+    assert any("/assets/pyodide/snapshot-" in url for url in fetched)
+    assert not any("/assets/sims/" in url for url in fetched)  # already in the snapshot
+
+
+def _missing(route: Route) -> None:
+    route.fulfill(status=404, body="not found")
+
+
+def _damaged(built_site: Path):
+    """The real snapshot cut short: its gzip trailer cannot be checked."""
+    real = next((built_site / "assets" / "pyodide").glob("snapshot-*.bin")).read_bytes()
+    return lambda route: route.fulfill(status=200, body=real[: len(real) // 2])
+
+
+def _not_a_heap(route: Route) -> None:
+    route.fulfill(status=200, body=gzip.compress(b"no heap here" * 1000))
+
+
+@pytest.mark.parametrize("case", ["missing", "damaged", "not a heap"])
+def test_a_snapshot_that_cannot_be_used_falls_back_to_a_normal_start(
+    page: Page, base_url: str, built_site: Path, case: str
+) -> None:
+    handler = {"missing": _missing, "damaged": _damaged(built_site),
+               "not a heap": _not_a_heap}[case]
+    page.route("**/assets/pyodide/snapshot-*.bin", handler)
+    worker = open_ready(page, base_url + PATH)
+    start = worker.evaluate("self.ridgepoint.start")
+    assert start["via"] == "fresh"
+    assert start["reason"], "the worker should say why the snapshot was not used"
+    assert shown(page) == expected()
+    page.fill("#sim-batching-batch_size + input.sim-value", "6")  # and it runs the sims
+    values = sims.load("batching").simulate(batch_size=6)["summary"].values()
+    expect(page.locator(f"{SIM} table.sim-summary td")).to_have_text(
+        [display(value) for value in values], timeout=15_000)
+
+
+def test_every_restore_draws_fresh_random_numbers(page: Page, base_url: str) -> None:
+    draws = []
+    for _ in range(2):
+        worker = open_ready(page, base_url + PATH)
+        assert worker.evaluate("self.ridgepoint.start.via") == "snapshot"
+        draws.append(worker.evaluate(
+            "async () => (await self.ridgepoint.python).runPython("
+            "'import random; [random.random() for _ in range(3)]').toJs()"))
+        page.goto("about:blank")  # the next visit restores the snapshot again
+    assert draws[0] != draws[1], "a restored heap repeats its random state unless reseeded"
