@@ -184,11 +184,11 @@ def make(sims_dir: Path, node_modules: Path, cache_dir: Path = CACHE_DIR) -> Sna
     return Snapshot(cache_dir / f"{key}.bin", digest, tuple(modules))
 
 
-def current(sims_dir: Path, node_modules: Path) -> Snapshot | None:
+def current(sims_dir: Path, node_modules: Path, cache_dir: Path = CACHE_DIR) -> Snapshot | None:
     """The snapshot to stage under the RIDGEPOINT_SNAPSHOT policy; None for none."""
     chosen = policy()
     if chosen == "off":
         return None
     if chosen == "cached":
-        return cached(sims_dir, node_modules)
-    return make(sims_dir, node_modules)
+        return cached(sims_dir, node_modules, cache_dir)
+    return make(sims_dir, node_modules, cache_dir)

@@ -26,7 +26,7 @@ from ridgepoint import urls
 from ridgepoint.config import SiteConfig
 from ridgepoint.errors import ContentError, ContentErrors
 from ridgepoint.feeds import generate_feeds
-from ridgepoint.figures import FigureSource, render_figures
+from ridgepoint.figures import EXPERIMENTS_DIR, FigureSource, render_figures
 from ridgepoint.glossary_links import TermLinker
 from ridgepoint.load import load_site, split_front_matter
 from ridgepoint.markup import esc
@@ -34,6 +34,7 @@ from ridgepoint.model import Site
 from ridgepoint.pages import generate_pages
 from ridgepoint.runtime import stage_runtime
 from ridgepoint.sim_embed import render_sim_blocks
+from ridgepoint.stagecache import StagedCache, context_digest
 
 CONTENT = "content"
 LINKED_SECTIONS = ("explainers/", "articles/")
@@ -77,9 +78,15 @@ class Stager:
         self.config = config
         self.linker = TermLinker(site.terms.values())
         self.figures = FigureSource(root)
+        data_files = (root / EXPERIMENTS_DIR).glob("*.json")
+        self.cache = StagedCache(context_digest(site.terms.values(), data_files))
 
     def markdown(self, relative: str, text: str) -> str:
-        """One content page, staged (see the module docstring for the steps)."""
+        """One content page, staged (see the module docstring for the steps); from the
+        cache when neither the page nor anything it depends on changed (stagecache.py)."""
+        return self.cache.staged(relative, text, lambda: self._staged(relative, text))
+
+    def _staged(self, relative: str, text: str) -> str:
         source = f"{CONTENT}/{relative}"
         text = render_figures(text, source, self.figures)
         meta, body, _ = split_front_matter(text, source)
@@ -184,6 +191,7 @@ def stage_site(
     site = load_site(root)
     stager = Stager(root, site, config)
     files = stager.files()
+    stager.cache.prune()
     files |= runtime_files(
         stage_dir.parent / f"{stage_dir.name}.runtime", stager.sim_modules(files)
     )

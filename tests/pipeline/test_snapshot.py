@@ -1,0 +1,129 @@
+"""The Pyodide snapshot: its sparse format, its cache key, its cache, its staging policy.
+
+Making a real snapshot needs Node and seconds; these tests replace the Node step where they
+only need its output. The browser tests restore the real one (tests/browser/test_snapshot.py).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ridgepoint import runtime, snapshot
+from ridgepoint.runtime import NODE_MODULES, SIMS_DIR
+
+
+def test_sparse_keeps_only_nonzero_pages_and_expands_back() -> None:
+    rng = random.Random(3)
+    page = snapshot.PAGE
+    heap = bytearray(page * 9 + 123)  # a short last page, as the real heap may have
+    for index in (0, 4, 9):
+        start = index * page
+        heap[start:start + 50] = rng.randbytes(50)
+    packed = snapshot.sparse(bytes(heap))
+    assert len(packed) == 16 + 4 * 3 + 2 * page + 123
+    assert snapshot.expand(packed) == bytes(heap)
+    assert snapshot.expand(snapshot.sparse(bytes(page * 2))) == bytes(page * 2)  # all zero
+    with pytest.raises(snapshot.SnapshotError, match="magic"):
+        snapshot.expand(b"XXXX" + packed[4:])
+    with pytest.raises(snapshot.SnapshotError, match="stray"):
+        snapshot.expand(packed + b"\0")
+
+
+def _sims_copy(tmp_path: Path) -> Path:
+    copy = tmp_path / "sims"
+    shutil.copytree(SIMS_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    return copy
+
+
+def test_the_cache_key_follows_the_sims_bytes(tmp_path: Path) -> None:
+    sims_dir = _sims_copy(tmp_path)
+    key = snapshot.cache_key(sims_dir, NODE_MODULES)
+    assert snapshot.cache_key(sims_dir, NODE_MODULES) == key
+    (sims_dir / "__pycache__").mkdir()
+    (sims_dir / "__pycache__" / "x.py").write_text("ignored")
+    assert snapshot.cache_key(sims_dir, NODE_MODULES) == key
+    batching = sims_dir / "batching.py"
+    batching.write_text(batching.read_text() + "\n# an edit\n")
+    assert snapshot.cache_key(sims_dir, NODE_MODULES) != key
+
+
+@pytest.fixture
+def fake_maker(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """Replace the Node step: write a small heap, count the calls."""
+    calls: list[Path] = []
+
+    def run_maker(sims_dir: Path, heap_file: Path) -> list[str]:
+        calls.append(sims_dir)
+        heap_file.write_bytes(bytes(snapshot.PAGE) + b"python heap" + bytes(5000))
+        return ["sims", "sims._runner", "sims.batching"]
+
+    monkeypatch.setattr(snapshot, "_run_maker", run_maker)
+    return calls
+
+
+def test_a_snapshot_is_made_once_per_key_and_is_gzip_of_sparse(
+    tmp_path: Path, fake_maker: list[Path]
+) -> None:
+    sims_dir, cache = _sims_copy(tmp_path), tmp_path / "cache"
+    made = snapshot.make(sims_dir, NODE_MODULES, cache)
+    again = snapshot.make(sims_dir, NODE_MODULES, cache)
+    assert len(fake_maker) == 1 and again == made
+    heap = snapshot.expand(gzip.decompress(made.path.read_bytes()))
+    assert heap == bytes(snapshot.PAGE) + b"python heap" + bytes(5000)
+    manifest = made.manifest()
+    assert manifest["file"] == made.file_name and made.file_name.startswith(snapshot.PREFIX)
+    assert manifest["bytes"] == made.path.stat().st_size
+    assert manifest["modules"] == ["sims", "sims._runner", "sims.batching"]
+
+    (sims_dir / "roofline.py").write_text("# changed\n")
+    snapshot.make(sims_dir, NODE_MODULES, cache)
+    assert len(fake_maker) == 2
+    assert sorted(p.suffix for p in cache.iterdir()) == [".bin", ".json"]  # old one dropped
+
+
+def test_policies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_maker: list[Path]
+                  ) -> None:
+    sims_dir, cache = _sims_copy(tmp_path), tmp_path / "cache"
+    monkeypatch.setenv(snapshot.POLICY_VARIABLE, "off")
+    assert snapshot.current(sims_dir, NODE_MODULES, cache) is None
+    monkeypatch.setenv(snapshot.POLICY_VARIABLE, "cached")
+    assert snapshot.current(sims_dir, NODE_MODULES, cache) is None and fake_maker == []
+    monkeypatch.setenv(snapshot.POLICY_VARIABLE, "make")
+    made = snapshot.current(sims_dir, NODE_MODULES, cache)
+    monkeypatch.setenv(snapshot.POLICY_VARIABLE, "cached")
+    assert snapshot.current(sims_dir, NODE_MODULES, cache) == made
+    monkeypatch.setenv(snapshot.POLICY_VARIABLE, "sometimes")
+    with pytest.raises(snapshot.SnapshotError, match="RIDGEPOINT_SNAPSHOT"):
+        snapshot.current(sims_dir, NODE_MODULES, cache)
+
+
+def test_staging_writes_the_snapshot_and_a_manifest_or_says_there_is_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "pyodide"
+    target.mkdir()
+    (target / "snapshot-old.bin").write_bytes(b"stale")
+
+    def failing(*_: object) -> None:
+        raise snapshot.SnapshotError("node is not installed")
+
+    monkeypatch.setattr(snapshot, "current", failing)
+    assert runtime.stage_snapshot(target) is None
+    assert "node is not installed" in capsys.readouterr().err
+    assert json.loads((target / snapshot.MANIFEST).read_text()) == {"file": None}
+    assert not (target / "snapshot-old.bin").exists()
+
+    packed = tmp_path / "made.bin"
+    packed.write_bytes(gzip.compress(snapshot.sparse(b"heap")))
+    made = snapshot.Snapshot(packed, "ab" * 32, ("sims",))
+    monkeypatch.setattr(snapshot, "current", lambda *_: made)
+    runtime.stage_snapshot(target)
+    manifest = json.loads((target / snapshot.MANIFEST).read_text())
+    assert manifest["file"] == made.file_name
+    assert (target / made.file_name).read_bytes() == packed.read_bytes()
