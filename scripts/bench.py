@@ -1,0 +1,48 @@
+"""`make bench`: measure what readers and editors feel, against the targets of issue 7.
+
+    python scripts/bench.py                  # everything (several minutes), build/bench.json
+    python scripts/bench.py --quick          # one run each, no 100x build (development)
+    python scripts/bench.py --json FILE      # write the figures elsewhere
+
+Prints one table (every figure, its target, met or not and by how much) and writes the same
+with a description of the machine as JSON. Needs Chromium at /usr/bin/chromium and Node
+(`make setup` provides the rest). Exits 0 whether or not targets are met: a missed target is
+a finding, reported, not a crash.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from bench import report
+from bench.run import everything
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer runs, no 100x build")
+    parser.add_argument("--json", type=Path, default=ROOT / "build" / "bench.json")
+    args = parser.parse_args(argv)
+    about = report.machine()
+    work = Path(tempfile.mkdtemp(prefix="ridgepoint-bench-"))
+    try:
+        figures, details = everything(work, args.quick)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    about["load_average_after"] = report.machine()["load_average"]
+    print(report.table(figures))
+    report.write_json(args.json, figures, details, about)
+    missed = [figure for figure in figures if figure.met is False]
+    print(f"\n{len(figures)} figures, {sum(f.met is not None for f in figures)} with a target, "
+          f"{len(missed)} missed; took {details['duration_s']} s; written to {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,95 @@
+"""What an editor waits for: a full build, the pipeline's share of it, and the content check,
+at 1x, 10x and 100x the real content (synthetic, see bench.synthetic).
+
+A build here is `scripts/build.py` (validate, stage, `mkdocs build --strict`, finish) with
+warm caches, as an editor's rebuild is. The reference is `mkdocs build --strict` of the very
+tree that build staged: the same pages without our pipeline. Each command runs in its own
+process and is charged the CPU time it used (user + system, children included): on a
+machine shared with other work, wall time counts the others' work too, CPU time does not.
+Wall time is reported beside it.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bench import synthetic
+from bench.stats import median
+
+REPO = Path(__file__).resolve().parents[2]
+ENVIRONMENT = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+
+
+@dataclass
+class Cost:
+    """One command's cost: CPU seconds (user + system) and wall seconds."""
+
+    cpu_s: float
+    wall_s: float
+
+
+@dataclass
+class Scale:
+    """Medians at one content size."""
+
+    factor: int
+    items: int  # terms + readings + articles
+    pages: int
+    runs: int
+    build: Cost
+    plain: Cost
+    check: Cost
+    site: Path = field(repr=False)
+
+    @property
+    def overhead(self) -> float:
+        """How much the pipeline adds to a plain build of the same pages (CPU)."""
+        return self.build.cpu_s / self.plain.cpu_s - 1
+
+
+def run(command: list[str]) -> Cost:
+    """Run a command to completion (raising with its output if it fails); its cost."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, cwd=REPO,
+                          env=ENVIRONMENT, check=False)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed:\n{done.stdout}\n{done.stderr}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return Cost(cpu, wall)
+
+
+def _median_cost(costs: list[Cost]) -> Cost:
+    return Cost(median([c.cpu_s for c in costs]), median([c.wall_s for c in costs]))
+
+
+def measure(work: Path, factor: int, runs: int, warm_up: bool) -> Scale:
+    """Generate the content at `factor`, then build, plain-build and check it `runs` times
+    (after one unmeasured build when `warm_up`: caches filled, as on an editor's machine)."""
+    root = work / f"content-{factor}x"
+    counts = synthetic.generate(REPO, root, factor)
+    site, stage = work / f"site-{factor}x", work / f"stage-{factor}x" / "docs"
+    build = [sys.executable, str(REPO / "scripts" / "build.py"), "--root", str(root),
+             "--site-dir", str(site), "--stage-dir", str(stage)]
+    config = stage.parent / f"{stage.name}.build.mkdocs.yml"  # written by the build
+    plain = [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet",
+             "--config-file", str(config), "--site-dir", str(work / f"plain-{factor}x")]
+    check = [sys.executable, str(REPO / "scripts" / "check.py"), str(root)]
+    if warm_up:
+        run(build)
+    builds, plains, checks = [], [], []
+    for _ in range(runs):
+        builds.append(run(build))
+        plains.append(run(plain))
+        checks.append(run(check))
+    pages = sum(1 for _ in site.rglob("index.html"))
+    return Scale(factor, counts.total(), pages, runs, _median_cost(builds),
+                 _median_cost(plains), _median_cost(checks), site)

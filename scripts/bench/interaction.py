@@ -1,0 +1,142 @@
+"""Interaction: from an input changed on a page to its chart updated, for every sim.
+
+Each sim is driven on a real page of the built site that embeds it (its explainer where it
+has one), with every control the page shows set to the sim's defaults through the URL. The
+bench types into a control (or picks an option) as a reader would, by firing the same
+`input`/`change` event, and stops the clock when the widget marks its output fresh again
+(`.sim-output[data-stale="false"]`, set once the summary, tables and charts are on screen
+for those inputs) and the page's layout is up to date. So a change measures the worker's
+run (Python), the message round trip, and the chart update in the page.
+
+The controls take turns, each moving one step away from its default and back (a choice to
+another option and back). The first round over every control is warm-up (it loads the
+chart library and builds each chart's view); then CHANGES changes are timed.
+"""
+
+from __future__ import annotations
+
+import re
+import urllib.parse
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import BrowserContext, Page
+
+import sims
+from bench.pageload import OBSERVER, wait_until
+from bench.stats import percentile
+from sims.contract import Choice, Number, defaults
+
+CHANGES = 40
+CHANGE_TIMEOUT_MS = 10_000
+_SIM_ELEMENT = re.compile(r'data-sim="(?P<module>\w+)" data-key="(?P<key>[\w-]+)"')
+
+# Set a control and resolve with the ms until the output is fresh for the new value.
+CHANGE = """
+async ([key, name, value, timeout]) => {
+  const root = document.querySelector(`[data-key="${key}"]`);
+  const box = root.querySelector(`[data-input="${name}"]`);
+  const field = box.querySelector("select") || box.querySelector("input.sim-value");
+  const output = root.querySelector(".sim-output");
+  return await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no update for ${name}=${value}`)), timeout);
+    let start;
+    const observer = new MutationObserver(() => {
+      if (output.dataset.stale !== "false") return;
+      observer.disconnect();
+      clearTimeout(timer);
+      root.getBoundingClientRect(); // style and layout of the new chart, as a frame needs
+      resolve(performance.now() - start);
+    });
+    observer.observe(output, { attributes: true, attributeFilter: ["data-stale"] });
+    start = performance.now();
+    field.value = String(value);
+    field.dispatchEvent(new Event(field.tagName === "SELECT" ? "change" : "input",
+                                  { bubbles: true }));
+  });
+}
+"""
+
+
+@dataclass
+class Interaction:
+    """One sim's interaction figures."""
+
+    module: str
+    page: str
+    p50_ms: float
+    p95_ms: float
+    max_ms: float
+    changes: int
+
+
+def pages_by_sim(site: Path) -> dict[str, str]:
+    """For each sim, a built page (path under the site) with a widget whose key is the
+    sim's own name (its first widget on that page); explainers first."""
+    found: dict[str, str] = {}
+    pages = sorted(site.rglob("index.html"), key=lambda p: ("explainers" not in p.parts, str(p)))
+    for path in pages:
+        for match in _SIM_ELEMENT.finditer(path.read_text(encoding="utf-8")):
+            if match["module"] == match["key"]:
+                relative = path.parent.relative_to(site).as_posix()
+                found.setdefault(match["module"], f"{relative}/")
+    return found
+
+
+def shown_inputs(site: Path, page: str, key: str) -> list[str]:
+    """The inputs the widget `key` on `page` has controls for."""
+    text = (site / page / "index.html").read_text(encoding="utf-8")
+    start = text.index(f'data-key="{key}"')
+    form = text[start:text.index("</form>", start)]
+    return re.findall(r'data-input="(\w+)"', form)
+
+
+def other_value(module: str, name: str) -> Any:
+    """A value next to the default that the sim accepts with every other input at its
+    default: one step up or down for a number, another option for a choice."""
+    sim = sims.load(module)
+    spec = next(spec for spec in sim.INPUTS if spec.name == name)
+    if isinstance(spec, Choice):
+        options = [choice for choice in spec.choices if choice != spec.default]
+    else:
+        assert isinstance(spec, Number)
+        options = [value for value in (spec.default + spec.step, spec.default - spec.step)
+                   if spec.min <= value <= spec.max]
+    for value in options:
+        try:
+            sim.simulate(**{name: value})
+        except ValueError:
+            continue
+        return value
+    raise RuntimeError(f"{module}.{name}: no value next to the default is accepted")
+
+
+def _url(base: str, page: str, key: str, names: list[str], module: str) -> str:
+    values = defaults(sims.load(module).INPUTS)
+    query = urllib.parse.urlencode({f"{key}.{name}": values[name] for name in names})
+    return f"{base}{page}?{query}"
+
+
+def measure(context: BrowserContext, base: str, site: Path, module: str, page_path: str,
+            changes: int = CHANGES) -> Interaction:
+    """Open the sim's page and time `changes` changes after a warm-up round."""
+    names = shown_inputs(site, page_path, module)
+    values = defaults(sims.load(module).INPUTS)
+    steps = [(name, value) for name in names
+             for value in (other_value(module, name), values[name])]
+    page: Page = context.new_page()
+    try:
+        page.add_init_script(OBSERVER)
+        page.goto(_url(base, page_path, module, names, module))
+        wait_until(page, "() => window.__bench && window.__bench.ready !== undefined")
+        durations = []
+        for index in range(len(steps) + changes):
+            name, value = steps[index % len(steps)]
+            took = page.evaluate(CHANGE, [module, name, value, CHANGE_TIMEOUT_MS])
+            if index >= len(steps):
+                durations.append(took)
+    finally:
+        page.close()
+    return Interaction(module, page_path, percentile(durations, 0.5),
+                       percentile(durations, 0.95), max(durations), len(durations))

@@ -1,0 +1,163 @@
+"""Page loads, cold and warm: first chart on screen, Python ready, longest main-thread task.
+
+Two pages are loaded by the same server in the same run:
+
+- an explainer, as built: the prerendered SVG is the first chart; Python starts in the
+  module worker (from the memory snapshot when there is one); ready is every widget's
+  data-state reaching "ready";
+- a bare reference page (written next to it by `write_reference_page`) that does what a
+  page without our work would: Pyodide on the main thread, the same sim files fetched and
+  imported, one run at its defaults (ready), then the first chart drawn with Vega.
+
+Times are from navigation start (the page's performance.now()). "First chart visible" is
+the first animation frame in which a chart's SVG has a size: a frame the browser paints
+right after, and which waits for render-blocking CSS as a reader's eyes would.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from playwright.sync_api import Page, Playwright
+
+from bench.chromium import MainThreadTrace, profile
+from bench.server import Ledger
+from ridgepoint.runtime import browser_files
+
+REFERENCE_DIR = "bench-reference"
+READY_TIMEOUT_MS = 120_000
+POLL_MS = 20
+
+# Runs in every page before its own scripts: records when a chart is first in a rendered
+# frame and when the page's Python is ready (widgets' data-state, or the reference page's
+# own mark).
+OBSERVER = """
+(() => {
+  const marks = (window.__bench = {});
+  const chartFrame = () => {
+    const svg = document.querySelector("figure.sim-chart svg, .bench-chart svg");
+    const box = svg && svg.getBoundingClientRect();
+    if (box && box.width > 0 && box.height > 0) marks.chart = performance.now();
+    else requestAnimationFrame(chartFrame);
+  };
+  requestAnimationFrame(chartFrame);
+  const settle = () => {
+    const sims = [...document.querySelectorAll("[data-sim]")];
+    if (!sims.length || marks.ready !== undefined) return;
+    const states = sims.map((element) => element.dataset.state);
+    if (states.includes("error")) marks.error = states.join(",");
+    if (states.every((state) => state === "ready" || state === "error")) {
+      marks.ready = performance.now();
+    }
+  };
+  new MutationObserver(settle).observe(document, {
+    subtree: true, attributes: true, attributeFilter: ["data-state"],
+  });
+})();
+"""
+
+REFERENCE_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Reference: Pyodide on the main thread</title>
+<link rel="icon" href="data:,"></head>
+<body><main><div class="bench-chart"></div></main>
+<script type="module">
+import {{ loadPyodide }} from "../assets/pyodide/pyodide.mjs";
+const MODULE = {module};
+const FILES = {files};
+const home = "/home/pyodide/ridgepoint";
+const pyodide = await loadPyodide({{
+  indexURL: new URL("../assets/pyodide/", location.href).href, packages: [],
+}});
+pyodide.FS.mkdirTree(home + "/sims");
+await Promise.all(FILES.map(async (file) => {{
+  const text = await (await fetch(new URL("../assets/sims/" + file, location.href))).text();
+  pyodide.FS.writeFile(home + "/sims/" + file, text);
+}}));
+pyodide.runPython(`import sys; sys.path.insert(0, "${{home}}")`);
+const answer = JSON.parse(pyodide.pyimport("sims._runner").run(MODULE, "{{}}"));
+window.__bench.ready = performance.now();
+await import("../assets/vendor/vega.min.js");
+await import("../assets/vendor/vega-lite.min.js");
+const spec = answer.result.charts[0];
+const view = new vega.View(vega.parse(vegaLite.compile(spec).spec), {{
+  renderer: "svg", container: document.querySelector(".bench-chart"),
+}});
+await view.runAsync();
+</script></body></html>
+"""
+
+
+@dataclass
+class Load:
+    """One page load."""
+
+    chart_ms: float
+    ready_ms: float
+    longest_task_ms: float
+    bytes: int
+    python_start: str  # "snapshot", "fresh" (with its reason) or "main thread"
+
+
+def write_reference_page(site: Path, module: str) -> str:
+    """Write the reference page for `module` into the built site; its path under the site."""
+    folder = site / REFERENCE_DIR
+    folder.mkdir(exist_ok=True)
+    page = REFERENCE_PAGE.format(module=json.dumps(module),
+                                 files=json.dumps(browser_files(module)))
+    (folder / "index.html").write_text(page, encoding="utf-8")
+    return f"{REFERENCE_DIR}/"
+
+
+def wait_until(page: Page, predicate: str, timeout_ms: int = READY_TIMEOUT_MS) -> None:
+    """Poll a predicate (a JavaScript function) until it is true. Playwright's
+    wait_for_function evaluates a string, which the site's CSP (no 'unsafe-eval') refuses;
+    polling costs nothing the page measures, since its marks are taken by the page itself."""
+    for _ in range(timeout_ms // POLL_MS):
+        if page.evaluate(predicate):
+            return
+        page.wait_for_timeout(POLL_MS)
+    raise TimeoutError(f"{page.url}: not done after {timeout_ms} ms: {predicate}")
+
+
+def _python_start(page: Page) -> str:
+    for worker in page.workers:
+        start = worker.evaluate("self.ridgepoint ? self.ridgepoint.start : null")
+        if start:
+            return start["via"] if start["via"] == "snapshot" else f"fresh ({start['reason']})"
+    return "main thread"
+
+
+def load(page: Page, url: str, ledger: Ledger) -> Load:
+    """Open `url` in `page` and measure it until Python is ready."""
+    page.add_init_script(OBSERVER)
+    ledger.take()
+    trace = MainThreadTrace(page)
+    page.goto(url, wait_until="commit")
+    wait_until(page, "() => window.__bench && window.__bench.ready !== undefined"
+                     " && window.__bench.chart !== undefined")
+    page.wait_for_timeout(200)  # let the tail of the load (last paints, idle tasks) finish
+    longest = trace.stop(page)
+    marks = page.evaluate("window.__bench")
+    if "error" in marks:
+        raise RuntimeError(f"{url}: a sim ended in error ({marks['error']})")
+    sent = sum(item.size for item in ledger.take())
+    return Load(marks["chart"], marks["ready"], longest, sent, _python_start(page))
+
+
+def cold_and_warm(playwright: Playwright, url: str, ledger: Ledger) -> tuple[Load, Load]:
+    """A fresh profile's first visit (cold), then its second visit (warm)."""
+    with tempfile.TemporaryDirectory(prefix="bench-profile-") as folder, \
+            profile(playwright, Path(folder)) as context:
+        visits = []
+        for _ in range(2):
+            page = context.new_page()
+            visits.append(load(page, url, ledger))
+            page.close()
+        return visits[0], visits[1]
+
+
+def as_dict(item: Load) -> dict[str, object]:
+    return asdict(item)

@@ -1,0 +1,197 @@
+"""The whole bench, group by group; each group returns its figures and its raw details."""
+
+from __future__ import annotations
+
+import math
+import tempfile
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Playwright, sync_playwright
+
+from bench import buildcost, interaction, native, pageload, transfer
+from bench.chromium import profile
+from bench.report import Figure
+from bench.server import serve
+from bench.stats import growth_exponent, median, ratio
+
+# Targets (issue 7).
+FIRST_CHART_MS = 300
+READY_COLD_RATIO = 0.4
+READY_WARM_RATIO = 0.35
+LONGEST_TASK_MS = 50
+INTERACTION_P95_MS = 16
+EXPLAINER_BYTES_KB = 250
+PIPELINE_OVERHEAD = 0.25
+GROWTH_EXPONENT = 1.1  # linear, with room for noise
+SIM_WORST_MS = 20
+PAGE_GROWTH = 1.05  # a page at 100x the content, against 1x
+
+EXPLAINER = "explainers/batching/"
+REFERENCE_SIM = "batching"
+
+
+def sims_group() -> tuple[list[Figure], list[dict[str, Any]]]:
+    timings = native.measure_all()
+    figures = []
+    for timing in timings:
+        figures.append(Figure("sims", f"{timing.module}: defaults", timing.defaults_ms, "ms"))
+        figures.append(Figure("sims", f"{timing.module}: most expensive", timing.worst_ms, "ms",
+                              SIM_WORST_MS, note=str(timing.worst_inputs)))
+    return figures, [asdict(timing) for timing in timings]
+
+
+def build_figures(scales: list[buildcost.Scale]) -> list[Figure]:
+    """Every scale's costs and overhead; with three scales or more, how cost grows."""
+    figures = []
+    for scale in scales:
+        label = f"{scale.factor}x ({scale.items} items, {scale.pages} pages, {scale.runs} run(s))"
+        figures += [
+            Figure("build", f"full build, {label}", scale.build.cpu_s, "s CPU",
+                   note=f"wall {scale.build.wall_s:.1f} s"),
+            Figure("build", f"plain mkdocs build of the same pages, {scale.factor}x",
+                   scale.plain.cpu_s, "s CPU", note=f"wall {scale.plain.wall_s:.1f} s"),
+            Figure("build", f"pipeline overhead over plain, {scale.factor}x",
+                   100 * scale.overhead, "%", 100 * PIPELINE_OVERHEAD),
+            Figure("build", f"content check, {scale.factor}x", scale.check.cpu_s, "s CPU",
+                   note=f"wall {scale.check.wall_s:.1f} s"),
+        ]
+    if len(scales) >= 3:
+        # The marginal cost (above the 1x build) against the added content: 1 is linear.
+        base = scales[0]
+        for name, cost in (("full build", lambda s: s.build.cpu_s),
+                           ("content check", lambda s: s.check.cpu_s)):
+            sizes = [s.items - base.items for s in scales[1:]]
+            costs = [max(cost(s) - cost(base), 1e-6) for s in scales[1:]]
+            figures.append(Figure("build", f"{name}: growth exponent of cost in content",
+                                  growth_exponent(sizes, costs), "", GROWTH_EXPONENT,
+                                  note="of the cost above 1x; 1 is linear, 2 quadratic"))
+    return figures
+
+
+def _median_load(loads: list[pageload.Load], attribute: str) -> float:
+    return median([getattr(load, attribute) for load in loads])
+
+
+def page_load_group(playwright: Playwright, base: str, ledger, site: Path, runs: int
+                    ) -> tuple[list[Figure], dict[str, Any]]:
+    reference = pageload.write_reference_page(site, REFERENCE_SIM)
+    loads: dict[str, dict[str, list[pageload.Load]]] = {
+        page: {"cold": [], "warm": []} for page in (EXPLAINER, reference)}
+    for _ in range(runs):  # interleaved, so both pages see the same machine
+        for page in (EXPLAINER, reference):
+            cold, warm = pageload.cold_and_warm(playwright, base + page, ledger)
+            loads[page]["cold"].append(cold)
+            loads[page]["warm"].append(warm)
+    figures = []
+    ours, theirs = loads[EXPLAINER], loads[reference]
+    for visit in ("cold", "warm"):
+        chart = _median_load(ours[visit], "chart_ms")
+        ready = _median_load(ours[visit], "ready_ms")
+        task = _median_load(ours[visit], "longest_task_ms")
+        ref_chart = _median_load(theirs[visit], "chart_ms")
+        ref_ready = _median_load(theirs[visit], "ready_ms")
+        ref_task = _median_load(theirs[visit], "longest_task_ms")
+        figures += [
+            Figure("page load", f"first chart visible, {visit}", chart, "ms",
+                   FIRST_CHART_MS if visit == "cold" else None),
+            Figure("page load", f"first chart, reference, {visit}", ref_chart, "ms"),
+            Figure("page load", f"first chart / reference, {visit}", ratio(chart, ref_chart), ""),
+            Figure("page load", f"Python ready, {visit}", ready, "ms"),
+            Figure("page load", f"Python ready, reference, {visit}", ref_ready, "ms"),
+            Figure("page load", f"Python ready / reference, {visit}", ratio(ready, ref_ready), "",
+                   READY_COLD_RATIO if visit == "cold" else READY_WARM_RATIO),
+            Figure("page load", f"longest main-thread task, {visit}", task, "ms",
+                   LONGEST_TASK_MS),
+            Figure("page load", f"longest main-thread task, reference, {visit}", ref_task, "ms"),
+            Figure("page load", f"longest task / reference, {visit}", ratio(task, ref_task), ""),
+        ]
+    starts = sorted({load.python_start for load in ours["cold"] + ours["warm"]})
+    details = {page: {visit: [asdict(load) for load in visits] for visit, visits in kinds.items()}
+               for page, kinds in loads.items()}
+    details["explainer_python_start"] = starts
+    return figures, details
+
+
+def interaction_group(playwright: Playwright, base: str, site: Path
+                      ) -> tuple[list[Figure], list[dict[str, Any]]]:
+    results = []
+    with tempfile.TemporaryDirectory(prefix="bench-interaction-") as folder, \
+            profile(playwright, Path(folder)) as context:
+        for module, page in sorted(interaction.pages_by_sim(site).items()):
+            results.append(interaction.measure(context, base, site, module, page))
+    figures = []
+    for result in results:
+        figures.append(Figure("interaction", f"{result.module}: p50", result.p50_ms, "ms"))
+        figures.append(Figure("interaction", f"{result.module}: p95", result.p95_ms, "ms",
+                              INTERACTION_P95_MS,
+                              note=f"{result.changes} changes on {result.page}"))
+    return figures, [asdict(result) for result in results]
+
+
+def bytes_group(playwright: Playwright, base: str, ledger, site: Path
+                ) -> tuple[list[Figure], dict[str, Any]]:
+    explainer = transfer.load(playwright, base, EXPLAINER, ledger, sims=True)
+    article_path = next(
+        f"articles/{path.parent.name}/" for path in sorted((site / "articles").glob("*/index.html"))
+        if 'data-sim="' not in path.read_text(encoding="utf-8"))
+    article = transfer.load(playwright, base, article_path, ledger, sims=False)
+    charts = transfer.chart_library(base, site)
+    figures = [
+        Figure("bytes", f"explainer page before Python ({EXPLAINER})", explainer.page / 1000,
+               "KB", EXPLAINER_BYTES_KB),
+        Figure("bytes", "the Python runtime (Pyodide, snapshot, sims)", explainer.runtime / 1000,
+               "KB"),
+        Figure("bytes", "chart library (on first interaction)", charts / 1000, "KB"),
+        Figure("bytes", f"article page ({article_path})", article.page / 1000, "KB"),
+    ]
+    return figures, {"explainer": asdict(explainer), "article": asdict(article),
+                     "chart_library": charts}
+
+
+def growth_group(small: Path, large: Path, factor: int) -> tuple[list[Figure], dict[str, Any]]:
+    """Pages stay light: the same explainer's HTML at 1x and at `factor`x the content."""
+    page = Path(EXPLAINER) / "index.html"
+    sites = (("1x", small), ("large", large))
+    sizes = {name: transfer.gzipped(site / page) for name, site in sites}
+    index = {name: transfer.gzipped(site / transfer.SEARCH_INDEX) for name, site in sites}
+    figures = [
+        Figure("growth", f"explainer HTML at {factor}x content / at 1x",
+               ratio(sizes["large"], sizes["1x"]), "", PAGE_GROWTH,
+               note=f"{sizes['1x']} B -> {sizes['large']} B gzipped"),
+        Figure("growth", f"search index (every page fetches it), {factor}x", index["large"] / 1000,
+               "KB", note=f"1x: {index['1x'] / 1000:.0f} KB gzipped"),
+    ]
+    return figures, {"explainer_html_gzip": sizes, "search_index_gzip": index}
+
+
+def everything(work: Path, quick: bool) -> tuple[list[Figure], dict[str, Any]]:
+    """Every group; `quick` for a short development run (fewer runs, no 100x)."""
+    started = time.perf_counter()
+    figures: list[Figure] = []
+    details: dict[str, Any] = {}
+    found, details["sims"] = sims_group()
+    figures += found
+    runs = 1 if quick else 3
+    scales = [buildcost.measure(work, 1, runs, warm_up=True)]
+    site = scales[0].site
+    with serve(site) as (base, ledger), sync_playwright() as playwright:
+        found, details["page_load"] = page_load_group(playwright, base, ledger, site, runs)
+        figures += found
+        found, details["interaction"] = interaction_group(playwright, base, site)
+        figures += found
+        found, details["bytes"] = bytes_group(playwright, base, ledger, site)
+        figures += found
+    # Caches (sim runs, charts, snapshot) are warm from the 1x build, as on an editor's
+    # machine: the larger trees are not warmed up again (100x once: it takes minutes).
+    scales.append(buildcost.measure(work, 10, runs, warm_up=False))
+    if not quick:
+        scales.append(buildcost.measure(work, 100, 1, warm_up=False))
+    figures += build_figures(scales)
+    details["build"] = [{**asdict(scale), "site": str(scale.site)} for scale in scales]
+    found, details["growth"] = growth_group(site, scales[-1].site, scales[-1].factor)
+    figures += found
+    details["duration_s"] = math.ceil(time.perf_counter() - started)
+    return figures, details
