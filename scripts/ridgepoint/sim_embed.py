@@ -317,17 +317,21 @@ def modules_in(markdown: str) -> set[str]:
     return found
 
 
-def render_sim_blocks(markdown: str, source: str) -> str:
+def render_sim_blocks(markdown: str, source: str, widget_script: str | None = None) -> str:
     """Replace every ```sim block of a page with the widget HTML.
 
     `source` is the page's path as errors should name it. Every bad block of the page is
-    reported at once, as ContentErrors.
+    reported at once, as ContentErrors. `widget_script`, the page-relative URL of
+    widget.js, is loaded right after the first widget as an async module: the theme's
+    scripts at the end of the page run first otherwise, and only then would the widget
+    start Python (the same module from extra_javascript is then not run a second time).
     """
     lines = markdown.splitlines(keepends=True)
     errors: list[ContentError] = []
     pieces: list[str] = []
     cursor = 0
     used: dict[str, int] = {}
+    early_done = False
     for fenced in iter_blocks(markdown):
         pieces.append("".join(lines[cursor:fenced.first]))
         cursor = fenced.end
@@ -348,7 +352,11 @@ def render_sim_blocks(markdown: str, source: str) -> str:
         used[block.module] = used.get(block.module, 0) + 1
         count = used[block.module]
         key = block.module if count == 1 else f"{block.module}-{count}"
-        pieces.append(f"\n{widget_html(block, key)}\n\n")
+        early = ""
+        if widget_script and not early_done:
+            early = f'<script type="module" async src="{_attr(widget_script)}"></script>\n'
+            early_done = True
+        pieces.append(f"\n{widget_html(block, key)}\n{early}\n")
     pieces.append("".join(lines[cursor:]))
     if errors:
         raise ContentErrors(errors)

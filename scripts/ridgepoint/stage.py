@@ -40,6 +40,7 @@ CONTENT = "content"
 LINKED_SECTIONS = ("explainers/", "articles/")
 ESCAPED_META = ("title", "description")
 DESCRIPTION_FROM = ("summary", "hook")  # article, explainer
+WIDGET_SCRIPT = "assets/sim/widget.js"  # also in mkdocs.yml's extra_javascript
 SIM_MARKER = re.compile(r'data-sim="([A-Za-z_][A-Za-z0-9_]*)"')
 
 Staged = bytes | Path  # file contents, or a file to copy
@@ -96,7 +97,8 @@ class Stager:
                 urls.source_path(urls.GLOSSARY), posixpath.dirname(relative)
             )
             body = self.linker.link(body, glossary)
-        _, body, _ = split_front_matter(render_sim_blocks(head + body, source), source)
+        script = urls.relative(urls.page_url(relative), WIDGET_SCRIPT)
+        _, body, _ = split_front_matter(render_sim_blocks(head + body, source, script), source)
         return _front_matter(meta) + body
 
     def files(self) -> dict[str, Staged]:

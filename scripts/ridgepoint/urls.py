@@ -57,6 +57,15 @@ def source_path(url: str) -> str:
     return f"{url}index.md"
 
 
+def page_url(source: str) -> str:
+    """The URL of the page MkDocs makes from the Markdown file `source` (relative to the
+    docs folder; use_directory_urls): `a/b.md` -> `a/b/`, `a/index.md` -> `a/`."""
+    stem = source.removesuffix(".md")
+    if stem == "index" or stem.endswith("/index"):
+        return stem.removesuffix("index")
+    return f"{stem}/"
+
+
 def relative(here: str, target: str) -> str:
     """`target` as a link from the page at `here`; both are site-root-relative URLs.
 

@@ -466,11 +466,24 @@ function initialise() {
   }
 }
 
-// This module runs once the page is parsed, before DOMContentLoaded: its sims start now, so
-// Python's download and start overlap the theme's own start-up instead of following it.
-// With navigation.instant, Material swaps pages without rerunning scripts and announces
-// each page on its document$ observable (initialise skips sims already started).
+// The page loads this module early, right after its first sim (an async module script the
+// build writes there), so Python's download and start overlap the theme's own start-up;
+// the sims parsed so far start now, any later ones when the page is parsed. Loaded only at
+// the end of the page (extra_javascript), it runs once parsing is done. With
+// navigation.instant, Material swaps pages without rerunning scripts and announces each
+// page on its document$ observable. initialise skips sims already started.
+function followTheme() {
+  if (window.document$ && typeof window.document$.subscribe === "function") {
+    window.document$.subscribe(initialise);
+  }
+}
+
 initialise();
-if (window.document$ && typeof window.document$.subscribe === "function") {
-  window.document$.subscribe(initialise);
+if (document.readyState === "loading") {
+  document.addEventListener("DOMContentLoaded", () => {
+    initialise();
+    followTheme();
+  }, { once: true });
+} else {
+  followTheme();
 }

@@ -13,7 +13,8 @@
 //                {type: "result", id, payload}        payload: JSON text from sims._runner.run
 //                {type: "fatal", message}             Python could not start at all
 
-import { loadPyodide } from "../pyodide/pyodide.mjs";
+// Imported, not statically: the snapshot's download starts while Pyodide's loader arrives.
+const pyodideModule = import("../pyodide/pyodide.mjs");
 
 const PYODIDE_URL = new URL("../pyodide/", import.meta.url).href;
 const SIMS_URL = new URL("../sims/", import.meta.url);
@@ -89,6 +90,7 @@ async function restore() {
   snapshot.catch(() => {}); // handled below: not an unhandled rejection (see the end)
   const bytes = snapshot.then((loaded) => loaded.bytes);
   bytes.catch(() => {}); // Pyodide awaits it later: a quick failure must not count as unhandled
+  const { loadPyodide } = await pyodideModule;
   const pyodide = await loadPyodide({ ...PYODIDE_OPTIONS, _loadSnapshot: bytes });
   // The restored heap holds the random state saved at build time: every visit would draw
   // the same numbers. Reseed from the browser's entropy (os.urandom).
@@ -117,6 +119,7 @@ async function start() {
   } catch (error) {
     // No snapshot, a failed download or a snapshot this Pyodide refuses: start normally.
     startInfo.reason = lastLine(error);
+    const { loadPyodide } = await pyodideModule;
     pyodide = await loadPyodide(PYODIDE_OPTIONS);
     startInfo.via = "fresh";
   }
