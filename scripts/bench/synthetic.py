@@ -30,7 +30,7 @@ WORDS = (
     "wait", "first", "second", "rate", "load", "peak", "tail", "median", "share",
 )
 KINDS = ("paper", "article", "talk", "interactive", "video", "book", "code")
-PARAGRAPHS_PER_ARTICLE = 24  # about the real articles' 20 KB of Markdown
+PARAGRAPHS_PER_ARTICLE = 40  # about the real articles' 24 KB of Markdown on average
 SEED = 7
 
 
