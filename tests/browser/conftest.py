@@ -25,12 +25,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import BrowserContext, ConsoleMessage, Page, Playwright, sync_playwright
 
+from bench.chromium import CHROMIUM, CHROMIUM_ARGS, VIEWPORT
+
 REPO = Path(__file__).resolve().parents[2]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
 READY_MS = 90_000  # Python's first start; generous, the machine is shared
 SITE_URL = "http://127.0.0.1:8000/ridgepoint/"  # what the build is told; any port serves it
 
@@ -127,7 +124,7 @@ def launch(playwright: Playwright, profile: Path, **options: object) -> BrowserC
     options.setdefault("service_workers", "block")
     return playwright.chromium.launch_persistent_context(
         str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
-        viewport={"width": 1280, "height": 900}, **options,
+        viewport=VIEWPORT, **options,
     )
 
 
