@@ -3,6 +3,7 @@
     python scripts/bench.py                  # everything (several minutes), build/bench.json
     python scripts/bench.py --quick          # one run each, no 100x build (development)
     python scripts/bench.py --json FILE      # write the figures elsewhere
+    python scripts/bench.py --only interaction --sim routing   # one group, one sim
 
 Prints one table (every figure, its target, met or not and by how much) and writes the same
 with a description of the machine as JSON. Needs Chromium at /usr/bin/chromium and Node
@@ -19,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 from bench import report
-from bench.run import everything
+from bench.run import GROUPS, everything
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -28,11 +29,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer runs, no 100x build")
     parser.add_argument("--json", type=Path, default=ROOT / "build" / "bench.json")
+    parser.add_argument("--only", action="append", choices=GROUPS,
+                        help="measure only this group (repeatable; default: every group)")
+    parser.add_argument("--sim", action="append",
+                        help="in the interaction group, only this sim (repeatable)")
     args = parser.parse_args(argv)
     about = report.machine()
     work = Path(tempfile.mkdtemp(prefix="ridgepoint-bench-"))
     try:
-        figures, details = everything(work, args.quick)
+        figures, details = everything(
+            work, args.quick, frozenset(args.only or GROUPS),
+            frozenset(args.sim) if args.sim else None)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     about["load_average_after"] = report.machine()["load_average"]

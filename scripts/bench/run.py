@@ -115,12 +115,15 @@ def page_load_group(playwright: Playwright, base: str, ledger, site: Path, runs:
     return figures, details
 
 
-def interaction_group(playwright: Playwright, base: str, site: Path
+def interaction_group(playwright: Playwright, base: str, site: Path,
+                      only: frozenset[str] | None = None
                       ) -> tuple[list[Figure], list[dict[str, Any]]]:
     results = []
     with tempfile.TemporaryDirectory(prefix="bench-interaction-") as folder, \
             profile(playwright, Path(folder)) as context:
         for module, page in sorted(interaction.pages_by_sim(site).items()):
+            if only is not None and module not in only:
+                continue
             results.append(interaction.measure(context, base, site, module, page))
     figures = []
     for result in results:
@@ -167,31 +170,43 @@ def growth_group(small: Path, large: Path, factor: int) -> tuple[list[Figure], d
     return figures, {"explainer_html_gzip": sizes, "search_index_gzip": index}
 
 
-def everything(work: Path, quick: bool) -> tuple[list[Figure], dict[str, Any]]:
-    """Every group; `quick` for a short development run (fewer runs, no 100x)."""
+GROUPS = ("sims", "page", "interaction", "bytes", "build")
+
+
+def everything(work: Path, quick: bool, only: frozenset[str] = frozenset(GROUPS),
+               sims: frozenset[str] | None = None) -> tuple[list[Figure], dict[str, Any]]:
+    """The groups in `only` (all by default); `quick` for a short development run (fewer
+    runs, no 100x); `sims` limits the interaction group to those sims."""
     started = time.perf_counter()
     figures: list[Figure] = []
     details: dict[str, Any] = {}
-    found, details["sims"] = sims_group()
-    figures += found
+    if "sims" in only:
+        found, details["sims"] = sims_group()
+        figures += found
     runs = 1 if quick else 3
-    scales = [buildcost.measure(work, 1, runs, warm_up=True)]
+    scales = [buildcost.measure(work, 1, runs, warm_up=True, measured="build" in only)]
     site = scales[0].site
-    with serve(site) as (base, ledger), sync_playwright() as playwright:
-        found, details["page_load"] = page_load_group(playwright, base, ledger, site, runs)
+    if only & {"page", "interaction", "bytes"}:
+        with serve(site) as (base, ledger), sync_playwright() as playwright:
+            if "page" in only:
+                found, details["page_load"] = page_load_group(playwright, base, ledger, site,
+                                                              runs)
+                figures += found
+            if "interaction" in only:
+                found, details["interaction"] = interaction_group(playwright, base, site, sims)
+                figures += found
+            if "bytes" in only:
+                found, details["bytes"] = bytes_group(playwright, base, ledger, site)
+                figures += found
+    if "build" in only:
+        # Every size is built once unmeasured first (its staged pages cached), as an
+        # editor's rebuild finds it; 100x is then measured once: it takes minutes.
+        scales.append(buildcost.measure(work, 10, runs, warm_up=True))
+        if not quick:
+            scales.append(buildcost.measure(work, 100, 1, warm_up=True))
+        figures += build_figures(scales)
+        details["build"] = [{**asdict(scale), "site": str(scale.site)} for scale in scales]
+        found, details["growth"] = growth_group(site, scales[-1].site, scales[-1].factor)
         figures += found
-        found, details["interaction"] = interaction_group(playwright, base, site)
-        figures += found
-        found, details["bytes"] = bytes_group(playwright, base, ledger, site)
-        figures += found
-    # Every size is built once unmeasured first (its staged pages cached), as an editor's
-    # rebuild finds it; 100x is then measured once: it takes minutes.
-    scales.append(buildcost.measure(work, 10, runs, warm_up=True))
-    if not quick:
-        scales.append(buildcost.measure(work, 100, 1, warm_up=True))
-    figures += build_figures(scales)
-    details["build"] = [{**asdict(scale), "site": str(scale.site)} for scale in scales]
-    found, details["growth"] = growth_group(site, scales[-1].site, scales[-1].factor)
-    figures += found
     details["duration_s"] = math.ceil(time.perf_counter() - started)
     return figures, details
