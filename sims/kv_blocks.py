@@ -19,7 +19,9 @@ Eviction follows the rule in vLLM's design (RFC vllm-project/vllm#2614 and its v
 queue): least recently used first, and among blocks last used together the one holding
 the longest prefix first (a finished request frees its blocks tail first). Parents are
 always used at least as recently as their children, so the cache stays prefix-closed:
-no block is kept whose parent is gone.
+no block is kept whose parent is gone. Blocks last used together were used by one store,
+which walks one path of the trie; so the eviction order is simply the stores, oldest
+first, each walked back from its deepest node (see `PrefixCache._evict`).
 
 Two details that match vLLM: a prompt that is cached in full still recomputes its last
 token (its logits are needed to sample), so a hit stops one token short of the prompt; and
@@ -28,7 +30,7 @@ a finished request's last sampled token never went through the model, so it has 
 
 from __future__ import annotations
 
-import heapq
+from collections import deque
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
@@ -49,7 +51,6 @@ class _Node:
     position j x block_size); they belong to this node because their last token does.
     """
 
-    ident: int
     end: int
     first: int
     full: int
@@ -72,10 +73,11 @@ class PrefixCache:
         self.capacity_blocks = capacity_blocks
         self.blocks = 0  # cached blocks in all
         self.evicted_blocks = 0
-        self._root = _Node(0, 0, 0, 0)
-        self._nodes: list[_Node] = [self._root]
+        self._root = _Node(0, 0, 0)
         self._clock = 0
-        self._tails: list[tuple[int, int, int]] = []  # (last_used, -tail end, node ident)
+        # Kept only when the cache can evict: for each store still holding blocks it was
+        # the last to use, its clock and the nodes it touched, root first.
+        self._stores: deque[tuple[int, list[_Node]]] = deque()
 
     @property
     def tokens(self) -> int:
@@ -107,6 +109,8 @@ class PrefixCache:
         ones are added, and the least recently used blocks go if capacity is exceeded."""
         self._clock += 1
         size = self.block_size
+        evicts = self.capacity_blocks is not None
+        touched: list[_Node] = []
         node = self._root
         for segment in segments:
             start = node.end
@@ -116,16 +120,19 @@ class PrefixCache:
             end = start + segment.tokens
             if child is None:
                 first = start // size
-                child = _Node(len(self._nodes), end, first, end // size - first)
+                child = _Node(end, first, end // size - first)
                 node.children[segment.key] = child
-                self._nodes.append(child)
             elif child.end != end:
                 raise ValueError(f"segment {segment.key!r} changed length")
             count = child.full if tokens >= end else max(0, tokens // size - child.first)
             if count:
                 self._touch(child, count)
+                if evicts:
+                    touched.append(child)
             node = child
-        if self.capacity_blocks is not None:
+        if evicts:
+            if touched:
+                self._stores.append((self._clock, touched))
             self._evict(self.capacity_blocks)
 
     def _touch(self, node: _Node, count: int) -> None:
@@ -138,8 +145,6 @@ class PrefixCache:
             return
         if count >= cached:  # every cached block of the node is used again: one run
             node.runs = [[count, self._clock]]
-            if cached == 0:
-                heapq.heappush(self._tails, self._tail_key(node))
             return
         rest, skip = [], count
         for run in node.runs:
@@ -150,34 +155,32 @@ class PrefixCache:
             skip = 0
         node.runs = [[count, self._clock], *rest]
 
-    def _tail_key(self, node: _Node) -> tuple[int, int, int]:
-        """Eviction order of the node's last cached block: older first, then longer prefix."""
-        return node.runs[-1][1], -(node.first + node.cached) * self.block_size, node.ident
-
     def _evict(self, capacity: int) -> None:
         """Drop least recently used tail blocks until the cache fits its capacity.
 
-        Heap entries are lazy: a node's true key only grows (touching makes it newer,
-        evicting shortens its tail), so an entry is a lower bound. A popped entry that is
-        out of date is pushed back with the node's current key instead of acted on.
+        The blocks a store was the last to use lie on the one path it walked, and deeper
+        on it means a longer prefix; so taking the stores oldest first, each from its
+        deepest node back to the root, is the order the rule asks for. A node whose
+        oldest blocks were used again by a later store is passed over here: the later
+        store's own entry reaches it in turn.
         """
-        tails, nodes = self._tails, self._nodes
+        stores = self._stores
         while self.blocks > capacity:
-            entry = heapq.heappop(tails)
-            node = nodes[entry[2]]
-            if not node.runs:
-                continue  # emptied since; a new entry is pushed if it fills again
-            key = self._tail_key(node)
-            if key != entry:
-                heapq.heappush(tails, key)
+            clock, nodes = stores[0]
+            if not nodes:
+                stores.popleft()
                 continue
-            tail = node.runs[-1]
+            node = nodes[-1]
+            runs = node.runs
+            if not runs or runs[-1][1] != clock:
+                nodes.pop()  # emptied, or its oldest blocks are newer than this store
+                continue
+            tail = runs[-1]
             drop = min(tail[0], self.blocks - capacity)
             tail[0] -= drop
             if tail[0] == 0:
-                node.runs.pop()
+                runs.pop()
+                nodes.pop()
             node.cached -= drop
             self.blocks -= drop
             self.evicted_blocks += drop
-            if node.runs:
-                heapq.heappush(tails, self._tail_key(node))

@@ -32,6 +32,7 @@ import random
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from sims import charts
 from sims.contract import Number, simulation
@@ -128,10 +129,11 @@ def arrivals(sessions: int, turns: int, system_tokens: int, user_tokens: int,
     return requests
 
 
-@dataclass(frozen=True)
-class Pick:
+class Pick(NamedTuple):
     """A policy's choice: the replica, what its cache holds of the prompt if the policy
-    already looked (None if not), and whether the load bound overrode a longer prefix."""
+    already looked (None if not), and whether the load bound overrode a longer prefix.
+    A tuple, not a dataclass: one is made per request and policy, and a frozen
+    dataclass costs several times as much to build."""
 
     replica: int
     cached: int | None = None
@@ -160,8 +162,11 @@ def _cache_aware(index: int, request: Request, caches: list[PrefixCache],
                  load: list[int]) -> Pick:
     """Longest cached prefix, ties to the least-loaded; the least-loaded if overloaded."""
     matches = [cache.match(request.prompt, request.tokens) for cache in caches]
-    best = max(range(len(caches)), key=lambda r: (matches[r], -load[r], -r))
-    idlest = min(range(len(caches)), key=lambda r: (load[r], r))
+    longest = max(matches)
+    # min() keeps the first of equals, so ties go to the lowest-numbered replica.
+    best = min((r for r, found in enumerate(matches) if found == longest),
+               key=load.__getitem__)
+    idlest = min(range(len(caches)), key=load.__getitem__)
     overloaded = (load[best] - load[idlest] > BALANCE_ABS_THRESHOLD
                   and load[best] > BALANCE_REL_THRESHOLD * load[idlest])
     if overloaded:
@@ -176,14 +181,15 @@ def route(requests: list[Request], replicas: int, capacity_blocks: int,
     load = [0] * replicas
     chosen, cached, spills = [], [], 0
     for index, request in enumerate(requests):
-        pick = choose(index, request, caches, load)
-        cache = caches[pick.replica]
-        found = cache.match(request.prompt, request.tokens) if pick.cached is None else pick.cached
+        replica, found, spilled = choose(index, request, caches, load)
+        cache = caches[replica]
+        if found is None:
+            found = cache.match(request.prompt, request.tokens)
         cached.append(found)
         cache.store((*request.prompt, request.reply), request.tokens + request.reply.tokens - 1)
-        load[pick.replica] += 1
-        chosen.append(pick.replica)
-        spills += pick.spilled
+        load[replica] += 1
+        chosen.append(replica)
+        spills += spilled
     return Outcome(tuple(chosen), tuple(cached), spills)
 
 
