@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import html
 import re
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 from pathlib import Path
 
 # Every directive that does not fall back to default-src, or must be stricter or looser.
@@ -69,51 +69,84 @@ class _Inline:
     refused: list[str] = field(default_factory=list)
 
 
-class _Scanner(HTMLParser):
-    """Collects inline scripts and style elements, and flags what no policy here allows."""
+# The page is scanned with regular expressions rather than html.parser: the policy depends
+# only on start tags (and their attributes) and on the text of script and style elements,
+# and a full parse of every built page cost more than the rest of the pipeline together.
+# Comments are skipped whole; a tag's quoted attribute values may hold '>'.
+_TOKEN = re.compile(
+    r"""<!--.*?(?:-->|\Z)|<([a-zA-Z][^\s/>]*)([^>"']*(?:(?:"[^"]*"|'[^']*')[^>"']*)*)>""",
+    re.DOTALL,
+)
+# An attribute as browsers split them: a name, then optionally '=' and a value.
+_ATTRIBUTE = re.compile(r"""([^\s/>"'=][^\s/>=]*)(?:\s*=\s*("[^"]*"|'[^']*'|[^\s>]*))?""")
+# Script and style hold raw text up to their end tag (as a browser tokenizes it).
+_RAW_TEXT_END = {
+    name: re.compile(rf"</{name}[\s/>]", re.IGNORECASE) for name in ("script", "style")
+}
+# An attribute name starting with "on", in lowercased attribute text: names follow
+# whitespace, a quote or '/'.
+_ON_NAME = re.compile(r"""[\s"'/]on""")
 
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=False)
-        self.found = _Inline()
-        self._text: list[str] | None = None
-        self._into: list[str] | None = None
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        for name, value in attrs:
-            if name.startswith("on"):
-                self.found.refused.append(f"<{tag} {name}=...>: inline event handler")
-            elif name == "style":
-                self.found.refused.append(f"<{tag} style=...>: style attribute")
-            elif name in URL_ATTRIBUTES and (value or "").strip().lower().startswith(
-                "javascript:"
-            ):
-                self.found.refused.append(f"<{tag} {name}=\"javascript:...\">")
-        named = dict(attrs)
-        if tag == "script" and "src" not in named:
-            kind = (named.get("type") or "").strip().lower()
-            self._start(self.found.scripts if kind in JS_TYPES else None)
-        elif tag == "style":
-            self._start(self.found.styles)
+def _suspect(lowered: str) -> bool:
+    """Whether lowercased attribute text may hold something refused. Most tags hold none of
+    it, and their attributes are not parsed; '&' counts because a value may spell
+    javascript: in character references. (Plain `in` tests first: they are much faster.)"""
+    return ("&" in lowered or "style" in lowered or "javascript:" in lowered
+            or ("on" in lowered and _ON_NAME.search(lowered) is not None))
 
-    def _start(self, into: list[str] | None) -> None:
-        self._text, self._into = [], into
 
-    def handle_data(self, data: str) -> None:
-        if self._text is not None:
-            self._text.append(data)
+def _attributes(text: str) -> list[tuple[str, str | None]]:
+    """A start tag's attributes: lowercase names, values unquoted and unescaped."""
+    found = []
+    for match in _ATTRIBUTE.finditer(text):
+        value = match.group(2)
+        if value is not None:
+            if value[:1] in ("'", '"'):
+                value = value[1:-1]
+            value = html.unescape(value)
+        found.append((match.group(1).lower(), value))
+    return found
 
-    def handle_endtag(self, tag: str) -> None:
-        if tag in ("script", "style") and self._text is not None:
-            if self._into is not None:
-                self._into.append("".join(self._text))
-            self._text = self._into = None
+
+def _refused(tag: str, attributes: list[tuple[str, str | None]]) -> list[str]:
+    """What in one start tag no policy here allows."""
+    refused = []
+    for name, value in attributes:
+        if name.startswith("on"):
+            refused.append(f"<{tag} {name}=...>: inline event handler")
+        elif name == "style":
+            refused.append(f"<{tag} style=...>: style attribute")
+        elif name in URL_ATTRIBUTES and (value or "").strip().lower().startswith("javascript:"):
+            refused.append(f'<{tag} {name}="javascript:...">')
+    return refused
 
 
 def scan(html_text: str) -> _Inline:
-    scanner = _Scanner()
-    scanner.feed(html_text)
-    scanner.close()
-    return scanner.found
+    """The inline scripts (only those a browser would run) and style elements of a page,
+    and what in its tags the policy would refuse."""
+    found = _Inline()
+    position = 0
+    while match := _TOKEN.search(html_text, position):
+        position = match.end()
+        tag, attribute_text = match.group(1), match.group(2)
+        if tag is None:  # a comment
+            continue
+        tag = tag.lower()
+        attributes = _attributes(attribute_text) if _suspect(attribute_text.lower()) else None
+        if attributes:
+            found.refused += _refused(tag, attributes)
+        if tag not in _RAW_TEXT_END:
+            continue
+        end = _RAW_TEXT_END[tag].search(html_text, position)
+        text = html_text[position : end.start() if end else len(html_text)]
+        position = end.start() if end else len(html_text)
+        named = dict(_attributes(attribute_text) if attributes is None else attributes)
+        if tag == "style":
+            found.styles.append(text)
+        elif "src" not in named and (named.get("type") or "").strip().lower() in JS_TYPES:
+            found.scripts.append(text)
+    return found
 
 
 def policy(script_hashes: list[str], style_hashes: list[str],

@@ -8,6 +8,12 @@ malformed date looks like instead of YAML silently turning `2026-11-30` into a d
 aliases expanded, so a "billion laughs" file (a few lines of anchors and aliases that expand
 to billions of values) or a self-referencing alias is refused in microseconds instead of
 hanging the build: validation, error messages and page generation all walk the expanded data.
+
+libyaml (PyYAML's C scanner and parser) reads every document first, several times faster than
+the pure-Python one; composing nodes, resolving and constructing values stay PyYAML's Python
+code, so the data and each node's position are the same. A document libyaml refuses, or that
+breaks a bound, is read again by the pure-Python parser: it has the last word, and its
+messages and positions are the ones the error reports are written for.
 """
 
 from __future__ import annotations
@@ -37,25 +43,25 @@ class _Refused(Exception):
         self.mark, self.message, self.expected = mark, message, expected
 
 
-class Loader(yaml.SafeLoader):
-    """SafeLoader without implicit timestamps (`added: 2026-11-30` loads as a string), and
-    bounded: each node's depth and value count are kept as it is composed, counting an
-    alias as the whole value it names."""
+_RESOLVERS = {
+    first: [resolver for resolver in resolvers if resolver[0] != _TIMESTAMP]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
 
-    yaml_implicit_resolvers = {
-        first: [resolver for resolver in resolvers if resolver[0] != _TIMESTAMP]
-        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-    }
 
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
+class _Bounded:
+    """Composition bounded in depth and values: each node's depth and value count are kept
+    as it is composed, counting an alias as the whole value it names. Mixed into a loader
+    before PyYAML's Composer."""
+
+    def _start_bounds(self) -> None:
         self._depth = 0
         self._extent: dict[int, tuple[int, int]] = {}  # id(node) -> (depth, values), expanded
 
     def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node:
-        event = self.peek_event()
+        event = self.peek_event()  # type: ignore[attr-defined]
         if isinstance(event, yaml.AliasEvent):
-            node = super().compose_node(parent, index)
+            node = super().compose_node(parent, index)  # type: ignore[misc]
             if id(node) not in self._extent:  # its anchor is still open: it contains itself
                 message = f"alias *{event.anchor} is inside the value it names"
                 raise _Refused(event.start_mark, message, "aliases of finished values only")
@@ -64,7 +70,7 @@ class Loader(yaml.SafeLoader):
             raise _Refused(event.start_mark, f"nests deeper than {MAX_DEPTH} levels", _SMALLER)
         self._depth += 1
         try:
-            node = super().compose_node(parent, index)
+            node = super().compose_node(parent, index)  # type: ignore[misc]
         finally:
             self._depth -= 1
         children = [self._extent[id(child)] for child in _children(node)]
@@ -76,6 +82,38 @@ class Loader(yaml.SafeLoader):
             raise _Refused(node.start_mark, f"holds more than {MAX_VALUES} values", _SMALLER)
         self._extent[id(node)] = (depth, values)
         return node
+
+
+class Loader(_Bounded, yaml.SafeLoader):
+    """SafeLoader, pure Python, without implicit timestamps (`added: 2026-11-30` loads as a
+    string), and bounded (see _Bounded)."""
+
+    yaml_implicit_resolvers = _RESOLVERS
+
+    def __init__(self, stream: str) -> None:
+        yaml.SafeLoader.__init__(self, stream)
+        self._start_bounds()
+
+
+if yaml.__with_libyaml__:
+
+    class FastLoader(_Bounded, yaml.composer.Composer, yaml.cyaml.CParser,
+                     yaml.constructor.SafeConstructor, yaml.resolver.Resolver):
+        """Loader with libyaml's scanner and parser under the same Python composer,
+        resolver and constructor (the Composer comes before CParser, whose own composer,
+        in C, would skip the bounds)."""
+
+        yaml_implicit_resolvers = _RESOLVERS
+
+        def __init__(self, stream: str) -> None:
+            yaml.cyaml.CParser.__init__(self, stream)
+            yaml.composer.Composer.__init__(self)
+            yaml.constructor.SafeConstructor.__init__(self)
+            yaml.resolver.Resolver.__init__(self)
+            self._start_bounds()
+
+else:  # a PyYAML built without libyaml: the pure-Python parser does all the reading
+    FastLoader = Loader  # type: ignore[misc]
 
 
 _SMALLER = f"at most {MAX_DEPTH} levels and {MAX_VALUES} values, an alias counting in full"
@@ -191,11 +229,29 @@ def parse(text: str, path: str, first_line: int = 1) -> Document:
     Raises ContentErrors for a syntax error (with its line). Duplicate keys, which PyYAML
     would silently resolve to the last one, are recorded in `Document.problems`.
     """
-    loader: Loader | None = None
     try:
-        loader = Loader(text)  # checks every character already: inside the try
+        node, data = _load(FastLoader, text)
+    except (yaml.YAMLError, _Refused):
+        node, data = _load_or_explain(text, path, first_line)
+    document = Document(path, data, node, first_line, text=text)
+    document.problems.extend(_duplicate_keys(document, node, [], set()))
+    return document
+
+
+def _load(loader_class: type[Loader] | type[FastLoader], text: str) -> tuple[yaml.Node | None, Any]:
+    """The node tree and data of a one-document `text`, read by `loader_class`."""
+    loader = loader_class(text)  # the pure-Python reader checks every character already
+    try:
         node = loader.get_single_node()
-        data = loader.construct_document(node) if node is not None else None
+        return node, loader.construct_document(node) if node is not None else None
+    finally:
+        loader.dispose()
+
+
+def _load_or_explain(text: str, path: str, first_line: int) -> tuple[yaml.Node | None, Any]:
+    """_load with the pure-Python Loader, its refusal turned into a content error."""
+    try:
+        return _load(Loader, text)
     except yaml.constructor.ConstructorError as exc:  # e.g. !!python/object: not plain data
         line = file_line(text, exc.problem_mark, first_line)
         message = f"cannot load: {exc.problem}"
@@ -210,12 +266,6 @@ def parse(text: str, path: str, first_line: int = 1) -> Document:
     except _Refused as exc:
         line = file_line(text, exc.mark, first_line)
         raise ContentErrors([ContentError(path, line, "yaml", exc.message, exc.expected)]) from None
-    finally:
-        if loader is not None:
-            loader.dispose()
-    document = Document(path, data, node, first_line, text=text)
-    document.problems.extend(_duplicate_keys(document, node, [], set()))
-    return document
 
 
 def _syntax_error(
