@@ -15,7 +15,7 @@ import random
 import pytest
 
 from sims import spec_sampling
-from sims.spec_sampling import tokens_per_step
+from sims.spec_sampling import speculative_sample, tokens_per_step
 
 # Tolerance in standard errors: about a hundred comparisons run with fixed seeds, so a
 # correct sim fails one of them with probability far below one in a million.
@@ -72,7 +72,24 @@ def test_a_perfect_draft_yields_lookahead_plus_one(lookahead: int) -> None:
 
 def test_a_draft_that_is_always_wrong_yields_the_targets_token_only() -> None:
     """p and q share no token: every first guess is rejected, each step yields one token."""
-    assert tokens_per_step([1.0, 0.0], [0.0, 1.0], 8, 500, random.Random(3)) == 1
+    _, kept = speculative_sample([1.0, 0.0], [0.0, 1.0], 4000, random.Random(3))
+    assert tokens_per_step(kept, 8) == 1
+
+
+@pytest.mark.parametrize(
+    ("kept", "lookahead", "tokens"),
+    [
+        # Steps of 4: two kept then a rejection (3 tokens), all four kept (4 + the bonus),
+        # rejected at once (1); the last, incomplete step is left out.
+        ("KKRK KKKK RKKK K", 4, (3 + 5 + 1) / 3),
+        ("KRKK", 1, (2 + 1 + 2 + 2) / 4),
+        ("RRRRRR", 3, 1),
+        ("KKKKKKKKK", 3, 4),
+    ],
+)
+def test_steps_end_at_their_first_rejection(kept: str, lookahead: int, tokens: float) -> None:
+    verdicts = [mark == "K" for mark in kept.replace(" ", "")]
+    assert tokens_per_step(verdicts, lookahead) == pytest.approx(tokens)
 
 
 def test_more_lookahead_never_lowers_the_expected_count() -> None:
