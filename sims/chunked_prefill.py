@@ -228,8 +228,11 @@ def _timeline(
 
 
 def _sweep_chart(rows: list[dict[str, Any]], ridge: int, prompt_tokens: int) -> dict[str, Any]:
+    # The axis spans exactly the sizes swept, given rather than derived from the data, so
+    # the ridge's line is a value the page's kept chart view can move (sims.timeline).
+    swept = [rows[0]["chunk_tokens"], rows[-1]["chunk_tokens"]]
     x = {"field": "chunk_tokens", "type": "quantitative", "title": "Chunk size (tokens)",
-         "scale": {"type": "log", "base": 2}}
+         "scale": {"type": "log", "base": 2, "domain": swept}}
     # The gap spans two orders of magnitude (a decode step to the whole prefill): log axis.
     gap = {"field": "gap_ms", "type": "quantitative", "scale": {"type": "log"},
            "title": "Longest gap between a stream's tokens (ms)", "axis": {"orient": "left"}}

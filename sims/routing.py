@@ -193,12 +193,23 @@ def route(requests: list[Request], replicas: int, capacity_blocks: int,
     return Outcome(tuple(chosen), tuple(cached), spills)
 
 
+def _domain(values: list[float]) -> dict:
+    """A bar axis from zero to the largest value, rounded out as Vega would round it.
+
+    The domain Vega would derive from the data, but given: the page's kept chart view can
+    then move the dashed reference line with the inputs (a reference value counts toward a
+    derived domain, so the page must rebuild the chart whenever it moves).
+    """
+    return {"domain": [0, max(values)], "nice": True}
+
+
 def _bar_chart(title: str, description: str, rows: list[dict], field: str,
                axis_title: str, value_format: str, reference: tuple[float, str]) -> dict:
     """One bar per policy, with a dashed reference line (`reference`: value, label)."""
-    x = {"field": field, "type": "quantitative", "title": axis_title,
-         "axis": {"format": value_format, "tickCount": 5}}
     value, label = reference
+    x = {"field": field, "type": "quantitative", "title": axis_title,
+         "scale": _domain([*(row[field] for row in rows), value]),
+         "axis": {"format": value_format, "tickCount": 5}}
     at = {"datum": value, "type": "quantitative", "title": axis_title}
     return charts.chart(
         title, description, rows,
@@ -227,7 +238,8 @@ def _load_chart(rows: list[dict], mean: float) -> dict:
         "x": {"field": "replica", "type": "ordinal", "title": "Replica",
               "axis": {"labelAngle": 0}},
         "xOffset": {"field": "policy", "sort": list(POLICY_LABELS.values())},
-        "y": {"field": "requests", "type": "quantitative", "title": "Requests served (requests)"},
+        "y": {"field": "requests", "type": "quantitative", "title": "Requests served (requests)",
+              "scale": _domain([row["requests"] for row in rows])},
         "color": {"field": "policy", "type": "nominal", "title": None,
                   "scale": {"domain": list(POLICY_LABELS.values())},
                   "legend": {"orient": "top"}},

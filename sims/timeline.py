@@ -7,6 +7,10 @@ share this module so that their charts read alike and the drawing logic lives on
 
 Sims that compare schedules draw one chart per schedule with the same `domain`, so the
 reader can line them up by eye: one clock, several charts.
+
+The rows' names are data, never part of the spec: each data row carries its row's rank,
+and the axis sorts by it. So when an input renames or adds rows (more micro-batches, a
+different stream count), the page keeps its chart view and swaps the data.
 """
 
 from __future__ import annotations
@@ -97,12 +101,16 @@ def timeline_chart(
     cross its edges clipped, so every chart that shares a domain shares a clock.
     """
     low, high = domain
-    drawn = {name: list(names) for name, names in (shared or {}).items()}
+    drawn = {name: [name] for name in rows}
+    drawn.update((name, list(names)) for name, names in (shared or {}).items())
+    rank = {name: index for index, name in enumerate(rows)}
+    ranks = {name: [rank[row] for row in names] for name, names in drawn.items()}
     table: list[dict[str, Any]] = []
     for span in _merged(spans):
         if span.end > low and span.start < high:
             table.append({
-                "row": drawn.get(span.row, [span.row]),
+                "row": drawn[span.row],
+                "rank": ranks[span.row],
                 "state": span.state,
                 "label": span.label,
                 "start": max(span.start, low) * scale,
@@ -111,7 +119,8 @@ def timeline_chart(
     for mark in marks:
         if low <= mark.time <= high:
             table.append({
-                "row": drawn.get(mark.row, [mark.row]),
+                "row": drawn[mark.row],
+                "rank": ranks[mark.row],
                 "state": mark.state,
                 "start": mark.time * scale,
             })
@@ -122,7 +131,8 @@ def timeline_chart(
         "title": x_title,
         "scale": {"domain": [low * scale, high * scale], "nice": False, "zero": False},
     }
-    y = {"field": "row", "type": "nominal", "sort": list(rows), "title": None}
+    y = {"field": "row", "type": "nominal", "sort": {"field": "rank", "op": "min"},
+         "title": None}
     color = {
         "field": "state",
         "type": "nominal",
@@ -139,7 +149,7 @@ def timeline_chart(
         height=ROW_HEIGHT * len(rows),
         layer=[
             {
-                "transform": [{"filter": "isValid(datum.end)"}, {"flatten": ["row"]}],
+                "transform": [{"filter": "isValid(datum.end)"}, {"flatten": ["row", "rank"]}],
                 "mark": {"type": "bar", "clip": True, "x2Offset": -1},
                 "encoding": {
                     "x": x,
@@ -154,7 +164,7 @@ def timeline_chart(
                 },
             },
             {
-                "transform": [{"filter": "!isValid(datum.end)"}, {"flatten": ["row"]}],
+                "transform": [{"filter": "!isValid(datum.end)"}, {"flatten": ["row", "rank"]}],
                 "mark": {"type": "tick", "thickness": 2, "clip": True},
                 "encoding": {
                     "x": x,
