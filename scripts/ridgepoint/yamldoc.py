@@ -11,9 +11,11 @@ hanging the build: validation, error messages and page generation all walk the e
 
 libyaml (PyYAML's C scanner and parser) reads every document first, several times faster than
 the pure-Python one; composing nodes, resolving and constructing values stay PyYAML's Python
-code, so the data and each node's position are the same. A document libyaml refuses, or that
-breaks a bound, is read again by the pure-Python parser: it has the last word, and its
-messages and positions are the ones the error reports are written for.
+code, so the data and each node's line are the same (tests/pipeline/test_yamldoc.py). A
+document libyaml refuses, or that breaks a bound, is read again by the pure-Python parser,
+whose messages and lines the error reports are written for. libyaml also reads a few
+documents the pure-Python scanner refuses although YAML allows them (a tab inside a plain
+scalar, a '?' inside a flow scalar).
 """
 
 from __future__ import annotations

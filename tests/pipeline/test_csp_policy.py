@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,79 @@ def test_only_executable_inline_scripts_are_hashed() -> None:
     found = scan(PAGE)
     assert found.scripts == ["var inline = 1;", 'import "./y.js";']
     assert found.refused == []
+
+
+def test_the_scanner_reads_tags_as_a_browser_does() -> None:
+    page = """<!doctype html><html><head><meta charset="utf-8">
+    <!-- <script>commented()</script> <p style="x"> -->
+    <SCRIPT Type="Module">a("</p>", '<b>')</SCRIPT >
+    <script data-x='a>b' type="application/ld+json">{"x": 1}</script>
+    <script>if (a < b) c();</script><style>p { color: red }</style></head>
+    <body><p title="go on > now" class=button data-one="onclick">text on and &amp; style</p>
+    <svg><style>.s { fill: none }</style><path d="M0 0"/></svg>
+    <a href="  JaVaScRiPt:go()">a</a><a href="&#106;avascript:go()">b</a>
+    <div/onclick="x()"></div><button ONCLICK>c</button><i STYLE="">d</i>
+    <a href="/only/javascript-notes/">e</a></body></html>"""
+    found = scan(page)
+    assert found.scripts == ['a("</p>", \'<b>\')', "if (a < b) c();"]
+    assert found.styles == ["p { color: red }", ".s { fill: none }"]
+    assert found.refused == [
+        '<a href="javascript:...">', '<a href="javascript:...">',
+        "<div onclick=...>: inline event handler", "<button onclick=...>: inline event handler",
+        "<i style=...>: style attribute",
+    ]
+
+
+class FullParse(HTMLParser):
+    """A reference for the scanner: Python's HTML parser, reporting the same things."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=False)
+        self.scripts: list[str] = []
+        self.styles: list[str] = []
+        self.refused: list[str] = []
+        self._open: tuple[str, bool, list[str]] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, value in attrs:
+            if name.startswith("on"):
+                self.refused.append(f"<{tag} {name}=...>: inline event handler")
+            elif name == "style":
+                self.refused.append(f"<{tag} style=...>: style attribute")
+            elif (value or "").strip().lower().startswith("javascript:") and name in (
+                "href", "src", "action", "formaction", "xlink:href"
+            ):
+                self.refused.append(f'<{tag} {name}="javascript:...">')
+        named = dict(attrs)
+        runs = "src" not in named and (named.get("type") or "") in ("", "module")
+        if tag in ("script", "style"):
+            self._open = (tag, tag == "style" or runs, [])
+
+    def handle_data(self, data: str) -> None:
+        if self._open is not None:
+            self._open[2].append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._open is not None and tag == self._open[0]:
+            if self._open[1]:
+                (self.styles if tag == "style" else self.scripts).append("".join(self._open[2]))
+            self._open = None
+
+
+def test_the_scanner_finds_what_a_full_parse_finds_on_every_built_page(
+    built_repo: Path, built_fixture: Path
+) -> None:
+    pages = [*built_repo.rglob("*.html"), *built_fixture.rglob("*.html")]
+    assert len(pages) > 30
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        reference = FullParse()
+        reference.feed(text)
+        reference.close()
+        found = scan(text)
+        assert (found.scripts, found.styles, found.refused) == (
+            reference.scripts, reference.styles, reference.refused), page
+        assert found.scripts, page  # the theme's inline scripts, at least
 
 
 def test_each_page_gets_its_own_hashes_before_any_script(tmp_path: Path) -> None:
