@@ -178,7 +178,7 @@ def normalise(value: Any, where: str = "result") -> Any:
     value that must be refused is walked again, to name where it is.
     """
     try:
-        return _fast(value)
+        return _fast(value, {})
     except (ArithmeticError, TypeError):
         return _checked(value, where)  # raises, naming the place
 
@@ -190,18 +190,44 @@ def _round(value: float) -> float:
     return float(f"{value:.{SIGNIFICANT_DIGITS}g}")
 
 
-def _fast(value: Any) -> Any:
+_PLAIN = frozenset((str, int, bool, type(None)))  # kept as they are
+
+
+def _fast(value: Any, rounded: dict[float, float]) -> Any:
+    """normalise's walk. `rounded` remembers each float already rounded in this result:
+    rounding costs a few microseconds in a browser, and a timeline repeats most of its
+    times (one span ends where the next starts)."""
     kind = type(value)
     if kind is float:
-        if not math.isfinite(value):
-            raise ArithmeticError
-        return _round(value)
-    if kind is str or kind is int or kind is bool or value is None:
+        done = rounded.get(value)
+        if done is None:
+            if not math.isfinite(value):
+                raise ArithmeticError
+            done = rounded[value] = _round(value)
+        return done
+    if kind in _PLAIN:
         return value
     if kind is dict:
-        return {key if type(key) is str else str(key): _fast(item) for key, item in value.items()}
+        # Charts' rows are dicts of plain values and floats: those are handled here,
+        # without a call per value (the bulk of a large result).
+        out = {}
+        for key, item in value.items():
+            key = key if type(key) is str else str(key)
+            kind = type(item)
+            if kind is float:
+                done = rounded.get(item)
+                if done is None:
+                    if not math.isfinite(item):
+                        raise ArithmeticError
+                    done = rounded[item] = _round(item)
+                out[key] = done
+            elif kind in _PLAIN:
+                out[key] = item
+            else:
+                out[key] = _fast(item, rounded)
+        return out
     if kind is list or kind is tuple:
-        return [_fast(item) for item in value]
+        return [item if type(item) in _PLAIN else _fast(item, rounded) for item in value]
     return _checked(value, "result")  # subclasses and anything else: the general rules
 
 

@@ -23,8 +23,7 @@ for free.
 
 from __future__ import annotations
 
-import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from sims import timeline
@@ -105,16 +104,38 @@ METRICS = {
 }
 
 
+def _stage_row(stage: int) -> str:
+    """The name a stage's spans carry; the chart draws it on each of the stage's GPUs."""
+    return f"stage {stage + 1}"
+
+
 @dataclass
 class Run:
-    """One layout played out: what each stage did, and when each micro-batch got tokens."""
+    """One layout played out: what each stage did, and when each micro-batch got tokens.
+
+    The schedule's state (when each stage is free, when each micro-batch is ready) is kept,
+    so that `advance` can play it further: the clock the charts share is known only once
+    every layout has played a few rounds, and they carry on from there to reach it.
+    """
 
     layout: Layout
     sizes: list[int]
+    costs: list[dict[int, StepCost]]  # per stage: one step's cost by micro-batch size
+    sends: dict[int, float]  # by micro-batch size: handing activations to the next stage
     stage_spans: list[list[Span]]  # per stage; every GPU of the stage does the same
     tokens: list[list[float]]  # per micro-batch, the times its requests got a token
-    busy_per_round: list[float] = field(default_factory=list)  # per stage, seconds
-    flops_per_round: float = 0.0
+    free: list[float]  # per stage: when it can take its next micro-batch
+    ready: list[float]  # per micro-batch: when it can enter the first stage
+    rounds: int = 0
+
+    @property
+    def busy_per_round(self) -> list[float]:
+        """Per stage, seconds of matmuls in one round (every micro-batch once)."""
+        return [sum(costs[size].matmul_s for size in self.sizes) for costs in self.costs]
+
+    @property
+    def flops_per_round(self) -> float:
+        return sum(costs[size].flops for costs in self.costs for size in self.sizes)
 
     @property
     def labels(self) -> list[str]:
@@ -133,11 +154,39 @@ class Run:
 
     @property
     def busy_fraction(self) -> float:
-        return sum(self.busy_per_round) / len(self.busy_per_round) / self.interval_s
+        busy = self.busy_per_round
+        return sum(busy) / len(busy) / self.interval_s
 
     @property
     def throughput(self) -> float:
         return sum(self.sizes) / self.interval_s
+
+    def advance(self, until: float = 0.0) -> None:
+        """Play on for at least MIN_ROUNDS rounds in all and until every micro-batch has a
+        token at or after `until`: a stage takes micro-batches in order, each as soon as
+        both the stage and the micro-batch's input are ready."""
+        last = len(self.costs) - 1
+        rows = [_stage_row(s) for s in range(last + 1)]
+        labels = self.labels
+        while self.rounds < MIN_ROUNDS or min(self.ready) < until:
+            for j, size in enumerate(self.sizes):
+                arrives = self.ready[j]
+                work = labels[j]
+                for s, costs in enumerate(self.costs):
+                    step = costs[size]
+                    start = max(self.free[s], arrives)
+                    busy_until = start + step.matmul_s
+                    end = start + step.time_s
+                    spans = self.stage_spans[s]
+                    spans.append(Span(rows[s], start, busy_until, BUSY, work))
+                    if step.allreduce_s:
+                        spans.append(Span(rows[s], busy_until, end, COMM, work))
+                    self.free[s] = end
+                    # The activations travel to the next stage while this one moves on.
+                    arrives = end + self.sends[size] if s < last else end
+                self.ready[j] = arrives
+                self.tokens[j].append(arrives)
+            self.rounds += 1
 
 
 def split(requests: int, parts: int) -> list[int]:
@@ -155,50 +204,26 @@ def play(
     parts = min(microbatches, requests) if layout.pp > 1 else 1
     sizes = split(requests, parts)
     stages = [model.pipeline_stage(layout.pp, s) for s in range(layout.pp)]
-
-    @functools.cache
-    def cost(stage: int, size: int) -> StepCost:
-        return step_cost(gpu, stages[stage], [Work(1, context_tokens, count=size)], layout.tp)
-
-    @functools.cache
-    def send(size: int) -> float:
-        return p2p_time(gpu, size * model.hidden * model.bytes_per_param)
-
-    run = Run(layout, sizes, [[] for _ in stages], [[] for _ in sizes])
-    run.busy_per_round = [sum(cost(s, b).matmul_s for b in sizes) for s in range(layout.pp)]
-    run.flops_per_round = sum(cost(s, b).flops for s in range(layout.pp) for b in sizes)
-    free = [0.0] * layout.pp  # when each stage can take its next micro-batch
-    ready = [0.0] * parts  # when each micro-batch can enter the first stage
-    labels = run.labels
-    rounds = 0
-    while rounds < MIN_ROUNDS or min(ready) < until:
-        for j, size in enumerate(sizes):
-            arrives = ready[j]
-            for s in range(layout.pp):
-                start = max(free[s], arrives)
-                step = cost(s, size)
-                spans = run.stage_spans[s]
-                work = labels[j]
-                spans.append(Span("", start, start + step.matmul_s, BUSY, work))
-                end = start + step.time_s
-                if step.allreduce_s:
-                    spans.append(Span("", start + step.matmul_s, end, COMM, work))
-                free[s] = end
-                # The activations travel to the next stage while this one moves on.
-                arrives = end + send(size) if s < layout.pp - 1 else end
-            ready[j] = arrives
-            run.tokens[j].append(arrives)
-        rounds += 1
+    costs = [
+        {size: step_cost(gpu, stage, [Work(1, context_tokens, count=size)], layout.tp)
+         for size in set(sizes)}
+        for stage in stages
+    ]
+    sends = {size: p2p_time(gpu, size * model.hidden * model.bytes_per_param)
+             for size in set(sizes)}
+    run = Run(layout, sizes, costs, sends, [[] for _ in stages], [[] for _ in sizes],
+              free=[0.0] * layout.pp, ready=[0.0] * parts)
+    run.advance(until)
     return run
 
 
 def _with_bubbles(spans: list[Span], row: str, end: float) -> list[Span]:
-    """A GPU's spans given its row name, with every idle gap before `end` as a bubble."""
+    """A stage's spans, with every idle gap before `end` as a bubble."""
     out, clock = [], 0.0
     for span in spans:
         if span.start > clock:
             out.append(Span(row, clock, span.start, BUBBLE))
-        out.append(Span(row, span.start, span.end, span.state, span.label))
+        out.append(span)
         clock = span.end
     if clock < end:
         out.append(Span(row, clock, end, BUBBLE))
@@ -210,7 +235,7 @@ def _chart(run: Run, domain: tuple[float, float]) -> dict[str, Any]:
     gpu_rows = [f"GPU {g + 1}" for g in range(GPU_COUNT)]
     # Every GPU of a stage's tensor-parallel group does the same thing at the same time.
     stages = {
-        f"stage {s + 1}": gpu_rows[s * layout.tp:(s + 1) * layout.tp] for s in range(layout.pp)
+        _stage_row(s): gpu_rows[s * layout.tp:(s + 1) * layout.tp] for s in range(layout.pp)
     }
     spans = []
     for name, stage_spans in zip(stages, run.stage_spans, strict=True):
@@ -235,11 +260,12 @@ def simulate(
 ) -> dict[str, Any]:
     chip, shape = GPUS[gpu], MODELS[model]
     args = (chip, shape, requests_in_flight, context_tokens, microbatches)
-    first = [play(layout, *args) for layout in LAYOUTS]
+    runs = [play(layout, *args) for layout in LAYOUTS]
     # One clock for all: long enough for the slowest layout to hand every request a few
-    # tokens; then replay the others up to it.
-    end = max(run.tokens[-1][TOKENS_SHOWN - 1] for run in first)
-    runs = [play(layout, *args, until=end) for layout in LAYOUTS]
+    # tokens; then play the others on up to it.
+    end = max(run.tokens[-1][TOKENS_SHOWN - 1] for run in runs)
+    for run in runs:
+        run.advance(end)
 
     summary: dict[str, Any] = {
         "fits": memory_fit(

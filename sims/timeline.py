@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from sims import charts
 
@@ -35,9 +34,8 @@ TOKEN = "#b279a2"  # a token delivered
 ROW_HEIGHT = 26
 
 
-@dataclass(frozen=True)
-class Span:
-    """A stretch of time a row spends in one state."""
+class Span(NamedTuple):
+    """A stretch of time a row spends in one state. (Tuples: schedules make hundreds.)"""
 
     row: str
     start: float
@@ -46,8 +44,7 @@ class Span:
     label: str = ""  # what the row is busy with, for the tooltip (a micro-batch, say)
 
 
-@dataclass(frozen=True)
-class Mark:
+class Mark(NamedTuple):
     """An instant on a row: a token arriving, say."""
 
     row: str
