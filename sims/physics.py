@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from functools import cached_property
+from typing import NamedTuple
 
 GB = 1e9
 TB = 1e12
@@ -88,6 +90,9 @@ class Model:
     Shapes are the published config.json values. Parameter counts and KV bytes per token
     are derived from the shape, so a typo in a count cannot hide. `has_embedding` and
     `has_head` let a pipeline stage be described as a Model of its own.
+
+    The derived sizes are computed once per model (cached properties: the shape is frozen),
+    since every step a sim prices reads several of them.
     """
 
     key: str
@@ -105,32 +110,32 @@ class Model:
     has_embedding: bool = True
     has_head: bool = True
 
-    @property
+    @cached_property
     def attention_params_per_layer(self) -> int:
         q_and_o = 2 * self.hidden * self.heads * self.head_dim
         k_and_v = 2 * self.hidden * self.kv_heads * self.head_dim
         return q_and_o + k_and_v
 
-    @property
+    @cached_property
     def mlp_params_per_layer(self) -> int:
         return 3 * self.hidden * self.ffn  # gate, up and down projections
 
-    @property
+    @cached_property
     def norm_params_per_layer(self) -> int:
         return 2 * self.hidden
 
-    @property
+    @cached_property
     def layer_params(self) -> int:
         per_layer = (
             self.attention_params_per_layer + self.mlp_params_per_layer + self.norm_params_per_layer
         )
         return self.layers * per_layer
 
-    @property
+    @cached_property
     def embedding_params(self) -> int:
         return self.vocab * self.hidden if self.has_embedding else 0
 
-    @property
+    @cached_property
     def head_params(self) -> int:
         """The output projection, plus the final norm; shared with the embedding when tied."""
         if not self.has_head:
@@ -139,26 +144,26 @@ class Model:
         projection = 0 if shared else self.vocab * self.hidden
         return projection + self.hidden
 
-    @property
+    @cached_property
     def params(self) -> int:
         return self.layer_params + self.embedding_params + self.head_params
 
-    @property
+    @cached_property
     def weight_bytes(self) -> float:
         """Bytes the weights occupy in memory."""
         return self.params * self.bytes_per_param
 
-    @property
+    @cached_property
     def layer_matmul_params(self) -> int:
         """Parameters every new token is multiplied by inside the layers (norms excluded)."""
         return self.layers * (self.attention_params_per_layer + self.mlp_params_per_layer)
 
-    @property
+    @cached_property
     def head_matmul_params(self) -> int:
         """The output projection, applied only at the positions whose logits are needed."""
         return self.vocab * self.hidden if self.has_head else 0
 
-    @property
+    @cached_property
     def matmul_params(self) -> int:
         """Parameters of every matmul: the layers' and the output projection's.
 
@@ -166,7 +171,7 @@ class Model:
         """
         return self.layer_matmul_params + self.head_matmul_params
 
-    @property
+    @cached_property
     def streamed_weight_bytes(self) -> float:
         """Bytes of weight read by one forward step: every matmul weight, once.
 
@@ -174,7 +179,7 @@ class Model:
         """
         return self.matmul_params * self.bytes_per_param
 
-    @property
+    @cached_property
     def activation_bytes_per_token(self) -> int:
         """Activations one new token moves through the layers' matmuls: each matmul reads
         its input and writes its output once (fused QKV, output, fused gate-up, down)."""
@@ -188,17 +193,17 @@ class Model:
         )
         return self.layers * per_layer * self.bytes_per_param
 
-    @property
+    @cached_property
     def head_activation_bytes_per_logit(self) -> int:
         """The output projection's input (one hidden state) and output (one row of logits)."""
         return (self.hidden + self.vocab) * self.bytes_per_param if self.has_head else 0
 
-    @property
+    @cached_property
     def kv_bytes_per_token(self) -> int:
         """K and V for one token across all layers: 2 x layers x kv_heads x head_dim x bytes."""
         return 2 * self.layers * self.kv_heads * self.head_dim * self.kv_bytes_per_value
 
-    @property
+    @cached_property
     def attention_flops_per_context_token(self) -> int:
         """FLOPs one new token spends attending to one earlier token, over all layers.
 
@@ -321,9 +326,11 @@ def p2p_time(gpu: Gpu, message_bytes: float, latency_s: float = P2P_LATENCY_S) -
     return latency_s + message_bytes / gpu.nvlink_one_way_bytes_per_s
 
 
-@dataclass(frozen=True)
-class StepCost:
-    """What one forward step costs on one GPU of a tensor-parallel group."""
+class StepCost(NamedTuple):
+    """What one forward step costs on one GPU of a tensor-parallel group.
+
+    A tuple rather than a frozen dataclass: sims price hundreds of steps per run, and a
+    tuple is several times cheaper to build."""
 
     flops: float  # whole step, all shards together
     bytes: float  # whole step, all shards together
