@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import NamedTuple
 
 GB = 1e9
@@ -219,14 +219,21 @@ class Model:
         """
         if not 0 <= index < stages <= self.layers:
             raise ValueError(f"stage {index} of {stages} is not a stage of {self.layers} layers")
-        base, extra = divmod(self.layers, stages)
-        return replace(
-            self,
-            key=f"{self.key}/stage{index}",
-            layers=base + (1 if index < extra else 0),
-            has_embedding=self.has_embedding and index == 0,
-            has_head=self.has_head and index == stages - 1,
-        )
+        return _pipeline_stage(self, stages, index)
+
+
+@lru_cache(maxsize=256)
+def _pipeline_stage(model: Model, stages: int, index: int) -> Model:
+    """Model.pipeline_stage, made once per (model, stages, index): a stage is a fixed fact
+    of the shape, and kept, its cached sizes are not worked out again on every run."""
+    base, extra = divmod(model.layers, stages)
+    return replace(
+        model,
+        key=f"{model.key}/stage{index}",
+        layers=base + (1 if index < extra else 0),
+        has_embedding=model.has_embedding and index == 0,
+        has_head=model.has_head and index == stages - 1,
+    )
 
 
 MODELS: dict[str, Model] = {
