@@ -30,7 +30,7 @@ from __future__ import annotations
 import functools
 import itertools
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from sims import charts, timeline
 from sims.contract import Choice, InputError, Number, simulation
@@ -102,9 +102,9 @@ METRICS = {
 }
 
 
-@dataclass(frozen=True)
-class Step:
-    """One iteration of the engine: when it ran, what it held, and who got a token."""
+class Step(NamedTuple):
+    """One iteration of the engine: when it ran, what it held, and who got a token.
+    (A tuple: the chunk-size sweep makes hundreds per run.)"""
 
     start: float
     end: float
@@ -130,10 +130,20 @@ class Setup:
     def decodes(self) -> Work:
         return Work(1, self.context_tokens, count=self.streams)
 
+    @functools.cached_property
+    def decode_s(self) -> float:
+        """A decode step of the streams alone."""
+        return self.step_s([self.decodes()])
+
+    @functools.cached_property
+    def decode_with_prompt_s(self) -> float:
+        """A decode step of the streams and the answered prompt (every schedule ends so)."""
+        return self.step_s([self.decodes(), Work(1, self.prompt_tokens)])
+
 
 def _lead_in(setup: Setup) -> list[Step]:
     """Plain decode steps before the prompt arrives, ending at time 0."""
-    step = setup.step_s([setup.decodes()])
+    step = setup.decode_s
     return [
         Step(-(LEAD_STEPS - i) * step, -(LEAD_STEPS - i - 1) * step, DECODE, True, False)
         for i in range(LEAD_STEPS)
@@ -142,7 +152,7 @@ def _lead_in(setup: Setup) -> list[Step]:
 
 def decode_after(setup: Setup, steps: list[Step], more: int) -> list[Step]:
     """`more` decode steps after `steps`, the prompt (answered by now) decoding too."""
-    step = setup.step_s([setup.decodes(), Work(1, setup.prompt_tokens)])
+    step = setup.decode_with_prompt_s
     start = steps[-1].end
     return [Step(start + i * step, start + (i + 1) * step, DECODE, True, False)
             for i in range(more)]
@@ -279,7 +289,7 @@ def simulate(
 
     alone = prefill_alone(setup)
     sliced = chunked(setup, chunk)
-    decode_s = setup.step_s([setup.decodes()])
+    decode_s = setup.decode_s
 
     sizes = {ridge, chunk}
     size = MIN_CHUNK_TOKENS
