@@ -98,16 +98,25 @@ def timeline_chart(
     cross its edges clipped, so every chart that shares a domain shares a clock.
     """
     low, high = domain
-    drawn = {name: [name] for name in rows}
-    drawn.update((name, list(names)) for name, names in (shared or {}).items())
     rank = {name: index for index, name in enumerate(rows)}
-    ranks = {name: [rank[row] for row in names] for name, names in drawn.items()}
+    groups = {name: list(names) for name, names in (shared or {}).items()}
+    # A name drawn on several rows is sent once, with those rows (and their ranks) as
+    # lists that the chart flattens; when no name stands for more than one row, the
+    # values are plain and there is nothing to flatten (less to send and to build).
+    flattened = any(len(names) > 1 for names in groups.values())
+    place: dict[str, tuple[Any, Any]] = {}
+    for name in rows:
+        place[name] = ([name], [rank[name]]) if flattened else (name, rank[name])
+    for name, names in groups.items():
+        ranks = [rank[row] for row in names]
+        place[name] = (names, ranks) if flattened else (names[0], ranks[0])
     table: list[dict[str, Any]] = []
     for span in _merged(spans):
         if span.end > low and span.start < high:
+            row, row_rank = place[span.row]
             table.append({
-                "row": drawn[span.row],
-                "rank": ranks[span.row],
+                "row": row,
+                "rank": row_rank,
                 "state": span.state,
                 "label": span.label,
                 "start": max(span.start, low) * scale,
@@ -115,9 +124,10 @@ def timeline_chart(
             })
     for mark in marks:
         if low <= mark.time <= high:
+            row, row_rank = place[mark.row]
             table.append({
-                "row": drawn[mark.row],
-                "rank": ranks[mark.row],
+                "row": row,
+                "rank": row_rank,
                 "state": mark.state,
                 "start": mark.time * scale,
             })
@@ -139,20 +149,20 @@ def timeline_chart(
     }
     tooltip_row = {"field": "row", "title": "Row"}
     tooltip_state = {"field": "state", "title": "State"}
+    flatten = [{"flatten": ["row", "rank"]}] if flattened else []
     return charts.chart(
         title,
         description,
         table,
         height=ROW_HEIGHT * len(rows),
+        # Shared by both layers, so that the page lifts the clock's domain once.
+        encoding={"x": x, "y": y, "color": color},
         layer=[
             {
-                "transform": [{"filter": "isValid(datum.end)"}, {"flatten": ["row", "rank"]}],
+                "transform": [{"filter": "isValid(datum.end)"}, *flatten],
                 "mark": {"type": "bar", "clip": True, "x2Offset": -1},
                 "encoding": {
-                    "x": x,
                     "x2": {"field": "end"},
-                    "y": y,
-                    "color": color,
                     "tooltip": [
                         tooltip_row, tooltip_state, {"field": "label", "title": "Work"},
                         {"field": "start", "title": f"From ({unit})", "format": ".4~f"},
@@ -161,12 +171,9 @@ def timeline_chart(
                 },
             },
             {
-                "transform": [{"filter": "!isValid(datum.end)"}, {"flatten": ["row", "rank"]}],
+                "transform": [{"filter": "!isValid(datum.end)"}, *flatten],
                 "mark": {"type": "tick", "thickness": 2, "clip": True},
                 "encoding": {
-                    "x": x,
-                    "y": y,
-                    "color": color,
                     "tooltip": [
                         tooltip_row, tooltip_state,
                         {"field": "start", "title": f"At ({unit})", "format": ".4~f"},

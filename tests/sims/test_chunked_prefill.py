@@ -110,7 +110,7 @@ def test_a_chunk_as_long_as_the_prompt_is_one_step() -> None:
 
 def test_timelines_share_one_clock(default: dict) -> None:
     timelines = default["charts"][:2]
-    domains = [chart["layer"][0]["encoding"]["x"]["scale"]["domain"] for chart in timelines]
+    domains = [chart["encoding"]["x"]["scale"]["domain"] for chart in timelines]
     assert domains[0] == domains[1]
     assert domains[0][0] < 0 < default["summary"]["chunked_ttft_s"] <= domains[0][1]
 

@@ -96,13 +96,16 @@ def test_throughput_is_requests_per_interval() -> None:
 def test_timelines_share_one_clock_and_draw_every_gpu() -> None:
     charts = simulate()["charts"]
     assert len(charts) == len(LAYOUTS)
-    domains = {tuple(c["layer"][0]["encoding"]["x"]["scale"]["domain"]) for c in charts}
+    domains = {tuple(c["encoding"]["x"]["scale"]["domain"]) for c in charts}
     assert len(domains) == 1
     for chart in charts:
-        # Rows are ordered by the rank each data row carries (sims.timeline), GPUs first.
-        assert chart["layer"][0]["encoding"]["y"]["sort"] == {"field": "rank", "op": "min"}
-        ranks = {(row, rank) for item in chart["data"]["values"]
-                 for row, rank in zip(item["row"], item["rank"], strict=True)}
+        # Rows are ordered by the rank each data row carries (sims.timeline), GPUs first;
+        # a stage of several GPUs sends its rows and ranks as lists.
+        assert chart["encoding"]["y"]["sort"] == {"field": "rank", "op": "min"}
+        listed = [(item["row"], item["rank"]) if isinstance(item["row"], list)
+                  else ([item["row"]], [item["rank"]]) for item in chart["data"]["values"]]
+        ranks = {(row, rank) for rows, ranks in listed
+                 for row, rank in zip(rows, ranks, strict=True)}
         assert len({row for row, _ in ranks}) == len(ranks), "one rank per row"
         rows = [row for row, _ in sorted(ranks, key=lambda pair: pair[1])]
         assert rows[:8] == [f"GPU {g}" for g in range(1, 9)]
