@@ -241,26 +241,33 @@ def _sweep_chart(rows: list[dict[str, Any]], ridge: int, prompt_tokens: int) -> 
     # The axis spans exactly the sizes swept, given rather than derived from the data, so
     # the ridge's line is a value the page's kept chart view can move (sims.timeline).
     swept = [rows[0]["chunk_tokens"], rows[-1]["chunk_tokens"]]
-    x = {"field": "chunk_tokens", "type": "quantitative", "title": "Chunk size (tokens)",
+    x_title = "Chunk size (tokens)"
+    x = {"field": "chunk_tokens", "type": "quantitative", "title": x_title,
          "scale": {"type": "log", "base": 2, "domain": swept}}
+    gap_title = "Longest gap between a stream's tokens (ms)"
+    first_title = "Prompt's time to first token (s)"
     # The gap spans two orders of magnitude (a decode step to the whole prefill): log axis.
     gap = {"field": "gap_ms", "type": "quantitative", "scale": {"type": "log"},
-           "title": "Longest gap between a stream's tokens (ms)", "axis": {"orient": "left"}}
+           "title": gap_title, "axis": {"orient": "left"}}
     first = {"field": "ttft_s", "type": "quantitative", "scale": {"zero": False},
-             "title": "Prompt's time to first token (s)", "axis": {"orient": "right"}}
+             "title": first_title, "axis": {"orient": "right"}}
+    tooltip = [{"field": field, "type": "quantitative", "title": title}
+               for field, title in (("chunk_tokens", x_title), ("gap_ms", gap_title),
+                                    ("ttft_s", first_title))]
     return charts.chart(
         "Small chunks cost the prompt; big ones bring the stall back",
         f"For a {prompt_tokens}-token prompt, the longest gap in the decoding streams and the "
         f"prompt's time to first token against the chunk size, with the GPU's ridge point "
         f"({ridge} tokens) marked.",
         rows,
+        encoding={"x": x},  # once for every layer: the page lifts its domain once
         layer=[
             {"mark": {"type": "line", "point": True},
-             "encoding": {"x": x, "y": gap, "color": {"datum": "longest gap (ms)"},
-                          "tooltip": [x, gap, first]}},
+             "encoding": {"y": gap, "color": {"datum": "longest gap (ms)"},
+                          "tooltip": tooltip}},
             {"mark": {"type": "line", "point": True, "strokeDash": [6, 3]},
-             "encoding": {"x": x, "y": first, "color": {"datum": "time to first token (s)"},
-                          "tooltip": [x, gap, first]}},
+             "encoding": {"y": first, "color": {"datum": "time to first token (s)"},
+                          "tooltip": tooltip}},
             {"mark": {"type": "rule", "strokeDash": [2, 2], "color": "#9e9e9e"},
              "encoding": {"x": {"datum": ridge}}},
             {"mark": {"type": "text", "align": "left", "dx": 4, "dy": -4, "baseline": "top",
