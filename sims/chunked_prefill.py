@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -183,12 +184,11 @@ def slice_times(setup: Setup, chunk: int) -> list[float]:
         return [last]
     first = cost([setup.decodes(), Work(chunk, 0, logit_tokens=0)])
     end = cost([setup.decodes(), Work(chunk, (full - 1) * chunk, logit_tokens=0)])
-    times = []
-    for k in range(full):
-        f = k / (full - 1) if full > 1 else 0.0
-        compute = first.compute_s + f * (end.compute_s - first.compute_s)
-        memory = first.memory_s + f * (end.memory_s - first.memory_s)
-        times.append(max(compute, memory) + first.allreduce_s)
+    compute, memory, allreduce = first.compute_s, first.memory_s, first.allreduce_s
+    grow_compute, grow_memory = end.compute_s - compute, end.memory_s - memory
+    steps = max(full - 1, 1)  # one slice before the last: k = 0 only, so f = 0
+    times = [max(compute + f * grow_compute, memory + f * grow_memory) + allreduce
+             for f in (k / steps for k in range(full))]
     return [*times, last]
 
 
@@ -209,12 +209,24 @@ def longest_gap(steps: list[Step]) -> float:
     Schedules end one decode step after the prompt's first token, which covers every gap
     the prompt causes (the first step it decodes in is a little slower than the rest).
     """
+    return _widest_gap(step.end for step in steps if step.streams_served)
+
+
+def _widest_gap(token_times: Iterable[float]) -> float:
+    """The longest wait between successive token times, the first counted from 0."""
     gap, last = 0.0, 0.0
-    for step in steps:
-        if step.streams_served:
-            gap = max(gap, step.end - last)
-            last = step.end
+    for time in token_times:
+        gap = max(gap, time - last)
+        last = time
     return gap
+
+
+def sweep_point(setup: Setup, chunk: int) -> tuple[float, float]:
+    """(longest gap, time to first token) of `chunked(setup, chunk)`, the same numbers
+    without building its steps: the chunk-size sweep needs only these two."""
+    ends = list(itertools.accumulate(slice_times(setup, chunk)))
+    after = ends[-1] + setup.decode_with_prompt_s  # the decode step `chunked` ends with
+    return _widest_gap([*ends, after]), ends[-1]
 
 
 def ttft(steps: list[Step]) -> float:
@@ -306,9 +318,9 @@ def simulate(
     sizes.add(prompt_tokens)
     sweep = []
     for size in sorted(s for s in sizes if s <= prompt_tokens):
-        steps = sliced if size == chunk else chunked(setup, size)
-        sweep.append({"chunk_tokens": size, "gap_ms": longest_gap(steps) * 1000,
-                      "ttft_s": ttft(steps)})
+        gap, first = (longest_gap(sliced), ttft(sliced)) if size == chunk \
+            else sweep_point(setup, size)
+        sweep.append({"chunk_tokens": size, "gap_ms": gap * 1000, "ttft_s": first})
 
     # Both timelines on one clock, from a few steps before the prompt to a few after the
     # later of the two first tokens.

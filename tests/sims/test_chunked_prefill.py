@@ -102,6 +102,15 @@ def test_interpolated_slice_times_match_pricing_every_step(chunk: int) -> None:
     assert slice_times(setup, chunk) == pytest.approx(expected, rel=1e-12)
 
 
+@pytest.mark.parametrize("chunk", [128, 180, 1000, 8192, 16384, 20000])
+def test_sweep_points_are_the_schedules_own_figures(chunk: int) -> None:
+    """The sweep skips building steps; its numbers must be the chunked schedule's, exactly."""
+    setup = Setup(GPUS["h100"], MODELS["llama-3-70b"], 4, 16, 2048, 16384)
+    steps = chunked_prefill.chunked(setup, chunk)
+    assert chunked_prefill.sweep_point(setup, chunk) == (
+        chunked_prefill.longest_gap(steps), chunked_prefill.ttft(steps))
+
+
 def test_a_chunk_as_long_as_the_prompt_is_one_step() -> None:
     summary = simulate(prompt_tokens=4096, chunk_tokens=4096)["summary"]
     assert summary["chunks"] == 1
