@@ -61,6 +61,18 @@ class _Node:
     runs: list[list[int]] = field(default_factory=list)
 
 
+def _after(runs: list[list[int]], count: int) -> list[list[int]]:
+    """The [count, last_used] runs that lie beyond a node's first `count` blocks."""
+    rest, skip = [], count
+    for run in runs:
+        if skip >= run[0]:
+            skip -= run[0]
+            continue
+        rest.append([run[0] - skip, run[1]])
+        skip = 0
+    return rest
+
+
 class PrefixCache:
     """One engine's KV prefix cache. `capacity_blocks=None` means it never evicts."""
 
@@ -106,8 +118,11 @@ class PrefixCache:
     def store(self, segments: Sequence[Segment], tokens: int) -> None:
         """Record that a request has just used KV for the first `tokens` tokens of
         `segments`: every full block in that range becomes most recently used, the missing
-        ones are added, and the least recently used blocks go if capacity is exceeded."""
-        self._clock += 1
+        ones are added, and the least recently used blocks go if capacity is exceeded.
+
+        Every request's turn runs this over its whole path, so the common case (a node's
+        blocks all used again) is handled inline, without a call per node."""
+        self._clock = clock = self._clock + 1
         size = self.block_size
         evicts = self.capacity_blocks is not None
         touched: list[_Node] = []
@@ -116,44 +131,32 @@ class PrefixCache:
             start = node.end
             if start >= tokens:
                 break
-            child = node.children.get(segment.key)
+            key = segment.key
+            child = node.children.get(key)
             end = start + segment.tokens
             if child is None:
                 first = start // size
-                child = _Node(end, first, end // size - first)
-                node.children[segment.key] = child
+                child = node.children[key] = _Node(end, first, end // size - first)
             elif child.end != end:
-                raise ValueError(f"segment {segment.key!r} changed length")
+                raise ValueError(f"segment {key!r} changed length")
             count = child.full if tokens >= end else max(0, tokens // size - child.first)
             if count:
-                self._touch(child, count)
+                cached = child.cached
+                if count > cached:
+                    self.blocks += count - cached
+                    child.cached = count
                 if evicts:
+                    # Recency: the first `count` blocks are used now, as one run.
+                    if count >= cached:
+                        child.runs = [[count, clock]]
+                    else:
+                        child.runs = [[count, clock], *_after(child.runs, count)]
                     touched.append(child)
             node = child
         if evicts:
             if touched:
-                self._stores.append((self._clock, touched))
+                self._stores.append((clock, touched))
             self._evict(self.capacity_blocks)
-
-    def _touch(self, node: _Node, count: int) -> None:
-        """Mark the node's first `count` (> 0) blocks as used now, adding any not cached."""
-        cached = node.cached
-        if count > cached:
-            self.blocks += count - cached
-            node.cached = count
-        if self.capacity_blocks is None:
-            return
-        if count >= cached:  # every cached block of the node is used again: one run
-            node.runs = [[count, self._clock]]
-            return
-        rest, skip = [], count
-        for run in node.runs:
-            if skip >= run[0]:
-                skip -= run[0]
-                continue
-            rest.append([run[0] - skip, run[1]])
-            skip = 0
-        node.runs = [[count, self._clock], *rest]
 
     def _evict(self, capacity: int) -> None:
         """Drop least recently used tail blocks until the cache fits its capacity.

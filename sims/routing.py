@@ -98,6 +98,13 @@ class Request:
     tokens: int  # the prompt's length
     reply: Segment
 
+    @functools.cached_property
+    def kept(self) -> tuple[tuple[Segment, ...], int]:
+        """What the replica that served it holds afterwards, as `PrefixCache.store` takes
+        it: prompt and reply, less the reply's last sampled token (it never went through
+        the model). Worked out once, for all three policies."""
+        return (*self.prompt, self.reply), self.tokens + self.reply.tokens - 1
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -186,7 +193,7 @@ def route(requests: list[Request], replicas: int, capacity_blocks: int,
         if found is None:
             found = cache.match(request.prompt, request.tokens)
         cached.append(found)
-        cache.store((*request.prompt, request.reply), request.tokens + request.reply.tokens - 1)
+        cache.store(*request.kept)
         load[replica] += 1
         chosen.append(replica)
         spills += spilled
