@@ -64,6 +64,7 @@ METRICS = {
 X_DOMAIN = (0.5, 65536.0)  # FLOP/byte: from batch-1 decode to the longest prefill
 BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 CONTEXTS = (512, 4096, 32768)
+YOUR_CONTEXT = "your context"
 
 
 def attainable_tflops(gpu: Gpu, intensity: float, efficient: bool = True) -> float:
@@ -135,24 +136,26 @@ def _roofline_chart(gpu: Gpu, phases: dict[str, StepCost]) -> dict:
 
 def _decode_chart(gpu: Gpu, model_key: str, batch_size: int, seq_len: int, tp: int) -> dict:
     model = MODELS[model_key]
-    contexts = sorted({*CONTEXTS, seq_len})
+    # A line for each fixed context, then one for the reader's: the legend's entries stay the
+    # same whatever the inputs, so the page keeps the chart's view as the context moves.
+    lines = [(f"{c:,} tokens", c) for c in CONTEXTS] + [(YOUR_CONTEXT, seq_len)]
     rows = [
-        {"kind": "curve", "batch": b, "context": f"{c:,} tokens", "context_tokens": c,
+        {"kind": "curve", "line": i, "batch": b, "context": label, "context_tokens": c,
          "intensity": decode_step(gpu, model, b, c, tp).intensity}
-        for c in contexts for b in sorted({*BATCHES, batch_size})
+        for i, (label, c) in enumerate(lines) for b in sorted({*BATCHES, batch_size})
     ]
     rows.append({"kind": "ridge", "intensity": gpu.effective_ridge_flops_per_byte})
-    rows.append({"kind": "now", "batch": batch_size, "context": f"{seq_len:,} tokens",
+    rows.append({"kind": "now", "batch": batch_size, "context_tokens": seq_len,
                  "intensity": decode_step(gpu, model, batch_size, seq_len, tp).intensity})
     x = {"field": "batch", "type": "quantitative", "title": "Batch size (requests)",
          "scale": {"type": "log", "base": 2, "domain": [1, 256]}}
     y = {"field": "intensity", "type": "quantitative",
          "title": "Decode intensity (FLOP/byte)", "scale": {"type": "log"}}
-    order = [f"{c:,} tokens" for c in contexts]
     return charts.chart(
         "Decode climbs toward the ridge with batch size, less so at long context",
-        "Arithmetic intensity of one decode step against batch size, one line per context "
-        "length, with the ridge point as a horizontal rule and the current inputs marked.",
+        "Arithmetic intensity of one decode step against batch size, one line for each of "
+        "three context lengths and one for the context chosen, with the ridge point as a "
+        "horizontal rule and the current inputs marked.",
         rows,
         layer=[
             {"transform": [{"filter": "datum.kind == 'curve'"}],
@@ -160,11 +163,11 @@ def _decode_chart(gpu: Gpu, model_key: str, batch_size: int, seq_len: int, tp: i
              "encoding": {
                  "x": x, "y": y,
                  "color": {"field": "context", "type": "nominal", "title": "Context",
-                           "sort": order, "scale": {"domain": order},
+                           "sort": {"field": "line", "op": "min"},
                            "legend": {"orient": "top"}},
                  "tooltip": [
                      {"field": "batch", "title": "Batch"},
-                     {"field": "context", "title": "Context"},
+                     {"field": "context_tokens", "title": "Context (tokens)", "format": ","},
                      {"field": "intensity", "title": "Intensity (FLOP/byte)", "format": ",.1f"},
                  ],
              }},

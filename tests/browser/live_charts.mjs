@@ -3,7 +3,10 @@
 //
 // stdin:  [[base spec, next spec], ...]  (Vega-Lite, as sims return them)
 // stdout: per pair {kept: bool (same shape, so the page keeps the view), same: bool (SVGs
-//         equal; only meaningful when kept), error: message (when either way fails)}
+//         equal; only meaningful when kept), back: bool (the kept view, given the base spec
+//         again, draws what a new view of it draws: a kept view's rows are updated in place,
+//         so a second update starts from the first one's), error: message (when either way
+//         fails)}
 
 import { readFileSync } from "node:fs";
 import * as vega from "vega";
@@ -29,15 +32,21 @@ async function render(spec) {
   return view;
 }
 
+async function fresh(spec) {
+  return picture(await (await render(spec)).toSVG());
+}
+
 async function compare(base, next) {
-  const fresh = picture(await (await render(fixed(next))).toSVG());
   const before = lift(fixed(base));
   const after = lift(fixed(next));
   if (shape(before) === null || shape(before) !== shape(after)) return { kept: false, same: false };
   const view = await render(sized(before));
   update(view, before, after);
   await view.runAsync();
-  return { kept: true, same: picture(await view.toSVG()) === fresh };
+  const same = picture(await view.toSVG()) === await fresh(fixed(next));
+  update(view, after, lift(fixed(base)));
+  await view.runAsync();
+  return { kept: true, same, back: picture(await view.toSVG()) === await fresh(fixed(base)) };
 }
 
 const answers = [];

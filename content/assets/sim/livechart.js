@@ -95,12 +95,38 @@ export function lift(original) {
 // What must be equal for a kept view to draw a lifted spec: everything but parameter
 // values, rows, size and description. A chart whose categories keep the data's order
 // (`sort: null`) has no shape: new rows can arrive in an order a kept view would not
-// follow, so it is always drawn by a new view.
+// follow, so it is always drawn by a new view. The entries of a legend drawn from the rows
+// are part of the shape too: Vega lays out a kept legend's new labels in the old labels'
+// room, so a legend whose entries change is drawn by a new view.
 export function shape(lifted) {
   const spec = { ...lifted.spec };
   if (spec.params) spec.params = spec.params.map(({ name }) => name);
   const text = JSON.stringify(spec);
-  return text.includes('"sort":null') ? null : text;
+  if (text.includes('"sort":null')) return null;
+  const legends = legendFields(lifted.spec).map((field) => [...new Set(lifted.rows.map((row) => row[field]))]);
+  return legends.length ? `${text}${JSON.stringify(legends)}` : text;
+}
+
+const LEGEND_CHANNELS = new Set([
+  "color", "fill", "stroke", "opacity", "fillOpacity", "strokeOpacity", "strokeWidth", "strokeDash",
+  "shape", "size",
+]);
+
+// The fields whose values name a legend's entries: a legend channel's field, unless the
+// legend is turned off or its entries are given (a scale domain) or are a number range.
+function legendFields(spec) {
+  const fields = new Set();
+  const visit = (view) => {
+    for (const [channel, definition] of Object.entries(view.encoding ?? {})) {
+      if (!LEGEND_CHANNELS.has(channel) || typeof definition?.field !== "string") continue;
+      if (definition.legend === null || definition.type === "quantitative") continue;
+      if (definition.scale?.domain !== undefined) continue;
+      fields.add(definition.field);
+    }
+    for (const layer of view.layer ?? []) visit(layer);
+  };
+  visit(spec);
+  return [...fields].sort();
 }
 
 // Point a kept view at a new lifted spec of the same shape; the caller runs the view.
@@ -110,8 +136,41 @@ export function update(view, current, next) {
   }
   if (typeof next.height === "number" && next.height !== current.height) view.height(next.height);
   if (typeof next.width === "number" && next.width !== current.width) view.width(next.width);
-  view.data(next.dataName, next.rows);
+  view.change(next.dataName, rowChanges(view, next.dataName, current.rows, next.rows));
   view.resize(); // lay out afresh: new labels may need less room as well as more
+}
+
+// The view's data tuples are copies of the rows (Vega adds fields to its tuples), so that
+// a lifted spec's rows stay as the sim sent them: the previous run's rows, next to the new
+// ones, say which values changed.
+function copies(rows) {
+  return rows.map((row) => ({ ...row }));
+}
+
+function sameKeys(a, b) {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key));
+}
+
+// One change from the view's rows (`before`, held by its tuples in the same order) to
+// `after`. Row i of both with the same fields modifies tuple i in place, only the values that
+// differ, so Vega redraws the mark items it already has instead of removing every mark and
+// creating new ones; extra rows are appended or removed at the end. The tuples keep the
+// rows' order, as a new view's would. Rows whose fields differ are all replaced.
+function rowChanges(view, name, before, after) {
+  const tuples = view.data(name);
+  const change = view.changeset();
+  const kept = Math.min(before.length, after.length);
+  if (tuples.length !== before.length || !after.slice(0, kept).every((row, i) => sameKeys(row, before[i]))) {
+    return change.remove(() => true).insert(copies(after));
+  }
+  for (let i = 0; i < kept; i++) {
+    const [old, row] = [before[i], after[i]];
+    for (const key of Object.keys(row)) {
+      if (old[key] !== row[key]) change.modify(tuples[i], key, row[key]);
+    }
+  }
+  return change.remove(tuples.slice(kept)).insert(copies(after.slice(kept)));
 }
 
 // The compiled spec's starting size (lift set numbers aside as 0).
@@ -119,6 +178,6 @@ export function sized(lifted) {
   const spec = { ...lifted.spec };
   if (typeof lifted.height === "number") spec.height = lifted.height;
   if (typeof lifted.width === "number") spec.width = lifted.width;
-  spec.data = { name: lifted.dataName, values: lifted.rows };
+  spec.data = { name: lifted.dataName, values: copies(lifted.rows) };
   return spec;
 }

@@ -43,7 +43,10 @@ function broadcast(method, ...args) {
 
 function getWorker() {
   if (worker) return worker;
-  const current = new Worker(WORKER_URL, { type: "module" });
+  // The page may have started it before its first sim (ridgepoint/sim_embed.py): take it, once.
+  const early = window.ridgepointWorker;
+  window.ridgepointWorker = null;
+  const current = early ?? new Worker(WORKER_URL, { type: "module" });
   worker = current;
   worker.onmessage = ({ data }) => {
     if (current !== worker) return; // a replaced worker's last messages
@@ -103,19 +106,32 @@ function sameInputs(a, b) {
 
 // The live SVG gets the text alternative the prerendered one has (same ids: it replaces it):
 // a <title> and a <desc>, appended after the children Vega manages (its root group and defs),
-// which Vega's later renders leave in place.
+// which Vega's later renders leave in place. A kept view's SVG has them already: only text
+// that changed is written, since any node added to the SVG or attribute set on it makes the
+// browser restyle the whole chart (the theme has sibling selectors that match anything).
 function describeChart(svg, spec, id) {
   const namespace = "http://www.w3.org/2000/svg";
   const parts = [["title", spec.title], ["desc", spec.description]].map(([tag, text]) => {
-    // A kept view's SVG already has them: the text follows the new spec.
-    const element = svg.querySelector(`:scope > [id="${id}-${tag}"]`) ?? document.createElementNS(namespace, tag);
-    element.id = `${id}-${tag}`;
-    element.textContent = text ?? "";
+    let element = svg.querySelector(`:scope > [id="${id}-${tag}"]`);
+    if (!element) {
+      element = document.createElementNS(namespace, tag);
+      element.id = `${id}-${tag}`;
+      svg.append(element);
+    }
+    setText(element, text ?? "");
     return element;
   });
-  svg.append(...parts);
-  svg.setAttribute("role", "img");
-  svg.setAttribute("aria-labelledby", parts.map((part) => part.id).join(" "));
+  setAttributes(svg, { role: "img", "aria-labelledby": parts.map((part) => part.id).join(" ") });
+}
+
+function setAttributes(element, attributes) {
+  for (const [name, value] of Object.entries(attributes)) {
+    if (element.getAttribute(name) !== value) element.setAttribute(name, value);
+  }
+}
+
+function setText(element, text) {
+  if (element.textContent !== text) element.textContent = text;
 }
 
 // -- one embedded sim -------------------------------------------------------------------------
@@ -331,7 +347,7 @@ class Sim {
   async show(answer) {
     this.clearErrors();
     const besideControl = !answer.ok && answer.kind === "input" && this.controls.has(answer.input);
-    if (answer.ok || besideControl) this.status.textContent = LIVE;
+    if (answer.ok || besideControl) setText(this.status, LIVE);
     if (answer.ok) {
       await this.render(answer.result, this.sent);
     } else if (besideControl) {
@@ -343,8 +359,10 @@ class Sim {
     }
   }
 
+  // Only a control showing an error is touched: every write to the page costs a restyle.
   clearErrors() {
     for (const control of this.controls.values()) {
+      if (control.error.hidden) continue;
       control.error.hidden = true;
       control.error.textContent = "";
       for (const field of [control.slider, control.text, control.select]) field?.removeAttribute("aria-invalid");
@@ -371,9 +389,18 @@ class Sim {
     this.element.querySelector(".sim-output").dataset.stale = String(!sameInputs(this.values, this.shown));
   }
 
+  // The tables keep their rows when a run has the same rows as the last (as every run of a
+  // sim but the odd one does) and only the cells whose text changed are written: the page
+  // then restyles and lays out those cells, not every row of every table.
   renderSummary(summary) {
     const body = this.element.querySelector("table.sim-summary tbody");
-    const rows = Object.entries(summary).map(([name, value]) => {
+    const entries = Object.entries(summary);
+    const rows = body.rows;
+    if (rows.length === entries.length && entries.every(([name], i) => rows[i].dataset.key === name)) {
+      entries.forEach(([, value], i) => setText(rows[i].cells[1], display(value)));
+      return;
+    }
+    body.replaceChildren(...entries.map(([name, value]) => {
       const row = document.createElement("tr");
       row.dataset.key = name;
       const label = document.createElement("th");
@@ -383,21 +410,26 @@ class Sim {
       cell.textContent = display(value);
       row.append(label, cell);
       return row;
-    });
-    body.replaceChildren(...rows);
+    }));
   }
 
   renderTable(table, index) {
     const body = this.element.querySelector(`.sim-table[data-table="${index}"] tbody`);
     if (!body) return;
-    body.replaceChildren(...table.rows.map((row) => {
-      const line = document.createElement("tr");
-      for (const column of table.columns) {
+    const texts = table.rows.map((row) => table.columns.map((column) => display(row[column.key])));
+    const rows = body.rows;
+    if (rows.length === texts.length && texts.every((line, i) => rows[i].cells.length === line.length)) {
+      texts.forEach((line, i) => line.forEach((text, j) => setText(rows[i].cells[j], text)));
+      return;
+    }
+    body.replaceChildren(...texts.map((line) => {
+      const row = document.createElement("tr");
+      for (const text of line) {
         const cell = document.createElement("td");
-        cell.textContent = display(row[column.key]);
-        line.append(cell);
+        cell.textContent = text;
+        row.append(cell);
       }
-      return line;
+      return row;
     }));
   }
 
@@ -412,14 +444,15 @@ class Sim {
       const next = lib.live.lift(spec);
       const shape = lib.live.shape(next);
       const current = this.charts[index];
+      const text = JSON.stringify(next);
       const id = `${this.element.id}-chart${index}`;
       if (current && shape !== null && current.shape === shape) {
-        if (JSON.stringify(next) === current.text) return; // the same chart: nothing to draw
+        if (text === current.text) return; // the same chart: nothing to draw
         lib.live.update(current.view, current.lifted, next);
         await current.view.runAsync();
         const svg = figure.querySelector("svg");
         if (svg) describeChart(svg, spec, id);
-        this.charts[index] = { ...current, lifted: next, text: JSON.stringify(next) };
+        this.charts[index] = { ...current, lifted: next, text };
         return;
       }
       current?.view.finalize();
@@ -432,7 +465,7 @@ class Sim {
       await view.runAsync();
       const svg = container.querySelector("svg");
       if (svg) describeChart(svg, spec, id);
-      this.charts[index] = { view, shape, lifted: next, text: JSON.stringify(next) };
+      this.charts[index] = { view, shape, lifted: next, text };
     }));
   }
 
