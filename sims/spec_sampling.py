@@ -47,7 +47,7 @@ PRESETS = {
 INPUTS = (
     Number("vocab_size", "Vocabulary", default=10, min=2, max=32, unit="tokens",
            help="Tokens the toy distributions are over."),
-    Number("samples", "Samples", default=5000, min=100, max=10000, step=100, unit="draws",
+    Number("samples", "Samples", default=2000, min=100, max=10000, step=100, unit="draws",
            help="Draft tokens proposed and judged."),
     Number("seed", "Seed", default=1, min=0, max=10**6,
            help="Seed of the random generator; the same seed gives the same draws."),
