@@ -64,7 +64,10 @@ LAYOUTS = (
 )
 
 # Tokens each micro-batch receives before the clock is cut; the slowest layout sets it.
-TOKENS_SHOWN = 3
+# Two show the start-up and one full interval of the slowest layout; each token more would
+# add a third to every chart's rows (sent, laid out and drawn on every change) and show
+# only what the previous interval already did. The summary is read from later rounds.
+TOKENS_SHOWN = 2
 # Rounds played before the steady-state figures are read off.
 MIN_ROUNDS = 4
 
@@ -261,8 +264,8 @@ def simulate(
     chip, shape = GPUS[gpu], MODELS[model]
     args = (chip, shape, requests_in_flight, context_tokens, microbatches)
     runs = [play(layout, *args) for layout in LAYOUTS]
-    # One clock for all: long enough for the slowest layout to hand every request a few
-    # tokens; then play the others on up to it.
+    # One clock for all: long enough for the slowest layout to hand every request
+    # TOKENS_SHOWN tokens; then play the others on up to it.
     end = max(run.tokens[-1][TOKENS_SHOWN - 1] for run in runs)
     for run in runs:
         run.advance(end)
