@@ -22,6 +22,7 @@ import copy
 import hashlib
 import html
 import json
+import posixpath
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -44,6 +45,24 @@ CACHE_DIR = ROOT / "build" / "cache" / "vl-svg"
 
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)$")
 _BLOCK_KEYS = ("module", "show", "start")
+WORKER_SCRIPT = "worker.js"  # beside widget.js
+
+# Starts the page's Python worker (its URL in the script's data-worker, page-relative) as
+# the parser reaches the first sim. Inline, so the same text on every page (one CSP hash)
+# and nothing to download first; a script fetched here would wait for the parser to reach
+# it anyway, as the stylesheets hold the parser in the <head>. widget.js takes the worker
+# from window.ridgepointWorker and sets it to null (a widget that ran first has its own:
+# no second worker). The worker says nothing until the widget's first message, so nothing
+# is lost meanwhile. A worker whose script cannot load is dropped before the widget takes
+# it: the widget then starts its own, whose failure it hears and reports to the reader.
+STARTER = (
+    '(()=>{if("ridgepointWorker"in window)return;'
+    "const url=new URL(document.currentScript.dataset.worker,location.href);"
+    'const worker=new Worker(url,{type:"module"});'
+    "window.ridgepointWorker=worker;"
+    'worker.addEventListener("error",()=>{if(window.ridgepointWorker!==worker)return;'
+    "worker.terminate();delete window.ridgepointWorker})})()"
+)
 
 
 # -- number display, shared with the browser ------------------------------------------------
@@ -325,6 +344,8 @@ def render_sim_blocks(markdown: str, source: str, widget_script: str | None = No
     widget.js, is loaded right after the first widget as an async module: the theme's
     scripts at the end of the page run first otherwise, and only then would the widget
     start Python (the same module from extra_javascript is then not run a second time).
+    Before that widget goes STARTER, which starts Python's worker as the parser reaches it:
+    the worker's downloads then overlap the fetch of widget.js and its imports.
     """
     lines = markdown.splitlines(keepends=True)
     errors: list[ContentError] = []
@@ -353,10 +374,13 @@ def render_sim_blocks(markdown: str, source: str, widget_script: str | None = No
         count = used[block.module]
         key = block.module if count == 1 else f"{block.module}-{count}"
         early = ""
+        start = ""
         if widget_script and not early_done:
+            worker = posixpath.join(posixpath.dirname(widget_script), WORKER_SCRIPT)
+            start = f'<script data-worker="{_attr(worker)}">{STARTER}</script>\n'
             early = f'<script type="module" async src="{_attr(widget_script)}"></script>\n'
             early_done = True
-        pieces.append(f"\n{widget_html(block, key)}\n{early}\n")
+        pieces.append(f"\n{start}{widget_html(block, key)}\n{early}\n")
     pieces.append("".join(lines[cursor:]))
     if errors:
         raise ContentErrors(errors)

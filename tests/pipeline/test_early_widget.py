@@ -1,23 +1,30 @@
-"""The first widget on a page loads the widget script at once (async), so Python starts
-before the theme's scripts at the end of the page have run."""
+"""The first widget on a page starts Python's worker (an inline script just before it) and
+loads the widget script at once (async), so Python starts before the page is parsed and the
+theme's scripts at the end of the page have run."""
 
 from __future__ import annotations
 
 import re
 
 from ridgepoint import urls
-from ridgepoint.sim_embed import render_sim_blocks
+from ridgepoint.sim_embed import STARTER, render_sim_blocks
 from ridgepoint.stage import WIDGET_SCRIPT
 
 PAGE = "Intro.\n\n```sim\nmodule: batching\n```\n\nMore.\n\n```sim\nmodule: roofline\n```\n"
 
 
-def test_one_async_module_script_follows_the_first_widget_only() -> None:
+def test_the_worker_starts_before_the_first_widget_and_the_widget_script_follows_it() -> None:
     out = render_sim_blocks(PAGE, "content/explainers/x.md", "../../assets/sim/widget.js")
-    scripts = re.findall(r"<script[^>]*\bsrc=[^>]*>", out)
-    assert scripts == ['<script type="module" async src="../../assets/sim/widget.js">']
+    scripts = re.findall(r"<script(?! type=\"application/json\")[^>]*>", out)
+    assert scripts == [
+        '<script data-worker="../../assets/sim/worker.js">',
+        '<script type="module" async src="../../assets/sim/widget.js">',
+    ]
+    starter, widget = (out.index(script) for script in scripts)
     first, second = out.index('data-sim="batching"'), out.index('data-sim="roofline"')
-    assert first < out.index(scripts[0]) < second
+    assert starter < first < widget < second
+    assert f">{STARTER}</script>" in out
+    assert "<script data-worker" not in render_sim_blocks(PAGE, "content/explainers/x.md")
     assert "src=" not in render_sim_blocks(PAGE, "content/explainers/x.md")
 
 

@@ -13,21 +13,15 @@
 //                {type: "result", id, payload}        payload: JSON text from sims._runner.run
 //                {type: "fatal", message}             Python could not start at all
 
-// Imported, not statically: the snapshot's download starts while Pyodide's loader arrives.
-const pyodideModule = import("../pyodide/pyodide.mjs");
-
 const PYODIDE_URL = new URL("../pyodide/", import.meta.url).href;
+const WASM_URL = new URL("pyodide.asm.wasm", PYODIDE_URL).href;
 const SIMS_URL = new URL("../sims/", import.meta.url);
 const HOME = "/home/pyodide/ridgepoint"; // on sys.path; holds the sims package
 const STEPS = 3; // starting Python, loading the sim, first run (the page counts the last)
 const SNAPSHOT_MANIFEST = "snapshot.json";
-const PYODIDE_OPTIONS = {
-  indexURL: PYODIDE_URL, packages: [], stdout: () => {}, stderr: () => {},
-};
 
 // A failed download names its file: Pyodide's own message ("Failed to fetch") does not.
-const realFetch = self.fetch.bind(self);
-self.fetch = async (resource, options) => {
+async function download(resource, options) {
   const url = new URL(resource instanceof Request ? resource.url : resource, self.location.href);
   const name = url.pathname.slice(url.pathname.lastIndexOf("/") + 1);
   let response;
@@ -38,19 +32,65 @@ self.fetch = async (resource, options) => {
   }
   if (!response.ok) throw new Error(`could not download ${name} (HTTP ${response.status})`);
   return response;
+}
+const realFetch = self.fetch.bind(self);
+const wasmResponse = download(WASM_URL);
+// Pyodide's own request for its wasm gets the response already being compiled (below).
+self.fetch = (resource, options) => {
+  const url = resource instanceof Request ? resource.url : String(resource);
+  return new URL(url, self.location.href).href === WASM_URL ? wasmResponse : download(resource, options);
 };
+
+// How Python started: "snapshot" (restored, sims already imported) or "fresh" (with the
+// reason the snapshot was not used), and when each step ended (ms since the worker
+// started; `origin` is its performance.timeOrigin). Read by tests and the bench, handy in
+// devtools.
+const startInfo = {
+  via: null, reason: null, snapshotModules: [], marks: { origin: performance.timeOrigin },
+};
+const mark = (step) => { startInfo.marks[step] = performance.now(); };
+
+// Everything Python's start needs is asked for at once, as the worker starts: the wasm
+// (compiled while it downloads), Pyodide's loader, Emscripten's module factory and the
+// snapshot. Pyodide alone would take them one after another: the factory once its loader
+// has run, the wasm's compilation once the snapshot is in memory.
+const wasmModule = compileWasm();
+const loader = import("../pyodide/pyodide.mjs");
+const factory = import("../pyodide/pyodide.asm.mjs");
+const snapshot = snapshotBytes();
+snapshot.catch(() => {}); // handled in restore(): not an unhandled rejection (see the end)
+for (const [step, promise] of [["wasm compiled", wasmModule], ["snapshot", snapshot]]) {
+  promise.then(() => mark(step), () => {});
+}
+
+// Pyodide instantiates its wasm with WebAssembly.instantiateStreaming; this worker runs
+// nothing else, so that call is given the module compiled above.
+WebAssembly.instantiateStreaming = async (_response, imports) => {
+  const module = await wasmModule;
+  return { module, instance: await WebAssembly.instantiate(module, imports) };
+};
+
+const PYODIDE_OPTIONS = {
+  indexURL: PYODIDE_URL, packages: [], stdout: () => {}, stderr: () => {},
+  createPyodideModule: async (settings) => (await factory).default(settings),
+};
+
+// The page may start this worker before its widget listens (sim_embed.py's STARTER): nothing
+// is said until the widget's first message, so nothing is lost. Messages keep their order.
+let heard;
+const listening = new Promise((resolve) => { heard = resolve; });
+function post(message) {
+  listening.then(() => self.postMessage(message));
+}
 
 const files = new Map(); // sims file -> Promise, so shared modules are fetched once
 const modules = new Map(); // module -> Promise of its import
 
-// How Python started: "snapshot" (restored, sims already imported) or "fresh" (with the
-// reason the snapshot was not used). Read by tests and the bench, handy in devtools.
-const startInfo = { via: null, reason: null, snapshotModules: [] };
 const python = start();
 self.ridgepoint = { python, start: startInfo };
 
 function progress(step, text) {
-  self.postMessage({ type: "progress", step, of: STEPS, text });
+  post({ type: "progress", step, of: STEPS, text });
 }
 
 // The build's memory snapshot (ridgepoint/snapshot.py): a manifest names the file, which
@@ -60,37 +100,62 @@ async function snapshotBytes() {
   const manifest = await (await fetch(new URL(SNAPSHOT_MANIFEST, PYODIDE_URL))).json();
   if (!manifest.file) throw new Error("this site was built without a Python snapshot");
   const response = await fetch(new URL(manifest.file, PYODIDE_URL));
-  const inflated = response.body.pipeThrough(new DecompressionStream("gzip"));
-  const packed = await new Response(inflated).arrayBuffer();
-  return { bytes: expand(packed), modules: manifest.modules };
+  return { bytes: await inflateHeap(response.body), modules: manifest.modules };
 }
 
-// The heap back from its sparse form: magic "RPS1", u32 page size, heap size, page count,
-// the non-zero pages' indexes, then their bytes (little-endian; see ridgepoint/snapshot.py).
-function expand(packed) {
-  const head = new DataView(packed);
-  if (packed.byteLength < 16 || head.getUint32(0, true) !== 0x31535052) {
-    throw new Error("the Python snapshot is not in the expected format");
+// The heap back from its sparse form, page by page as it inflates (no copy of the whole
+// sparse form is made): magic "RPS1", u32 page size, heap size, page count, the non-zero
+// pages' indexes, then their bytes (little-endian; see ridgepoint/snapshot.py).
+async function inflateHeap(body) {
+  const reader = body.pipeThrough(new DecompressionStream("gzip")).getReader();
+  let head = new Uint8Array(0); // the header, while it is incomplete
+  let heap = null;
+  let indexes, page, written = 0;
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    let chunk = read.value;
+    if (heap === null) {
+      head = joined(head, chunk);
+      const view = new DataView(head.buffer);
+      if (head.length >= 4 && view.getUint32(0, true) !== 0x31535052) {
+        throw new Error("the Python snapshot is not in the expected format");
+      }
+      if (head.length < 16) continue;
+      const [size, count] = [8, 12].map((at) => view.getUint32(at, true));
+      const start = 16 + 4 * count;
+      if (head.length < start) continue;
+      page = view.getUint32(4, true);
+      indexes = new Uint32Array(head.buffer.slice(16, start));
+      heap = new Uint8Array(size);
+      chunk = head.subarray(start);
+    }
+    for (let offset = 0; offset < chunk.length;) {
+      const nth = Math.floor(written / page);
+      const within = written - nth * page;
+      const target = indexes[nth] * page + within;
+      const length = Math.min(page - within, chunk.length - offset, heap.length - target);
+      if (!(length > 0)) throw new Error("the Python snapshot is damaged");
+      heap.set(chunk.subarray(offset, offset + length), target);
+      offset += length;
+      written += length;
+    }
   }
-  const [page, size, count] = [4, 8, 12].map((at) => head.getUint32(at, true));
-  const indexes = new Uint32Array(packed, 16, count);
-  const heap = new Uint8Array(size);
-  let offset = 16 + 4 * count;
-  for (const index of indexes) {
-    const length = Math.min(page, size - index * page);
-    heap.set(new Uint8Array(packed, offset, length), index * page);
-    offset += length;
-  }
-  if (offset !== packed.byteLength) throw new Error("the Python snapshot is damaged");
+  const pages = indexes ? indexes.length : 0;
+  const expected = pages && (pages - 1) * page + Math.min(page, heap.length - indexes[pages - 1] * page);
+  if (heap === null || written !== expected) throw new Error("the Python snapshot is damaged");
   return heap;
 }
 
+function joined(first, second) {
+  const both = new Uint8Array(first.length + second.length);
+  both.set(first);
+  both.set(second, first.length);
+  return both;
+}
+
 async function restore() {
-  const snapshot = snapshotBytes();
-  snapshot.catch(() => {}); // handled below: not an unhandled rejection (see the end)
+  const { loadPyodide } = await loader;
   const bytes = snapshot.then((loaded) => loaded.bytes);
   bytes.catch(() => {}); // Pyodide awaits it later: a quick failure must not count as unhandled
-  const { loadPyodide } = await pyodideModule;
   const pyodide = await loadPyodide({ ...PYODIDE_OPTIONS, _loadSnapshot: bytes });
   // The restored heap holds the random state saved at build time: every visit would draw
   // the same numbers. Reseed from the browser's entropy (os.urandom).
@@ -99,19 +164,20 @@ async function restore() {
   return pyodide;
 }
 
-// Under a Content Security Policy without 'wasm-unsafe-eval' Pyodide never settles (it logs
-// a warning and waits): compile an empty module first, so the reader is told why instead.
-function checkWasmAllowed() {
+// Under a Content Security Policy without 'wasm-unsafe-eval' nothing compiles, and Pyodide
+// would never settle (it logs a failed instantiation and waits): the reader is told why.
+function compileWasm() {
   try {
     new WebAssembly.Module(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]));
   } catch {
-    throw new Error("this site's security policy does not allow WebAssembly, which Python needs");
+    return Promise.reject(
+      new Error("this site's security policy does not allow WebAssembly, which Python needs"));
   }
+  return WebAssembly.compileStreaming(wasmResponse);
 }
 
 async function start() {
   progress(1, "Starting Python in your browser (a one-time download of several MB)");
-  checkWasmAllowed();
   let pyodide;
   try {
     pyodide = await restore();
@@ -119,13 +185,14 @@ async function start() {
   } catch (error) {
     // No snapshot, a failed download or a snapshot this Pyodide refuses: start normally.
     startInfo.reason = lastLine(error);
-    const { loadPyodide } = await pyodideModule;
+    const { loadPyodide } = await loader;
     pyodide = await loadPyodide(PYODIDE_OPTIONS);
     startInfo.via = "fresh";
   }
   pyodide.FS.mkdirTree(`${HOME}/sims`);
   pyodide.runPython(`import sys
 if ${JSON.stringify(HOME)} not in sys.path: sys.path.insert(0, ${JSON.stringify(HOME)})`);
+  mark("python");
   return pyodide;
 }
 
@@ -167,34 +234,40 @@ function lastLine(error) {
 }
 
 self.onmessage = async (event) => {
+  heard();
   const message = event.data;
   if (message.type === "load") {
     try {
       await loadModule(message.module, message.files);
-      self.postMessage({ type: "loaded", module: message.module });
+      post({ type: "loaded", module: message.module });
     } catch (error) {
-      self.postMessage({ type: "failed", module: message.module, message: lastLine(error) });
+      post({ type: "failed", module: message.module, message: lastLine(error) });
     }
   } else if (message.type === "run") {
     let payload;
     try {
       const run = await loadModule(message.module, []);
       payload = run(message.module, JSON.stringify(message.inputs));
+      startInfo.marks["first run"] ??= performance.now();
     } catch (error) {
       payload = JSON.stringify({ ok: false, kind: "sim", message: lastLine(error) });
     }
-    self.postMessage({ type: "result", id: message.id, payload });
+    post({ type: "result", id: message.id, payload });
   }
 };
 
-python.catch((error) => {
-  self.postMessage({ type: "fatal", message: lastLine(error) });
-});
+function fatal(error) {
+  post({ type: "fatal", message: lastLine(error) });
+}
 
-// Pyodide does not always reject when a runtime file fails: a failed wasm fetch is logged
-// as a warning and loadPyodide never settles, leaving only an unhandled rejection behind.
-// Any such rejection here means the runtime is broken, so say so rather than wait forever.
+python.catch(fatal);
+// Without its wasm Python cannot start, and Pyodide would wait forever: say so at once.
+wasmModule.catch(fatal);
+
+// Pyodide does not always reject when a runtime file fails: it may log a warning and never
+// settle, leaving only an unhandled rejection behind (a loader file that failed to
+// download). Any such rejection here means the runtime is broken: say so, do not wait.
 self.addEventListener("unhandledrejection", (event) => {
   event.preventDefault();
-  self.postMessage({ type: "fatal", message: lastLine(event.reason) });
+  fatal(event.reason);
 });
