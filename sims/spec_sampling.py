@@ -25,7 +25,7 @@ import random
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from itertools import compress, repeat, starmap
-from operator import lt, mul
+from operator import and_, lt, mul
 from typing import Any
 
 from sims import charts
@@ -170,18 +170,16 @@ def tokens_per_step(kept: Sequence[bool], lookahead: int) -> float:
     An engine never judges the guesses after a rejection; here they were judged, but the
     step ignores them, and since every test is independent the count has the same law.
 
-    Counted in C rather than by a loop over steps: each step's verdicts are laid out with
-    a rejection appended as a stop, so the first rejection found from a step's start
-    ends its kept run, whether a real one or the stop.
+    Counted column by column rather than step by step (the loops run in C): a step's
+    kept run reaches its guess j when it is still whole after guess j - 1 and guess j is
+    kept, and the run lengths add up to the number of (step, guess) pairs reached.
     """
     steps = len(kept) // lookahead
-    width = lookahead + 1
-    laid_out = [False] * (steps * width)
+    whole = [True] * steps  # per step: every guess so far kept
+    kept_runs = 0
     for guess in range(lookahead):
-        laid_out[guess::width] = kept[guess:steps * lookahead:lookahead]
-    verdicts = bytes(laid_out)
-    starts = range(0, steps * width, width)
-    kept_runs = sum(map(verdicts.find, repeat(False), starts)) - sum(starts)
+        whole = list(map(and_, whole, kept[guess:steps * lookahead:lookahead]))
+        kept_runs += sum(whole)
     return (steps + kept_runs) / steps
 
 
