@@ -18,8 +18,9 @@ import yaml
 DEFAULT_SITE_URL = "http://127.0.0.1:8000/"
 
 
-class _ConfigLoader(yaml.SafeLoader):
-    """A safe loader that understands MkDocs' `!ENV` tag and nothing more exotic."""
+class _ConfigLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """A safe loader (libyaml's when PyYAML has it) that understands MkDocs' `!ENV` tag and
+    nothing more exotic."""
 
 
 def _construct_env(loader: yaml.SafeLoader, node: yaml.Node) -> Any:

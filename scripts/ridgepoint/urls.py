@@ -7,6 +7,7 @@ back to the Markdown file that produces it in the staging tree.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 
 HOME = ""
@@ -73,9 +74,17 @@ def relative(here: str, target: str) -> str:
     that work under any site_url path and when site/ is opened from disk.
     """
     path, hash_, fragment = target.partition("#")
-    link = posixpath.relpath(path or ".", here or ".")
+    link = _relpath(path or ".", here or ".")
     if path.endswith("/") or not path:
         link += "/"
     if link == "./" and hash_:
         return f"#{fragment}"
     return f"{link}{hash_}{fragment}"
+
+
+@functools.cache
+def _relpath(path: str, start: str) -> str:
+    """posixpath.relpath, remembered: a listing links each of its many items to one of a few
+    folders (the glossary, the reading feed, a hub), and relpath is slow (it asks the OS for
+    the working directory every time)."""
+    return posixpath.relpath(path, start)

@@ -30,16 +30,32 @@ def test_sync_touches_only_changed_files_and_prunes(tmp_path: Path) -> None:
     stage = tmp_path / "stage"
     report = sync(stage, {"a.md": b"a", "sub/b.md": b"b", "c.bin": source, "gone/d.md": b"d"})
     assert sorted(report.written) == ["a.md", "c.bin", "gone/d.md", "sub/b.md"]
-    for path in stage.rglob("*"):
-        if path.is_file():
-            os.utime(path, ns=(OLD, OLD))
+    # A copy keeps its source's time: that (with the size) is how sync knows it is current.
+    assert (stage / "c.bin").stat().st_mtime_ns == source.stat().st_mtime_ns
+    for path in stage.rglob("*.md"):
+        os.utime(path, ns=(OLD, OLD))
 
     report = sync(stage, {"a.md": b"a", "sub/b.md": b"B", "c.bin": source})
     assert report.written == ["sub/b.md"] and report.removed == ["gone/d.md"]
     times = mtimes(stage)
-    assert times["a.md"] == times["c.bin"] == OLD and times["sub/b.md"] != OLD
+    assert times["a.md"] == OLD and times["sub/b.md"] != OLD
+    assert times["c.bin"] == source.stat().st_mtime_ns
     assert not (stage / "gone").exists()
     assert (stage / "c.bin").read_bytes() == b"copied"
+
+
+def test_sync_copies_a_source_again_when_it_changes(tmp_path: Path) -> None:
+    source = tmp_path / "source.bin"
+    source.write_bytes(b"copied")
+    stage = tmp_path / "stage"
+    sync(stage, {"c.bin": source})
+    source.write_bytes(b"edited")  # same size: the new modification time tells
+    os.utime(source, ns=(OLD, OLD))
+    assert sync(stage, {"c.bin": source}).written == ["c.bin"]
+    assert (stage / "c.bin").read_bytes() == b"edited"
+    (stage / "c.bin").write_bytes(b"damaged")  # changed in the staging tree: put back
+    assert sync(stage, {"c.bin": source}).written == ["c.bin"]
+    assert (stage / "c.bin").read_bytes() == b"edited"
 
 
 def test_front_matter_is_escaped_and_described() -> None:
