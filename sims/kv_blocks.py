@@ -33,11 +33,12 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class Segment:
-    """A run of `tokens` tokens whose content `key` names: equal keys, equal tokens."""
+class Segment(NamedTuple):
+    """A run of `tokens` tokens whose content `key` names: equal keys, equal tokens.
+    (A tuple: sims make one per message, and a frozen dataclass is slow to build.)"""
 
     key: Hashable
     tokens: int
@@ -147,7 +148,10 @@ class PrefixCache:
                     child.cached = count
                 if evicts:
                     # Recency: the first `count` blocks are used now, as one run.
-                    if count >= cached:
+                    runs = child.runs
+                    if count >= cached and len(runs) == 1:
+                        runs[0][0], runs[0][1] = count, clock  # the usual case: no new lists
+                    elif count >= cached:
                         child.runs = [[count, clock]]
                     else:
                         child.runs = [[count, clock], *_after(child.runs, count)]

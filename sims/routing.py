@@ -90,20 +90,18 @@ METRICS = {
 }
 
 
-@dataclass(frozen=True)
-class Request:
+class Request(NamedTuple):
+    """One turn of one session, as every policy sees it. (A tuple: cheap to build.)"""
+
     session: int
     turn: int
     prompt: tuple[Segment, ...]
     tokens: int  # the prompt's length
     reply: Segment
-
-    @functools.cached_property
-    def kept(self) -> tuple[tuple[Segment, ...], int]:
-        """What the replica that served it holds afterwards, as `PrefixCache.store` takes
-        it: prompt and reply, less the reply's last sampled token (it never went through
-        the model). Worked out once, for all three policies."""
-        return (*self.prompt, self.reply), self.tokens + self.reply.tokens - 1
+    # What the replica that served it holds afterwards, as `PrefixCache.store` takes it:
+    # prompt and reply, less the reply's last sampled token (it never went through the
+    # model). Worked out once here, for all three policies.
+    kept: tuple[tuple[Segment, ...], int]
 
 
 @dataclass(frozen=True)
@@ -131,7 +129,9 @@ def arrivals(sessions: int, turns: int, system_tokens: int, user_tokens: int,
         history[session].append(Segment(("message", session, turn), user_tokens))
         reply = Segment(("reply", session, turn), reply_tokens)
         prompt = tuple(history[session])
-        requests.append(Request(session, turn, prompt, sum(s.tokens for s in prompt), reply))
+        tokens = sum(s.tokens for s in prompt)
+        kept = (*prompt, reply), tokens + reply.tokens - 1
+        requests.append(Request(session, turn, prompt, tokens, reply, kept))
         history[session].append(reply)
     return requests
 
