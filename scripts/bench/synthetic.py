@@ -22,7 +22,7 @@ import yaml
 import sims
 from ridgepoint.load import load_site
 
-COPIED = ("mkdocs.yml", "content", "glossary", "feed")
+COPIED = ("mkdocs.yml", "overrides", "content", "glossary", "feed")
 WORDS = (
     "batch", "decode", "prefill", "token", "cache", "queue", "replica", "memory", "bandwidth",
     "compute", "kernel", "step", "request", "stream", "latency", "budget", "schedule", "chunk",

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import yaml
 
-from ridgepoint.config import SiteConfig
+from ridgepoint.config import SiteConfig, load_mkdocs_yaml
 from ridgepoint.csp import PolicyError, apply_policy
 from ridgepoint.errors import ContentErrors
 from ridgepoint.offline import OfflineError, stamp_service_worker
@@ -28,8 +28,14 @@ def derived_config(config_file: Path, stage_dir: Path, purpose: str, **settings:
     """A config beside the staging tree that inherits `config_file` and points MkDocs at
     `stage_dir` (plus any `settings`, e.g. site_dir or hooks), so any tree can be staged
     anywhere without editing mkdocs.yml. `purpose` names the file, so a build run while
-    `make serve` is running does not replace the server's config (MkDocs rereads it)."""
+    `make serve` is running does not replace the server's config (MkDocs rereads it).
+    MkDocs resolves theme.custom_dir against the file it loads, not the inherited one, so
+    the derived config names that folder absolutely."""
     document = {"INHERIT": str(config_file.resolve()), "docs_dir": str(stage_dir), **settings}
+    theme = load_mkdocs_yaml(config_file).get("theme")
+    if isinstance(theme, dict) and "custom_dir" in theme:
+        custom_dir = (config_file.parent / str(theme["custom_dir"])).resolve()
+        document["theme"] = {"custom_dir": str(custom_dir)}
     path = stage_dir.parent / f"{stage_dir.name}.{purpose}.mkdocs.yml"
     path.write_text(yaml.safe_dump(document, sort_keys=False), encoding="utf-8")
     return path

@@ -93,7 +93,7 @@ def test_the_theme_runs_without_a_policy_violation(
     page.add_init_script(RECORD_VIOLATIONS)
     page.goto(base_url + "explainers/chunked-prefill/")  # it links glossary terms
     scheme = page.evaluate("document.body.dataset.mdColorScheme")
-    page.locator("form[data-md-component=palette] label:visible").first.click()
+    page.locator("form[data-rp-palette] label:visible").first.click()
     expect(page.locator("body")).not_to_have_attribute("data-md-color-scheme", scheme)
     page.keyboard.press("/")
     page.keyboard.type("batch")
