@@ -78,3 +78,5 @@ def test_most_one_step_changes_keep_the_view() -> None:
     assert sum(steps) / len(steps) >= 0.6, kept_by_sim
     # Charts built from data alone keep their view for every move.
     assert all(kept_by_sim["batching"]) and all(kept_by_sim["spec_sampling"])
+    # Timelines rank their rows in the data; bar charts give their axes as domains.
+    assert all(all(kept_by_sim[m]) for m in ("chunked_prefill", "parallelism", "routing"))
