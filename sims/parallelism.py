@@ -171,18 +171,21 @@ class Run:
         last = len(self.costs) - 1
         rows = [_stage_row(s) for s in range(last + 1)]
         labels = self.labels
+        # Per stage and size: (matmul time, step time, whether it waits on all-reduces).
+        timings = [{size: (cost.matmul_s, cost.time_s, cost.allreduce_s > 0)
+                    for size, cost in costs.items()} for costs in self.costs]
         while self.rounds < MIN_ROUNDS or min(self.ready) < until:
             for j, size in enumerate(self.sizes):
                 arrives = self.ready[j]
                 work = labels[j]
-                for s, costs in enumerate(self.costs):
-                    step = costs[size]
+                for s, stage in enumerate(timings):
+                    matmul_s, time_s, communicates = stage[size]
                     start = max(self.free[s], arrives)
-                    busy_until = start + step.matmul_s
-                    end = start + step.time_s
+                    busy_until = start + matmul_s
+                    end = start + time_s
                     spans = self.stage_spans[s]
                     spans.append(Span(rows[s], start, busy_until, BUSY, work))
-                    if step.allreduce_s:
+                    if communicates:
                         spans.append(Span(rows[s], busy_until, end, COMM, work))
                     self.free[s] = end
                     # The activations travel to the next stage while this one moves on.

@@ -65,8 +65,8 @@ def _merged(spans: Sequence[Span]) -> list[Span]:
         index = open_by_row.get(span.row)
         if index is not None:
             last = out[index]
-            touching = math.isclose(last.end, span.start, rel_tol=1e-9, abs_tol=1e-12)
-            if (last.state, last.label) == (span.state, span.label) and touching:
+            if (last.state == span.state and last.label == span.label
+                    and math.isclose(last.end, span.start, rel_tol=1e-9, abs_tol=1e-12)):
                 out[index] = Span(last.row, last.start, span.end, last.state, last.label)
                 continue
         open_by_row[span.row] = len(out)
