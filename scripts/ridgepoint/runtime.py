@@ -14,6 +14,7 @@ import functools
 import json
 import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from ridgepoint import snapshot
@@ -76,12 +77,25 @@ def _imports(path: Path) -> frozenset[str]:
     return _parsed_imports(path, SIMS_DIR, stat.st_mtime_ns, stat.st_size)
 
 
+def _import_statements(tree: ast.Module) -> Iterator[ast.Import | ast.ImportFrom]:
+    """Every import statement in a module, at any depth. Statements nest only in other
+    statements, except handlers and match cases, so the expressions that make up most of
+    the tree are never visited (ast.walk visited them all, five times slower)."""
+    todo: list[ast.AST] = [tree]
+    while todo:
+        for child in ast.iter_child_nodes(todo.pop()):
+            if isinstance(child, ast.Import | ast.ImportFrom):
+                yield child
+            elif isinstance(child, ast.stmt | ast.excepthandler | ast.match_case):
+                todo.append(child)
+
+
 @functools.lru_cache(maxsize=1024)
 def _parsed_imports(path: Path, sims_dir: Path, mtime_ns: int, size: int) -> frozenset[str]:
     """_imports for one version of a file (the stat values are the cache key)."""
     package = ".".join((PACKAGE, *path.relative_to(sims_dir).parent.parts))
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+    for node in _import_statements(ast.parse(path.read_text(encoding="utf-8"), str(path))):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):

@@ -47,6 +47,20 @@ def test_relative_and_from_imports_count_too(tmp_path: Path, monkeypatch) -> Non
     assert import_closure("a") == ["__init__.py", "a.py", "b.py", "c.py", "d.py"]
 
 
+def test_imports_at_any_depth_count(tmp_path: Path, monkeypatch) -> None:
+    """Imports inside classes, branches, loops, handlers, finally blocks and match cases."""
+    nested = (
+        "class K:\n    from . import b\n"
+        "if True:\n    pass\nelse:\n    from . import c\n"
+        "for _ in ():\n    with open('x'):\n        from . import d\n"
+        "try:\n    pass\nexcept ImportError:\n    from . import e\nfinally:\n    from . import f\n"
+        "match 1:\n    case 1:\n        from . import g\n"
+    )
+    _fake_sims(tmp_path, {"a.py": nested, **{f"{name}.py": "" for name in "bcdefg"}},
+               monkeypatch)
+    assert import_closure("a") == ["__init__.py", *(f"{name}.py" for name in "abcdefg")]
+
+
 def test_a_sim_that_imports_outside_the_standard_library_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
