@@ -86,11 +86,30 @@ if (RELEASE === null) {
     if (stale.every(Boolean)) await self.skipWaiting();
   }
 
+  // The cache, opened once, and whether it is superseded, read once (then kept up to date
+  // by keep()), per start of this worker: each is a round trip to the cache's storage that
+  // every request would otherwise pay before its own.
+  let opened = null;
+  let marked = null;
+  function openCache() {
+    opened ??= caches.open(CACHE).catch((error) => {
+      opened = null; // a failure is not remembered: the next request tries again
+      throw error;
+    });
+    return opened;
+  }
+  function isSuperseded() {
+    marked ??= openCache().then((cache) => cache.match(SUPERSEDED)).then(Boolean, (error) => {
+      marked = null;
+      throw error;
+    });
+    return marked;
+  }
+
   async function respond(event, path) {
     const request = event.request;
-    const cache = await caches.open(CACHE);
+    const [cache, superseded] = await Promise.all([openCache(), isSuperseded()]);
     const key = urlOf(path);
-    const superseded = Boolean(await cache.match(SUPERSEDED));
     if (KEPT.has(path) && !superseded) {
       const hit = await cache.match(key);
       if (hit) return hit;
@@ -107,21 +126,24 @@ if (RELEASE === null) {
       throw error;
     }
     if (!superseded && response.ok && response.type === "basic" && !response.redirected) {
-      const kept = keep(response.clone(), path, cache);
+      const checked = keep(event, response.clone(), path, cache);
       // A page is checked before it is shown: if it is a newer deployment's, that must be
       // known before the page asks for its files. Anything else streams on meanwhile.
-      if (request.mode === "navigate") await kept;
-      else event.waitUntil(kept);
+      if (request.mode === "navigate") await checked;
+      else event.waitUntil(checked);
     }
     return response;
   }
 
-  async function keep(response, path, cache) {
+  // Resolves once it is known whether the response is this release's; its copy into the
+  // cache goes on after that, kept alive by the event.
+  async function keep(event, response, path, cache) {
     if (await belongs(response.clone(), path)) {
-      await cache.put(urlOf(path), response);
+      event.waitUntil(cache.put(urlOf(path), response));
     } else {
       // A newer deployment is on the server: from now on the network comes first.
       await cache.put(SUPERSEDED, new Response(""));
+      marked = Promise.resolve(true);
       self.registration.update().catch(() => {});
     }
   }
