@@ -20,6 +20,7 @@ const WORKER_URL = new URL("worker.js", import.meta.url);
 const VENDOR_URL = new URL("../vendor/", import.meta.url);
 const STEPS = 4; // worker: start Python, load the sim; page: first run; done
 const URL_DELAY_MS = 250;
+const FADE_DELAY_MS = 250;
 const LIVE = "Live: change any input and the results follow.";
 // Sims answer in milliseconds; a run still going after this is stuck. Tests shorten it by
 // setting window.ridgepointRunTimeoutMs before this script runs.
@@ -248,7 +249,7 @@ class Sim {
   }
 
   request() {
-    this.element.querySelector(".sim-output").dataset.stale = String(!sameInputs(this.values, this.shown));
+    this.markStale();
     if (this.state === "error") return;
     if (this.stopped && sameInputs(this.values, this.stopped)) return; // ran too long: wait for a change
     if (!this.loadedModule) {
@@ -386,7 +387,26 @@ class Sim {
       await this.renderCharts(result.charts);
     }
     this.shown = inputs;
-    this.element.querySelector(".sim-output").dataset.stale = String(!sameInputs(this.values, this.shown));
+    this.markStale();
+  }
+
+  // data-stale says at once whether the results shown belong to the inputs; they fade
+  // (data-fading) only when they stay stale for a moment (Python starting, a slow run). Most
+  // runs answer in milliseconds: a fade started and undone within a frame would flicker, and
+  // make the browser paint the charts on a layer of their own and back for nothing.
+  markStale() {
+    const output = this.element.querySelector(".sim-output");
+    const stale = !sameInputs(this.values, this.shown);
+    output.dataset.stale = String(stale);
+    if (stale) {
+      this.fadeTimer ??= setTimeout(() => {
+        output.dataset.fading = "";
+      }, FADE_DELAY_MS);
+    } else {
+      clearTimeout(this.fadeTimer);
+      this.fadeTimer = null;
+      delete output.dataset.fading;
+    }
   }
 
   // The tables keep their rows when a run has the same rows as the last (as every run of a
@@ -471,6 +491,7 @@ class Sim {
 
   dispose() {
     clearTimeout(this.urlTimer);
+    clearTimeout(this.fadeTimer);
     clearTimeout(this.watchdog);
     for (const chart of this.charts) chart.view.finalize();
     this.charts = [];
