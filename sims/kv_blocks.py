@@ -32,7 +32,6 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 
@@ -44,22 +43,26 @@ class Segment(NamedTuple):
     tokens: int
 
 
-@dataclass(slots=True)
 class _Node:
     """One segment at one place in the trie, covering positions [start, end).
 
     The blocks that end inside it are numbered first+1 .. first+full (block j ends at
     position j x block_size); they belong to this node because their last token does.
+    A plain slotted class: a busy cache makes hundreds per run, and this is the cheapest
+    object to build.
     """
 
-    end: int
-    first: int
-    full: int
-    children: dict[Hashable, _Node] = field(default_factory=dict)
-    cached: int = 0  # cached blocks among those ending inside this node, from its first
-    # The same blocks as [count, last_used] runs, last_used never increasing toward the
-    # tail. Kept only when the cache can evict; otherwise recency does not matter.
-    runs: list[list[int]] = field(default_factory=list)
+    __slots__ = ("end", "first", "full", "children", "cached", "runs")
+
+    def __init__(self, end: int, first: int, full: int) -> None:
+        self.end = end
+        self.first = first
+        self.full = full
+        self.children: dict[Hashable, _Node] = {}
+        self.cached = 0  # cached blocks among those ending inside this node, from its first
+        # The same blocks as [count, last_used] runs, last_used never increasing toward
+        # the tail. Kept only when the cache can evict; otherwise recency does not matter.
+        self.runs: list[list[int]] = []
 
 
 def _after(runs: list[list[int]], count: int) -> list[list[int]]:
@@ -172,22 +175,24 @@ class PrefixCache:
         store's own entry reaches it in turn.
         """
         stores = self._stores
-        while self.blocks > capacity:
+        excess = self.blocks - capacity
+        while excess > 0:
             clock, nodes = stores[0]
+            while nodes and excess > 0:
+                node = nodes[-1]
+                runs = node.runs
+                if not runs or runs[-1][1] != clock:
+                    nodes.pop()  # emptied, or its oldest blocks are newer than this store
+                    continue
+                tail = runs[-1]
+                drop = tail[0] if tail[0] < excess else excess
+                tail[0] -= drop
+                if tail[0] == 0:
+                    runs.pop()
+                    nodes.pop()
+                node.cached -= drop
+                excess -= drop
+                self.blocks -= drop
+                self.evicted_blocks += drop
             if not nodes:
                 stores.popleft()
-                continue
-            node = nodes[-1]
-            runs = node.runs
-            if not runs or runs[-1][1] != clock:
-                nodes.pop()  # emptied, or its oldest blocks are newer than this store
-                continue
-            tail = runs[-1]
-            drop = min(tail[0], self.blocks - capacity)
-            tail[0] -= drop
-            if tail[0] == 0:
-                runs.pop()
-                nodes.pop()
-            node.cached -= drop
-            self.blocks -= drop
-            self.evicted_blocks += drop
