@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -59,29 +60,40 @@ class MainThreadTrace:
     def _complete(self, _: object) -> None:
         self.done = True
 
-    def stop(self, page: Page) -> float:
-        """Stop tracing; the longest task on the page's main thread, in ms."""
+    def stop(self, page: Page) -> LongestTask:
+        """Stop tracing; the longest task on the page's main thread."""
         self.session.send("Tracing.end")
         for _ in range(200):
             if self.done:
                 break
             page.wait_for_timeout(25)
         self.session.detach()
-        return longest_task_ms(self.events)
+        return longest_task(self.events)
 
 
-def longest_task_ms(events: list[dict[str, Any]]) -> float:
-    """The longest top-level task on any renderer main thread of a trace, in ms."""
+@dataclass
+class LongestTask:
+    """A main-thread task's wall duration (what input waits for) and the CPU time the
+    thread had during it. On a machine with few cores the two part when other threads
+    (the Python worker, the browser's own processes) take the CPU away mid-task."""
+
+    wall_ms: float
+    cpu_ms: float
+
+
+def longest_task(events: list[dict[str, Any]]) -> LongestTask:
+    """The longest top-level task (by wall time) on any renderer main thread of a trace."""
     main_threads = {
         (event["pid"], event["tid"]) for event in events
         if event.get("ph") == "M" and event.get("name") == "thread_name"
         and event.get("args", {}).get("name") == "CrRendererMain"
     }
-    durations = [
-        event.get("dur", 0) / 1000 for event in events
+    tasks = [
+        event for event in events
         if event.get("name") in TASK_EVENTS and event.get("ph") == "X"
         and (event["pid"], event["tid"]) in main_threads
     ]
-    if not durations:
+    if not tasks:
         raise RuntimeError("the trace holds no main-thread task: " + json.dumps(events[:3]))
-    return max(durations)
+    longest = max(tasks, key=lambda event: event.get("dur", 0))
+    return LongestTask(longest.get("dur", 0) / 1000, longest.get("tdur", 0) / 1000)

@@ -96,7 +96,8 @@ class Load:
 
     chart_ms: float
     ready_ms: float
-    longest_task_ms: float
+    longest_task_ms: float  # wall time: what a reader's input waits for
+    longest_task_cpu_ms: float  # the main thread's CPU time within that task
     bytes: int
     python_start: str  # "snapshot", "fresh" (with its reason) or "main thread"
 
@@ -144,7 +145,8 @@ def load(page: Page, url: str, ledger: Ledger) -> Load:
     if "error" in marks:
         raise RuntimeError(f"{url}: a sim ended in error ({marks['error']})")
     sent = sum(item.size for item in ledger.take())
-    return Load(marks["chart"], marks["ready"], longest, sent, _python_start(page))
+    return Load(marks["chart"], marks["ready"], longest.wall_ms, longest.cpu_ms, sent,
+                _python_start(page))
 
 
 # After a first visit the site's service worker (if the page registers one) installs: it

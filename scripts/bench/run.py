@@ -105,6 +105,9 @@ def page_load_group(playwright: Playwright, base: str, ledger, site: Path, runs:
                    READY_COLD_RATIO if visit == "cold" else READY_WARM_RATIO),
             Figure("page load", f"longest main-thread task, {visit}", task, "ms",
                    LONGEST_TASK_MS),
+            Figure("page load", f"longest main-thread task, CPU within it, {visit}",
+                   _median_load(ours[visit], "longest_task_cpu_ms"), "ms",
+                   note="the rest of its wall time the thread waited for a core"),
             Figure("page load", f"longest main-thread task, reference, {visit}", ref_task, "ms"),
             Figure("page load", f"longest task / reference, {visit}", ratio(task, ref_task), ""),
         ]
