@@ -193,34 +193,34 @@ def _round(value: float) -> float:
 _PLAIN = frozenset((str, int, bool, type(None)))  # kept as they are
 
 
+def _rounded(value: float, rounded: dict[float, float]) -> float:
+    """A float rounded, remembered in `rounded` (the floats of one result): rounding costs a
+    few microseconds in a browser, and a timeline repeats most of its times (one span ends
+    where the next starts)."""
+    done = rounded.get(value)
+    if done is None:
+        if not math.isfinite(value):
+            raise ArithmeticError
+        done = rounded[value] = _round(value)
+    return done
+
+
 def _fast(value: Any, rounded: dict[float, float]) -> Any:
-    """normalise's walk. `rounded` remembers each float already rounded in this result:
-    rounding costs a few microseconds in a browser, and a timeline repeats most of its
-    times (one span ends where the next starts)."""
+    """normalise's walk, with the floats already rounded in this result in `rounded`."""
     kind = type(value)
     if kind is float:
-        done = rounded.get(value)
-        if done is None:
-            if not math.isfinite(value):
-                raise ArithmeticError
-            done = rounded[value] = _round(value)
-        return done
+        return _rounded(value, rounded)
     if kind in _PLAIN:
         return value
     if kind is dict:
         # Charts' rows are dicts of plain values and floats: those are handled here,
-        # without a call per value (the bulk of a large result).
+        # without a walk per value (the bulk of a large result).
         out = {}
         for key, item in value.items():
             key = key if type(key) is str else str(key)
             kind = type(item)
             if kind is float:
-                done = rounded.get(item)
-                if done is None:
-                    if not math.isfinite(item):
-                        raise ArithmeticError
-                    done = rounded[item] = _round(item)
-                out[key] = done
+                out[key] = _rounded(item, rounded)
             elif kind in _PLAIN:
                 out[key] = item
             else:
