@@ -182,10 +182,18 @@ def serve(root: Path) -> Iterator[tuple[str, Ledger]]:
             files.body(path.resolve())
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _handler(files, ledger))
     server.daemon_threads = True
+    with running(server) as port:
+        yield f"http://127.0.0.1:{port}/", ledger
+
+
+@contextmanager
+def running(server: http.server.HTTPServer) -> Iterator[int]:
+    """Serve with `server` from a background thread until the block ends; yields its port.
+    Shared with the browser tests' server (tests/browser/conftest.py)."""
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/", ledger
+        yield server.server_address[1]
     finally:
         server.shutdown()
         server.server_close()

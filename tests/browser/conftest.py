@@ -17,7 +17,6 @@ import http.server
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +25,7 @@ import pytest
 from playwright.sync_api import BrowserContext, ConsoleMessage, Page, Playwright, sync_playwright
 
 from bench.chromium import CHROMIUM, CHROMIUM_ARGS, VIEWPORT
+from bench.server import running
 
 REPO = Path(__file__).resolve().parents[2]
 READY_MS = 90_000  # Python's first start; generous, the machine is shared
@@ -73,13 +73,8 @@ def serve(site: Path, port: int = 0) -> Iterator[tuple[str, http.server.Threadin
     handler = functools.partial(_SiteHandler, directory=str(site.parent),
                                 extra_headers=host_headers(site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/{site.name}/", server
-    finally:
-        server.shutdown()
-        server.server_close()
+    with running(server) as bound:
+        yield f"http://127.0.0.1:{bound}/{site.name}/", server
 
 
 @pytest.fixture(scope="session")
