@@ -107,9 +107,12 @@ METRICS = {
 }
 
 
-def _stage_row(stage: int) -> str:
-    """The name a stage's spans carry; the chart draws it on each of the stage's GPUs."""
-    return f"stage {stage + 1}"
+def _stage_row(layout: Layout, stage: int) -> str:
+    """A stage's row in the chart, named by its GPUs: "GPU 3", or "GPUs 5-8" for a
+    tensor-parallel group. The GPUs of a group do the same thing at the same time, so one
+    row shows them all (a row per GPU drew every bar `tp` times over)."""
+    first = stage * layout.tp + 1
+    return f"GPU {first}" if layout.tp == 1 else f"GPUs {first}-{first + layout.tp - 1}"
 
 
 @dataclass
@@ -169,7 +172,7 @@ class Run:
         token at or after `until`: a stage takes micro-batches in order, each as soon as
         both the stage and the micro-batch's input are ready."""
         last = len(self.costs) - 1
-        rows = [_stage_row(s) for s in range(last + 1)]
+        rows = [_stage_row(self.layout, s) for s in range(last + 1)]
         labels = self.labels
         # Per stage and size: (matmul time, step time, whether it waits on all-reduces).
         timings = [{size: (cost.matmul_s, cost.time_s, cost.allreduce_s > 0)
@@ -238,24 +241,21 @@ def _with_bubbles(spans: list[Span], row: str, end: float) -> list[Span]:
 
 def _chart(run: Run, domain: tuple[float, float]) -> dict[str, Any]:
     layout = run.layout
-    gpu_rows = [f"GPU {g + 1}" for g in range(GPU_COUNT)]
-    # Every GPU of a stage's tensor-parallel group does the same thing at the same time.
-    stages = {
-        _stage_row(s): gpu_rows[s * layout.tp:(s + 1) * layout.tp] for s in range(layout.pp)
-    }
+    stage_rows = [_stage_row(layout, s) for s in range(layout.pp)]
     spans = []
-    for name, stage_spans in zip(stages, run.stage_spans, strict=True):
-        spans += _with_bubbles(stage_spans, name, domain[1])
+    for row, stage_spans in zip(stage_rows, run.stage_spans, strict=True):
+        spans += _with_bubbles(stage_spans, row, domain[1])
     token_rows = run.labels
     marks = [Mark(row, t, TOKEN) for row, times in zip(token_rows, run.tokens, strict=True)
              for t in times]
     return timeline_chart(
         f"{layout.key}: {layout.label}",
         f"The model as {layout.label}, decoding {sum(run.sizes)} requests in {len(run.sizes)} "
-        f"micro-batch(es) from a cold start: one row per GPU (busy, waiting on "
-        f"communication, idle in the pipeline bubble) and one per group of requests, "
-        f"ticked when they receive a token. Same clock as the other layouts.",
-        rows=[*gpu_rows, *token_rows], spans=spans, marks=marks, shared=stages,
+        f"micro-batch(es) from a cold start: one row per pipeline stage, named by its GPUs "
+        f"(busy, waiting on communication, idle in the pipeline bubble; the GPUs of a "
+        f"tensor-parallel group do the same thing at the same time), and one per group of "
+        f"requests, ticked when they receive a token. Same clock as the other layouts.",
+        rows=[*stage_rows, *token_rows], spans=spans, marks=marks,
         states=STATES, domain=domain, unit="ms", scale=1000.0,
     )
 

@@ -80,7 +80,6 @@ def timeline_chart(
     *,
     rows: Sequence[str],
     spans: Sequence[Span],
-    shared: Mapping[str, Sequence[str]] | None = None,
     marks: Sequence[Mark],
     states: Mapping[str, str],
     domain: tuple[float, float],
@@ -90,8 +89,6 @@ def timeline_chart(
     """A chart of `rows` top to bottom, spans as bars and marks as ticks.
 
     `states` maps every state a span or mark may have to its colour, in legend order.
-    `shared` names rows that always do the same thing (the GPUs of one tensor-parallel
-    group): a span or mark on such a name is drawn on each of its rows, but sent once.
 
     Times are given in seconds and drawn in `unit` (`scale` is how many of them make a
     second: 1000 for ms). Spans and marks outside `domain` are dropped, and those that
@@ -99,24 +96,12 @@ def timeline_chart(
     """
     low, high = domain
     rank = {name: index for index, name in enumerate(rows)}
-    groups = {name: list(names) for name, names in (shared or {}).items()}
-    # A name drawn on several rows is sent once, with those rows (and their ranks) as
-    # lists that the chart flattens; when no name stands for more than one row, the
-    # values are plain and there is nothing to flatten (less to send and to build).
-    flattened = any(len(names) > 1 for names in groups.values())
-    place: dict[str, tuple[Any, Any]] = {}
-    for name in rows:
-        place[name] = ([name], [rank[name]]) if flattened else (name, rank[name])
-    for name, names in groups.items():
-        ranks = [rank[row] for row in names]
-        place[name] = (names, ranks) if flattened else (names[0], ranks[0])
     table: list[dict[str, Any]] = []
     for span in _merged(spans):
         if span.end > low and span.start < high:
-            row, row_rank = place[span.row]
             table.append({
-                "row": row,
-                "rank": row_rank,
+                "row": span.row,
+                "rank": rank[span.row],
                 "state": span.state,
                 "label": span.label,
                 "start": max(span.start, low) * scale,
@@ -124,10 +109,9 @@ def timeline_chart(
             })
     for mark in marks:
         if low <= mark.time <= high:
-            row, row_rank = place[mark.row]
             table.append({
-                "row": row,
-                "rank": row_rank,
+                "row": mark.row,
+                "rank": rank[mark.row],
                 "state": mark.state,
                 "start": mark.time * scale,
             })
@@ -149,7 +133,6 @@ def timeline_chart(
     }
     tooltip_row = {"field": "row", "title": "Row"}
     tooltip_state = {"field": "state", "title": "State"}
-    flatten = [{"flatten": ["row", "rank"]}] if flattened else []
     return charts.chart(
         title,
         description,
@@ -159,7 +142,7 @@ def timeline_chart(
         encoding={"x": x, "y": y, "color": color},
         layer=[
             {
-                "transform": [{"filter": "isValid(datum.end)"}, *flatten],
+                "transform": [{"filter": "isValid(datum.end)"}],
                 "mark": {"type": "bar", "clip": True, "x2Offset": -1},
                 "encoding": {
                     "x2": {"field": "end"},
@@ -171,7 +154,7 @@ def timeline_chart(
                 },
             },
             {
-                "transform": [{"filter": "!isValid(datum.end)"}, *flatten],
+                "transform": [{"filter": "!isValid(datum.end)"}],
                 "mark": {"type": "tick", "thickness": 2, "clip": True},
                 "encoding": {
                     "tooltip": [

@@ -93,23 +93,30 @@ def test_throughput_is_requests_per_interval() -> None:
         assert throughput == pytest.approx(48 / interval, rel=1e-5)
 
 
-def test_timelines_share_one_clock_and_draw_every_gpu() -> None:
+def test_timelines_share_one_clock_and_draw_every_gpu_once() -> None:
+    """A row per stage, named by its GPUs: together they name each of the eight once."""
     charts = simulate()["charts"]
     assert len(charts) == len(LAYOUTS)
     domains = {tuple(c["encoding"]["x"]["scale"]["domain"]) for c in charts}
     assert len(domains) == 1
-    for chart in charts:
-        # Rows are ordered by the rank each data row carries (sims.timeline), GPUs first;
-        # a stage of several GPUs sends its rows and ranks as lists.
+    expected = {
+        "tp8": ["GPUs 1-8"],
+        "pp8": [f"GPU {g}" for g in range(1, 9)],
+        "tp4_pp2": ["GPUs 1-4", "GPUs 5-8"],
+    }
+    for layout, chart in zip(LAYOUTS, charts, strict=True):
+        # Rows are ordered by the rank each data row carries (sims.timeline), stages first.
         assert chart["encoding"]["y"]["sort"] == {"field": "rank", "op": "min"}
-        listed = [(item["row"], item["rank"]) if isinstance(item["row"], list)
-                  else ([item["row"]], [item["rank"]]) for item in chart["data"]["values"]]
-        ranks = {(row, rank) for rows, ranks in listed
-                 for row, rank in zip(rows, ranks, strict=True)}
+        ranks = {(item["row"], item["rank"]) for item in chart["data"]["values"]}
         assert len({row for row, _ in ranks}) == len(ranks), "one rank per row"
         rows = [row for row, _ in sorted(ranks, key=lambda pair: pair[1])]
-        assert rows[:8] == [f"GPU {g}" for g in range(1, 9)]
-        assert all(row.startswith("request") for row in rows[8:])
+        stages = len(expected[layout.key])
+        assert rows[:stages] == expected[layout.key]
+        groups = ["requests 1-32"] if layout.pp == 1 else [
+            f"requests {8 * j + 1}-{8 * j + 8}" for j in range(4)]
+        assert rows[stages:] == groups
+        spans = [item for item in chart["data"]["values"] if "end" in item]
+        assert {item["row"] for item in spans} == set(expected[layout.key])
 
 
 def test_405b_does_not_fit_on_eight_h100s() -> None:
