@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ridgepoint import snapshot
+from ridgepoint.theme_bundle import theme_bundle_files
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE_MODULES = ROOT / "node_modules"
@@ -204,7 +205,8 @@ def stage_snapshot(target_dir: Path) -> snapshot.Snapshot | None:
 
 def stage_runtime(stage_dir: Path, modules: set[str]) -> None:
     """Copy Pyodide (with its memory snapshot), the chart library and the given sims (with
-    their imports) into `stage_dir/assets/{pyodide,vendor,sims}/`. Files from earlier
+    their imports) into `stage_dir/assets/{pyodide,vendor,sims}/`, and Material's script
+    bundle with its compile hint (ridgepoint.theme_bundle). Files from earlier
     builds that are no longer needed are removed from assets/sims/, so the site ships only
     what pages use."""
     assets = Path(stage_dir) / "assets"
@@ -216,6 +218,8 @@ def stage_runtime(stage_dir: Path, modules: set[str]) -> None:
     for package in VENDOR_LICENSES:
         _copy(NODE_MODULES / package / "LICENSE", assets / "vendor" / f"{package}.LICENSE.txt")
     stage_snapshot(assets / "pyodide")
+    for path, text in theme_bundle_files().items():
+        _write(Path(stage_dir) / path, text)
 
     files = {file for module in sorted(modules) for file in browser_files(module)}
     sims_target = assets / "sims"
