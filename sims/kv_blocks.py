@@ -107,17 +107,19 @@ class PrefixCache:
         `total` is the prompt's length, if the caller already knows it."""
         if total is None:
             total = sum(segment.tokens for segment in segments)
+        size = self.block_size
         node, reused = self._root, 0
-        for segment in segments:
-            child = node.children.get(segment.key)
+        for key, _ in segments:
+            child = node.children.get(key)
             if child is None:
                 break
-            reused = (child.first + child.cached) * self.block_size
-            if child.cached < child.full:
+            cached = child.cached
+            reused = (child.first + cached) * size
+            if cached < child.full:
                 break
             node = child
-        last_full = (total - 1) // self.block_size * self.block_size if total else 0
-        return min(reused, last_full)
+        last_full = (total - 1) // size * size if total else 0
+        return reused if reused < last_full else last_full
 
     def store(self, segments: Sequence[Segment], tokens: int) -> None:
         """Record that a request has just used KV for the first `tokens` tokens of
@@ -128,16 +130,15 @@ class PrefixCache:
         blocks all used again) is handled inline, without a call per node."""
         self._clock = clock = self._clock + 1
         size = self.block_size
-        evicts = self.capacity_blocks is not None
+        capacity = self.capacity_blocks
+        evicts = capacity is not None
         touched: list[_Node] = []
-        node = self._root
-        for segment in segments:
-            start = node.end
+        node, start = self._root, 0  # start: where the next segment begins (node.end)
+        for key, length in segments:
             if start >= tokens:
                 break
-            key = segment.key
             child = node.children.get(key)
-            end = start + segment.tokens
+            end = start + length
             if child is None:
                 first = start // size
                 child = node.children[key] = _Node(end, first, end // size - first)
@@ -152,18 +153,21 @@ class PrefixCache:
                 if evicts:
                     # Recency: the first `count` blocks are used now, as one run.
                     runs = child.runs
-                    if count >= cached and len(runs) == 1:
-                        runs[0][0], runs[0][1] = count, clock  # the usual case: no new lists
-                    elif count >= cached:
-                        child.runs = [[count, clock]]
+                    if count < cached:
+                        child.runs = [[count, clock], *_after(runs, count)]
+                    elif len(runs) == 1:
+                        run = runs[0]
+                        run[0] = count  # the usual case: no new lists
+                        run[1] = clock
                     else:
-                        child.runs = [[count, clock], *_after(child.runs, count)]
+                        child.runs = [[count, clock]]
                     touched.append(child)
-            node = child
+            node, start = child, end
         if evicts:
             if touched:
                 self._stores.append((clock, touched))
-            self._evict(self.capacity_blocks)
+            if self.blocks > capacity:
+                self._evict(capacity)
 
     def _evict(self, capacity: int) -> None:
         """Drop least recently used tail blocks until the cache fits its capacity.

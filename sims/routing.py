@@ -30,7 +30,6 @@ from __future__ import annotations
 import functools
 import random
 import zlib
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -121,82 +120,72 @@ def arrivals(sessions: int, turns: int, system_tokens: int, user_tokens: int,
     history: list[list[Segment]] = [
         [Segment("system", system_tokens)] if system_tokens else [] for _ in range(sessions)
     ]
+    length = [system_tokens] * sessions  # tokens in each session's history so far
     spoken = [0] * sessions
     requests = []
     for session in order:
-        spoken[session] += 1
-        turn = spoken[session]
-        history[session].append(Segment(("message", session, turn), user_tokens))
+        spoken[session] = turn = spoken[session] + 1
+        past = history[session]
+        past.append(Segment(("message", session, turn), user_tokens))
         reply = Segment(("reply", session, turn), reply_tokens)
-        prompt = tuple(history[session])
-        tokens = sum(s.tokens for s in prompt)
-        kept = (*prompt, reply), tokens + reply.tokens - 1
+        prompt = tuple(past)
+        tokens = length[session] + user_tokens
+        length[session] = tokens + reply_tokens
+        kept = (*prompt, reply), tokens + reply_tokens - 1
         requests.append(Request(session, turn, prompt, tokens, reply, kept))
-        history[session].append(reply)
+        past.append(reply)
     return requests
 
 
-class Pick(NamedTuple):
-    """A policy's choice: the replica, what its cache holds of the prompt if the policy
-    already looked (None if not), and whether the load bound overrode a longer prefix.
-    A tuple, not a dataclass: one is made per request and policy, and a frozen
-    dataclass costs several times as much to build."""
-
-    replica: int
-    cached: int | None = None
-    spilled: bool = False
+def round_robin(requests: list[Request], replicas: int) -> list[int]:
+    """Request i goes to replica i mod replicas, whoever sent it."""
+    return [index % replicas for index in range(len(requests))]
 
 
-# A policy picks a replica for request number `index`, seeing every cache and load.
-Chooser = Callable[[int, Request, list[PrefixCache], list[int]], Pick]
-
-
-def _round_robin(index: int, request: Request, caches: list[PrefixCache],
-                 load: list[int]) -> Pick:
-    return Pick(index % len(caches))
-
-
-def _sticky_chooser(session_ids: list[int]) -> Chooser:
-    def choose(index: int, request: Request, caches: list[PrefixCache],
-               load: list[int]) -> Pick:
-        key = f"{session_ids[request.session]:016x}".encode()
-        return Pick(zlib.crc32(key) % len(caches))
-
-    return choose
-
-
-def _cache_aware(index: int, request: Request, caches: list[PrefixCache],
-                 load: list[int]) -> Pick:
-    """Longest cached prefix, ties to the least-loaded; the least-loaded if overloaded."""
-    matches = [cache.match(request.prompt, request.tokens) for cache in caches]
-    longest = max(matches)
-    # min() keeps the first of equals, so ties go to the lowest-numbered replica.
-    best = min((r for r, found in enumerate(matches) if found == longest),
-               key=load.__getitem__)
-    idlest = min(range(len(caches)), key=load.__getitem__)
-    overloaded = (load[best] - load[idlest] > BALANCE_ABS_THRESHOLD
-                  and load[best] > BALANCE_REL_THRESHOLD * load[idlest])
-    if overloaded:
-        return Pick(idlest, matches[idlest], spilled=matches[best] > matches[idlest])
-    return Pick(best, matches[best])
+def sticky(requests: list[Request], replicas: int, session_ids: list[int]) -> list[int]:
+    """Each session to the replica its ID hashes to."""
+    home = [zlib.crc32(f"{sid:016x}".encode()) % replicas for sid in session_ids]
+    return [home[request.session] for request in requests]
 
 
 def route(requests: list[Request], replicas: int, capacity_blocks: int,
-          choose: Chooser) -> Outcome:
-    """Send every request where the policy says; each replica's cache serves and learns."""
+          chosen: list[int]) -> Outcome:
+    """Send every request to the replica a cache-blind policy chose for it (`chosen`,
+    one per request); each replica's cache serves and learns."""
     caches = [PrefixCache(BLOCK_SIZE, capacity_blocks) for _ in range(replicas)]
+    cached = []
+    for (_, _, prompt, tokens, _, kept), replica in zip(requests, chosen, strict=True):
+        cache = caches[replica]
+        cached.append(cache.match(prompt, tokens))
+        cache.store(*kept)
+    return Outcome(tuple(chosen), tuple(cached), 0)
+
+
+def route_cache_aware(requests: list[Request], replicas: int, capacity_blocks: int) -> Outcome:
+    """Each request to the replica whose cache holds the longest prefix of its prompt, ties
+    to the least-loaded (then the lowest-numbered); to the least-loaded replica instead
+    when the load bound finds the chosen one overloaded (a spill, if it had more cached)."""
+    caches = [PrefixCache(BLOCK_SIZE, capacity_blocks) for _ in range(replicas)]
+    lookups = [cache.match for cache in caches]
     load = [0] * replicas
     chosen, cached, spills = [], [], 0
-    for index, request in enumerate(requests):
-        replica, found, spilled = choose(index, request, caches, load)
-        cache = caches[replica]
-        if found is None:
-            found = cache.match(request.prompt, request.tokens)
-        cached.append(found)
-        cache.store(*request.kept)
-        load[replica] += 1
-        chosen.append(replica)
-        spills += spilled
+    for _, _, prompt, tokens, _, kept in requests:
+        matches = [match(prompt, tokens) for match in lookups]
+        longest = max(matches)
+        best = matches.index(longest)
+        for replica in range(best + 1, replicas):
+            if matches[replica] == longest and load[replica] < load[best]:
+                best = replica
+        least = min(load)
+        if (load[best] - least > BALANCE_ABS_THRESHOLD
+                and load[best] > BALANCE_REL_THRESHOLD * least):
+            idlest = load.index(least)  # the first of the least-loaded
+            spills += longest > matches[idlest]
+            best = idlest
+        cached.append(matches[best])
+        caches[best].store(*kept)
+        load[best] += 1
+        chosen.append(best)
     return Outcome(tuple(chosen), tuple(cached), spills)
 
 
@@ -282,19 +271,19 @@ def simulate(
     rng = random.Random(seed)
     session_ids = [rng.getrandbits(64) for _ in range(sessions)]
     requests = arrivals(sessions, turns, system_prompt_tokens, user_tokens, reply_tokens, rng)
-    choosers: dict[str, Chooser] = {
-        "round_robin": _round_robin,
-        "sticky": _sticky_chooser(session_ids),
-        "cache_aware": _cache_aware,
-    }
     capacity = cache_tokens_per_replica // BLOCK_SIZE
-    outcomes = {p: route(requests, replicas, capacity, choosers[p]) for p in POLICIES}
+    outcomes = {
+        "round_robin": route(requests, replicas, capacity, round_robin(requests, replicas)),
+        "sticky": route(requests, replicas, capacity, sticky(requests, replicas, session_ids)),
+        "cache_aware": route_cache_aware(requests, replicas, capacity),
+    }
 
     @functools.cache  # many requests share a (computed, cached) pair
     def ttft_s(computed: int, cached: int) -> float:
         return prefill(GPU, MODEL, computed, cached_tokens=cached).time_s
 
-    sent = sum(r.tokens for r in requests)
+    sent_tokens = [r.tokens for r in requests]
+    sent = sum(sent_tokens)
     mean_load = len(requests) / replicas
     summary: dict[str, float | int] = {}
     load_rows, hit_rows, ttft_rows = [], [], []
@@ -302,9 +291,8 @@ def simulate(
         label = POLICY_LABELS[policy]
         hit_rate = sum(outcome.cached) / sent
         per_replica = [outcome.replica.count(r) for r in range(replicas)]
-        mean_ttft = sum(
-            ttft_s(r.tokens - c, c) for r, c in zip(requests, outcome.cached, strict=True)
-        ) / len(requests)
+        computed = [tokens - c for tokens, c in zip(sent_tokens, outcome.cached, strict=True)]
+        mean_ttft = sum(map(ttft_s, computed, outcome.cached)) / len(requests)
         summary[f"{policy}_hit_rate"] = round(hit_rate, 4)
         summary[f"{policy}_load_imbalance"] = round(max(per_replica) / mean_load, 4)
         summary[f"{policy}_mean_ttft_s"] = round(mean_ttft, 5)
@@ -315,9 +303,9 @@ def simulate(
     summary["cache_aware_spills"] = outcomes["cache_aware"].spills
     shared = system_prompt_tokens // BLOCK_SIZE * BLOCK_SIZE
     summary["system_prompt_share"] = round(
-        sum(min(shared, (r.tokens - 1) // BLOCK_SIZE * BLOCK_SIZE) for r in requests) / sent, 4)
+        sum(min(shared, (n - 1) // BLOCK_SIZE * BLOCK_SIZE) for n in sent_tokens) / sent, 4)
     summary["no_cache_mean_ttft_s"] = round(
-        sum(ttft_s(r.tokens, 0) for r in requests) / len(requests), 5)
+        sum(map(ttft_s, sent_tokens, [0] * len(requests))) / len(requests), 5)
     summary = {key: summary[key] for key in METRICS}
 
     return {

@@ -96,7 +96,7 @@ def test_a_fixed_order_would_make_round_robin_sticky_by_accident() -> None:
     """The trap the page describes, checked on the routing function itself."""
     requests = routing.arrivals(16, 4, 1000, 200, 300, random.Random(0))
     fixed = sorted(requests, key=lambda r: (r.turn, r.session))
-    rr = routing.route(fixed, 4, 2000, routing._round_robin)
+    rr = routing.route(fixed, 4, 2000, routing.round_robin(fixed, 4))
     assert all(rr.replica[i] == fixed[i].session % 4 for i in range(64))
 
 
@@ -189,9 +189,8 @@ def test_page_figures_hold() -> None:
     assert result["round_robin_mean_ttft_s"] > 2 * result["sticky_mean_ttft_s"]
     assert result["sticky_hit_rate"] - result["cache_aware_hit_rate"] < 0.05  # "a few points"
 
-    outcome = routing.route(
-        routing.arrivals(16, 4, 1000, 200, 300, _seeded(1)), 4, 2000,
-        routing._sticky_chooser(_session_ids(1)))
+    requests = routing.arrivals(16, 4, 1000, 200, 300, _seeded(1))
+    outcome = routing.route(requests, 4, 2000, routing.sticky(requests, 4, _session_ids(1)))
     counts = sorted(outcome.replica.count(r) for r in range(4))
     assert counts == [4, 8, 24, 28]  # "1, 2, 6 and 7 sessions", "28 requests against 16"
     assert "sent 1, 2, 6 and 7 sessions" in text
