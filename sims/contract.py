@@ -62,7 +62,7 @@ class Number:
                 f"{self.name}: default {self.default} outside [{self.min}, {self.max}]"
             )
 
-    @property
+    @functools.cached_property  # read on every parse; the declaration is frozen
     def integer(self) -> bool:
         return all(isinstance(v, int) for v in (self.default, self.step))
 
@@ -183,11 +183,15 @@ def normalise(value: Any, where: str = "result") -> Any:
         return _checked(value, where)  # raises, naming the place
 
 
+# printf-style: the quickest way to the same digits as format(value, ".6g").
+_SIGNIFICANT = f"%.{SIGNIFICANT_DIGITS}g"
+
+
 def _round(value: float) -> float:
     value = round(value, DECIMAL_PLACES)
     if value == 0.0:
         return 0.0  # also turns -0.0 into 0.0
-    return float(f"{value:.{SIGNIFICANT_DIGITS}g}")
+    return float(_SIGNIFICANT % value)
 
 
 _PLAIN = frozenset((str, int, bool, type(None)))  # kept as they are
@@ -208,19 +212,17 @@ def _rounded(value: float, rounded: dict[float, float]) -> float:
 def _fast(value: Any, rounded: dict[float, float]) -> Any:
     """normalise's walk, with the floats already rounded in this result in `rounded`."""
     kind = type(value)
-    if kind is float:
-        return _rounded(value, rounded)
-    if kind in _PLAIN:
-        return value
     if kind is dict:
         # Charts' rows are dicts of plain values and floats: those are handled here,
-        # without a walk per value (the bulk of a large result).
+        # without a call per value (the bulk of a large result).
         out = {}
         for key, item in value.items():
-            key = key if type(key) is str else str(key)
+            if type(key) is not str:
+                key = str(key)
             kind = type(item)
             if kind is float:
-                out[key] = _rounded(item, rounded)
+                done = rounded.get(item)
+                out[key] = _rounded(item, rounded) if done is None else done
             elif kind in _PLAIN:
                 out[key] = item
             else:
@@ -228,6 +230,10 @@ def _fast(value: Any, rounded: dict[float, float]) -> Any:
         return out
     if kind is list or kind is tuple:
         return [item if type(item) in _PLAIN else _fast(item, rounded) for item in value]
+    if kind is float:
+        return _rounded(value, rounded)
+    if kind in _PLAIN:
+        return value
     return _checked(value, "result")  # subclasses and anything else: the general rules
 
 
