@@ -47,11 +47,21 @@ VENDOR_LICENSES = ("vega", "vega-lite", "vega-interpreter")
 # vega-interpreter is published as an ES module that imports from the bare name
 # 'vega-util', which a browser cannot resolve without an import map (an inline script a
 # strict CSP would have to allow). vega re-exports vega-util, so the staged copy takes the
-# three names from the vega global instead. The exact line is checked so that a new
-# release that imports something else fails the build instead of failing in a browser.
+# three names from the vega global instead. It also exports the tables the page's own
+# evaluator (content/assets/sim/expressions.js) reads, so that they are vega-interpreter's,
+# not copies. Both exact lines are checked so that a new release that imports or exports
+# something else fails the build instead of failing in a browser.
 INTERPRETER_SOURCE = "vega-interpreter/build/vega-interpreter.js"
 INTERPRETER_IMPORT = "import { ascending, isString, DisallowedObjectProperties } from 'vega-util';"
 INTERPRETER_SHIM = "const { ascending, isString, DisallowedObjectProperties } = globalThis.vega;"
+INTERPRETER_EXPORT = "export { expression as expressionInterpreter };"
+INTERPRETER_TABLES = (
+    "Constants", "DisallowedMethods", "DisallowedObjectProperties", "EventFunctions",
+    "Functions", "Ops", "Unary", "adjustSpatial",
+)
+INTERPRETER_EXPORTS = (
+    f"export {{ expression as expressionInterpreter, {', '.join(INTERPRETER_TABLES)} }};"
+)
 
 
 class StagingError(Exception):
@@ -168,17 +178,21 @@ def _write(target: Path, text: str) -> None:
 
 
 def interpreter_module() -> str:
-    """vega-interpreter's ES module, reading its vega-util names from the vega global."""
+    """vega-interpreter's ES module, reading its vega-util names from the vega global and
+    exporting its tables (INTERPRETER_TABLES) beside its evaluator."""
     source = NODE_MODULES / INTERPRETER_SOURCE
     if not source.is_file():
         raise StagingError(f"{source} is missing: run `npm ci` (or `make setup`) first")
     text = source.read_text(encoding="utf-8")
-    if text.count("import ") != 1 or INTERPRETER_IMPORT not in text:
-        raise StagingError(
-            f"{source} no longer starts with the one import this build rewrites "
-            f"({INTERPRETER_IMPORT!r}); update ridgepoint.runtime for the new release"
-        )
-    return text.replace(INTERPRETER_IMPORT, INTERPRETER_SHIM)
+    for line, keyword in ((INTERPRETER_IMPORT, "import "), (INTERPRETER_EXPORT, "export ")):
+        if text.count(keyword) != 1 or line not in text:
+            raise StagingError(
+                f"{source} no longer has the one {keyword.strip()} line this build rewrites "
+                f"({line!r}); update ridgepoint.runtime for the new release"
+            )
+    return text.replace(INTERPRETER_IMPORT, INTERPRETER_SHIM).replace(
+        INTERPRETER_EXPORT, INTERPRETER_EXPORTS
+    )
 
 
 def stage_snapshot(target_dir: Path) -> snapshot.Snapshot | None:

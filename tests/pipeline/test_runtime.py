@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -91,7 +92,40 @@ def test_staging_copies_pyodide_the_chart_library_and_only_the_needed_sims(
     interpreter = (assets / "vendor" / "vega-interpreter.js").read_text()
     assert "from 'vega-util'" not in interpreter
     assert interpreter.startswith(runtime.INTERPRETER_SHIM)
-    assert "export { expression as expressionInterpreter }" in interpreter
+    assert "export { expression as expressionInterpreter, Constants, DisallowedMethods, " \
+        "DisallowedObjectProperties, EventFunctions, Functions, Ops, Unary, adjustSpatial };" \
+        in interpreter
+    assert interpreter.count("export ") == 1
+
+
+def test_every_table_the_page_evaluator_imports_is_exported() -> None:
+    """content/assets/sim/expressions.js imports vega-interpreter's tables by name: each is
+    a top-level name of the module, and exported."""
+    evaluator = (runtime.ROOT / "content" / "assets" / "sim" / "expressions.js").read_text()
+    imported = re.search(r"import \{([^}]*)\} from \"\.\./vendor/vega-interpreter\.js\";",
+                         evaluator)
+    assert imported is not None
+    names = sorted(name.strip() for name in imported.group(1).split(",") if name.strip())
+    assert names == sorted(runtime.INTERPRETER_TABLES)
+    source = (NODE_MODULES / runtime.INTERPRETER_SOURCE).read_text()
+    for name in names:
+        assert re.search(rf"^(const|var|function) {name}\b", source, re.MULTILINE) \
+            or name in runtime.INTERPRETER_SHIM, name
+
+
+@pytest.mark.parametrize("line", [runtime.INTERPRETER_IMPORT, runtime.INTERPRETER_EXPORT])
+def test_a_release_with_other_imports_or_exports_fails_the_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, line: str
+) -> None:
+    source = tmp_path / "node_modules" / runtime.INTERPRETER_SOURCE
+    source.parent.mkdir(parents=True)
+    text = (NODE_MODULES / runtime.INTERPRETER_SOURCE).read_text()
+    source.write_text(text.replace(line, line.replace(" }", ", more }")))
+    monkeypatch.setattr(runtime, "NODE_MODULES", tmp_path / "node_modules")
+    with pytest.raises(StagingError, match="update ridgepoint.runtime"):
+        runtime.interpreter_module()
+    source.write_text(text)
+    assert runtime.interpreter_module().count("export ") == 1
 
 
 def test_restaging_drops_sims_no_page_uses(tmp_path: Path) -> None:

@@ -87,14 +87,15 @@ function giveUp(reason) {
 let chartLibrary = null;
 
 function loadCharts() {
-  // vega and vega-lite are UMD builds that set globals; vega-interpreter evaluates Vega
-  // expressions without generated code (a CSP without 'unsafe-eval' stays possible).
+  // vega and vega-lite are UMD builds that set globals; expressions.js evaluates Vega
+  // expressions without generated code (a CSP without 'unsafe-eval' stays possible), with
+  // vega-interpreter's tables, which read the vega global: it is imported after vega.
   chartLibrary ??= (async () => {
     await import(new URL("vega.min.js", VENDOR_URL).href);
     await import(new URL("vega-lite.min.js", VENDOR_URL).href);
-    const { expressionInterpreter } = await import(new URL("vega-interpreter.js", VENDOR_URL).href);
-    const live = await import(new URL("livechart.js", import.meta.url).href);
-    return { vega: globalThis.vega, vegaLite: globalThis.vegaLite, expr: expressionInterpreter, live };
+    const [{ preparedExpressions }, live] = await Promise.all(
+      ["expressions.js", "livechart.js"].map((name) => import(new URL(name, import.meta.url).href)));
+    return { vega: globalThis.vega, vegaLite: globalThis.vegaLite, expr: preparedExpressions, live };
   })();
   return chartLibrary;
 }
