@@ -254,8 +254,14 @@ MODELS: dict[str, Model] = {
 }
 
 
-@dataclass(frozen=True)
-class Work:
+class _WorkFields(NamedTuple):
+    new_tokens: int
+    context_tokens: int = 0
+    count: int = 1
+    logit_tokens: int | None = None
+
+
+class Work(_WorkFields):
     """One sequence's share of a step: `new_tokens` computed on top of `context_tokens`
     already in the KV cache. A decode is Work(1, context); a prefill chunk Work(n, done).
     `count` identical sequences can share one Work, so a step over a large batch costs
@@ -265,23 +271,53 @@ class Work:
     through the output projection. None means all of them: right for a decode and for a
     speculative verify, where every guess is scored. A prefill needs only its last position
     (engines such as vLLM gather the sampled positions before the head), so `prefill()`
-    passes 1; a prefill chunk that is not the prompt's last needs 0."""
+    passes 1; a prefill chunk that is not the prompt's last needs 0.
 
-    new_tokens: int
-    context_tokens: int = 0
-    count: int = 1
-    logit_tokens: int | None = None
+    An immutable tuple with its fields checked when made: sims make hundreds per run, and
+    this is several times cheaper to build than a frozen dataclass."""
 
-    def __post_init__(self) -> None:
-        if min(self.new_tokens, self.context_tokens, self.count) < 0:
+    __slots__ = ()
+
+    def __new__(cls, new_tokens: int, context_tokens: int = 0, count: int = 1,
+                logit_tokens: int | None = None) -> Work:
+        self = tuple.__new__(cls, (new_tokens, context_tokens, count, logit_tokens))
+        if new_tokens < 0 or context_tokens < 0 or count < 0:
             raise ValueError(f"token counts cannot be negative: {self}")
-        if self.logit_tokens is not None and not 0 <= self.logit_tokens <= self.new_tokens:
+        if logit_tokens is not None and not 0 <= logit_tokens <= new_tokens:
             raise ValueError(f"logit_tokens must lie in [0, new_tokens]: {self}")
+        return self
 
     @property
     def logits(self) -> int:
         """Positions of each sequence that go through the output projection."""
         return self.new_tokens if self.logit_tokens is None else self.logit_tokens
+
+
+def _totals(model: Model, work: Iterable[Work]) -> tuple[float, int, int, int]:
+    """One pass over a step's work: its FLOPs (see `step_flops`), and the tokens whose KV
+    it touches, the new tokens, and the positions that need logits (see `step_bytes`)."""
+    flops = 0.0
+    kv_tokens = new_tokens = logits = 0
+    layer_params, head_params = model.layer_matmul_params, model.head_matmul_params
+    per_context_token = model.attention_flops_per_context_token
+    for n, c, count, logit_tokens in work:
+        wanted = n if logit_tokens is None else logit_tokens
+        attended = n * c + n * (n + 1) / 2
+        matmuls = 2 * layer_params * n + 2 * head_params * wanted
+        flops += count * (matmuls + per_context_token * attended)
+        kv_tokens += count * (c + n)
+        new_tokens += count * n
+        logits += count * wanted
+    return flops, kv_tokens, new_tokens, logits
+
+
+def _bytes(model: Model, kv_tokens: int, new_tokens: int, logits: int) -> float:
+    return (
+        model.streamed_weight_bytes
+        + kv_tokens * model.kv_bytes_per_token
+        + new_tokens * model.activation_bytes_per_token
+        + logits * model.head_activation_bytes_per_logit
+    )
 
 
 def step_flops(model: Model, work: Iterable[Work]) -> float:
@@ -291,28 +327,13 @@ def step_flops(model: Model, work: Iterable[Work]) -> float:
     A token at position p attends to p earlier tokens and itself, so n new tokens after c
     cached ones attend to n*c + n(n+1)/2 positions in all.
     """
-    total = 0.0
-    for item in work:
-        n, c = item.new_tokens, item.context_tokens
-        attended = n * c + n * (n + 1) / 2
-        matmuls = 2 * model.layer_matmul_params * n + 2 * model.head_matmul_params * item.logits
-        total += item.count * (matmuls + model.attention_flops_per_context_token * attended)
-    return total
+    return _totals(model, work)[0]
 
 
 def step_bytes(model: Model, work: Iterable[Work]) -> float:
     """Bytes moved by one forward step: the weights once, every sequence's cached KV read
     once, the new tokens' KV written, and the matmuls' activations in and out."""
-    items = list(work)
-    kv_tokens = sum(item.count * (item.context_tokens + item.new_tokens) for item in items)
-    new_tokens = sum(item.count * item.new_tokens for item in items)
-    logits = sum(item.count * item.logits for item in items)
-    return (
-        model.streamed_weight_bytes
-        + kv_tokens * model.kv_bytes_per_token
-        + new_tokens * model.activation_bytes_per_token
-        + logits * model.head_activation_bytes_per_logit
-    )
+    return _bytes(model, *_totals(model, work)[1:])
 
 
 def allreduce_time(
@@ -378,10 +399,8 @@ def step_cost(
     all-reduces per layer (after attention, after the MLP), each carrying every token's
     hidden state in BF16.
     """
-    items = list(work)
-    flops = step_flops(model, items)
-    moved = step_bytes(model, items)
-    tokens = sum(item.count * item.new_tokens for item in items)
+    flops, kv_tokens, tokens, logits = _totals(model, work)
+    moved = _bytes(model, kv_tokens, tokens, logits)
     calls = 2 * model.layers if tp > 1 else 0
     message = tokens * model.hidden * model.bytes_per_param
     return StepCost(
