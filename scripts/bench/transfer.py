@@ -5,7 +5,8 @@ installed, copies the runtime into its cache: that is the offline feature's cost
 page's), and every response is counted by where it belongs:
 
 - the Python runtime: assets/pyodide/ (Pyodide, its snapshot) and assets/sims/;
-- the chart library: assets/vendor/ and livechart.js, loaded only once interaction begins;
+- the chart library: assets/vendor/, livechart.js and expressions.js, loaded only once
+  interaction begins;
 - the page itself: everything else (HTML, styles, scripts, fonts, search index).
 
 "Before Python starts" is the page itself: what a reader waits for to see the prerendered
@@ -27,7 +28,7 @@ from bench.pageload import wait_until
 from bench.server import Ledger, Sent
 
 RUNTIME = ("/assets/pyodide/", "/assets/sims/")
-CHARTS = ("/assets/vendor/", "/assets/sim/livechart.js")
+CHARTS = ("/assets/vendor/", "/assets/sim/livechart.js", "/assets/sim/expressions.js")
 SEARCH_INDEX = "search/search_index.json"
 
 
@@ -91,7 +92,7 @@ def fetched_size(url: str) -> int:
 
 def chart_library(base: str, site: Path) -> int:
     files = [*sorted((site / "assets" / "vendor").glob("*.js")),
-             site / "assets" / "sim" / "livechart.js"]
+             *(site / "assets" / "sim" / name for name in ("livechart.js", "expressions.js"))]
     return sum(fetched_size(base + path.relative_to(site).as_posix()) for path in files)
 
 
