@@ -31,3 +31,27 @@ def chart(title: str, description: str, rows: list[dict[str, Any]], **body: Any)
         "config": {"aria": False, "mark": {"aria": False}},
         **body,
     }
+
+
+# Room left above a chart's highest mark: more than the largest point any sim draws reaches
+# from its centre (a 160-pixel point: 7.1 px).
+HEADROOM_PX = 10
+# Ticks on a value axis: what Vega-Lite picks for a 260-pixel plot (one per 40 px).
+VALUE_TICKS = 7
+
+
+def value_axis(top: float, height: int = HEIGHT) -> dict[str, Any]:
+    """The scale and axis of a quantitative y from 0 whose layout does not move with `top`,
+    the highest value drawn (merge them into the channel's definition).
+
+    Left to itself, Vega ends the domain at a round number just above the highest value, so
+    its marks touch the top edge on some runs and not on others, and the top tick has a
+    label on some runs and not on others. What sticks out above the plot pushes the legend
+    and title up: the plot moves by a pixel or two, and the page's kept chart view redraws
+    every mark. This domain leaves HEADROOM_PX above `top` and is rounded out to the axis's
+    own ticks, so the top label always sticks out by the same amount and no mark ever does.
+    """
+    return {
+        "scale": {"domain": [0, top * height / (height - HEADROOM_PX)], "nice": VALUE_TICKS},
+        "axis": {"tickCount": VALUE_TICKS},
+    }

@@ -163,7 +163,7 @@ def _cumulative_chart(requests: list[Request]) -> dict:
             "x": {"field": "request", "type": "quantitative", "title": "Request (arrival order)",
                   "scale": {"domain": [1, len(requests)], "nice": False}},
             "y": {"field": "tokens", "type": "quantitative",
-                  "title": "Prompt tokens computed (tokens)"},
+                  "title": "Prompt tokens computed (tokens)", **charts.value_axis(without)},
             "color": {"field": "cache", "type": "nominal", "title": None,
                       "scale": {"domain": ["without prefix cache", "with prefix cache"]},
                       "legend": {"orient": "top"}},

@@ -110,7 +110,10 @@ def _speedup_chart(
 ) -> dict[str, Any]:
     """Speedup against `x`: a line, a dashed break-even rule at 1, a large dot at the
     current inputs (rows flagged `current`); `detail` is one more field for the tooltip."""
-    y = {"field": "speedup", "type": "quantitative", "title": "Speedup (x)"}
+    # The break-even rule at 1 is always in view.
+    top = max(1.0, *(row["speedup"] for row in rows))
+    y = {"field": "speedup", "type": "quantitative", "title": "Speedup (x)",
+         **charts.value_axis(top)}
     tooltip = [x, y, detail]
     return charts.chart(
         title,

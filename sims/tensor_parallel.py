@@ -97,11 +97,15 @@ def _split_chart(
     """Stacked bars of the step's three parts per TP degree; `offset` groups by batch."""
     # Groups in GPU order, batches in size order: sorted by a number in the rows, not by a
     # list of labels, so a label that changes ("(no fit)") keeps the page's chart view.
+    stacks: dict[tuple[int, int], float] = {}
+    for row in rows:  # added in order (not sum(), whose rounding differs across Pythons)
+        key = (row["gpus"], row["batch"])
+        stacks[key] = stacks.get(key, 0.0) + row["ms"]
     encoding: dict[str, Any] = {
         "x": {"field": "group", "type": "nominal", "sort": {"field": "gpus", "op": "min"},
               "title": "Tensor-parallel group", "axis": {"labelAngle": 0}},
         "y": {"field": "ms", "type": "quantitative", "stack": True,
-              "title": "Time per decode step (ms)"},
+              "title": "Time per decode step (ms)", **charts.value_axis(max(stacks.values()))},
         "color": {"field": "part", "type": "nominal", "title": None,
                   "scale": {"domain": list(PARTS), "range": list(COLOURS)},
                   "legend": {"orient": "bottom", "symbolType": "square", "symbolOpacity": 1}},

@@ -5,8 +5,8 @@
 // stdout: per pair {kept: bool (same shape, so the page keeps the view), same: bool (SVGs
 //         equal; only meaningful when kept), back: bool (the kept view, given the base spec
 //         again, draws what a new view of it draws: a kept view's rows are updated in place,
-//         so a second update starts from the first one's), error: message (when either way
-//         fails)}
+//         so a second update starts from the first one's), moved: bool (the kept view's
+//         plot moved: Vega then redraws every mark), error: message (when either way fails)}
 
 import { readFileSync } from "node:fs";
 import * as vega from "vega";
@@ -41,12 +41,14 @@ async function compare(base, next) {
   const after = lift(fixed(next));
   if (shape(before) === null || shape(before) !== shape(after)) return { kept: false, same: false };
   const view = await render(sized(before));
+  const origin = String(view.origin());
   update(view, before, after);
   await view.runAsync();
   const same = picture(await view.toSVG()) === await fresh(fixed(next));
+  const moved = String(view.origin()) !== origin;
   update(view, after, lift(fixed(base)));
   await view.runAsync();
-  return { kept: true, same, back: picture(await view.toSVG()) === await fresh(fixed(base)) };
+  return { kept: true, same, moved, back: picture(await view.toSVG()) === await fresh(fixed(base)) };
 }
 
 const answers = [];
