@@ -99,13 +99,15 @@ def _step_work(slots: list[_Slot], prompt_tokens: int, ahead: int = 0) -> list[W
     bytes are linear in each context, so the decoders are pooled into at most two groups
     of equal context with the same total: the price is exact and costs O(1) to evaluate.
     """
-    joining = sum(1 for s in slots if s.generated == 0)
-    decoding = [s for s in slots if s.generated > 0]
+    generated = [s.generated for s in slots]
+    joining = generated.count(0)
+    decoding = len(generated) - joining
     work = [Work(prompt_tokens, 0, count=joining, logit_tokens=1)] if joining else []
     if decoding:
-        total = sum(prompt_tokens + s.generated - 1 + ahead for s in decoding)
-        base, extra = divmod(total, len(decoding))
-        work.append(Work(1, base, count=len(decoding) - extra))
+        # Each decoder's context is prompt_tokens + generated - 1 + ahead (joiners add 0).
+        total = sum(generated) + decoding * (prompt_tokens - 1 + ahead)
+        base, extra = divmod(total, decoding)
+        work.append(Work(1, base, count=decoding - extra))
         if extra:
             work.append(Work(1, base + 1, count=extra))
     return work

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import operator
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -187,9 +188,14 @@ def slice_times(setup: Setup, chunk: int) -> list[float]:
     compute, memory, allreduce = first.compute_s, first.memory_s, first.allreduce_s
     grow_compute, grow_memory = end.compute_s - compute, end.memory_s - memory
     steps = max(full - 1, 1)  # one slice before the last: k = 0 only, so f = 0
-    times = [max(compute + f * grow_compute, memory + f * grow_memory) + allreduce
-             for f in (k / steps for k in range(full))]
-    return [*times, last]
+    times = []
+    for k in range(full):
+        f = k / steps
+        compute_s, memory_s = compute + f * grow_compute, memory + f * grow_memory
+        # max(compute_s, memory_s) written out: a call per slice is dear in a browser
+        times.append((memory_s if memory_s > compute_s else compute_s) + allreduce)
+    times.append(last)
+    return times
 
 
 def chunked(setup: Setup, chunk: int) -> list[Step]:
@@ -214,11 +220,8 @@ def longest_gap(steps: list[Step]) -> float:
 
 def _widest_gap(token_times: Iterable[float]) -> float:
     """The longest wait between successive token times, the first counted from 0."""
-    gap, last = 0.0, 0.0
-    for time in token_times:
-        gap = max(gap, time - last)
-        last = time
-    return gap
+    times = list(token_times)
+    return max(0.0, max(map(operator.sub, times, [0.0, *times]), default=0.0))
 
 
 def sweep_point(setup: Setup, chunk: int) -> tuple[float, float]:

@@ -62,14 +62,15 @@ def _merged(spans: Sequence[Span]) -> list[Span]:
     out: list[Span] = []
     open_by_row: dict[str, int] = {}
     for span in spans:
-        index = open_by_row.get(span.row)
+        row, start, end, state, label = span
+        index = open_by_row.get(row)
         if index is not None:
             last = out[index]
-            if (last.state == span.state and last.label == span.label
-                    and math.isclose(last.end, span.start, rel_tol=1e-9, abs_tol=1e-12)):
-                out[index] = Span(last.row, last.start, span.end, last.state, last.label)
+            if (last.state == state and last.label == label
+                    and math.isclose(last.end, start, rel_tol=1e-9, abs_tol=1e-12)):
+                out[index] = Span(row, last.start, end, state, label)
                 continue
-        open_by_row[span.row] = len(out)
+        open_by_row[row] = len(out)
         out.append(span)
     return out
 
@@ -97,24 +98,19 @@ def timeline_chart(
     low, high = domain
     rank = {name: index for index, name in enumerate(rows)}
     table: list[dict[str, Any]] = []
-    for span in _merged(spans):
-        if span.end > low and span.start < high:
+    for row, start, end, state, label in _merged(spans):
+        if end > low and start < high:
             table.append({
-                "row": span.row,
-                "rank": rank[span.row],
-                "state": span.state,
-                "label": span.label,
-                "start": max(span.start, low) * scale,
-                "end": min(span.end, high) * scale,
+                "row": row,
+                "rank": rank[row],
+                "state": state,
+                "label": label,
+                "start": max(start, low) * scale,
+                "end": min(end, high) * scale,
             })
-    for mark in marks:
-        if low <= mark.time <= high:
-            table.append({
-                "row": mark.row,
-                "rank": rank[mark.row],
-                "state": mark.state,
-                "start": mark.time * scale,
-            })
+    for row, time, state in marks:
+        if low <= time <= high:
+            table.append({"row": row, "rank": rank[row], "state": state, "start": time * scale})
     x_title = f"Time ({unit})"
     x = {
         "field": "start",
