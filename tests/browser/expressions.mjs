@@ -119,13 +119,15 @@ const CASES = {
   "members that are dangerous functions are refused": () => agree((evaluate, { errors }) => {
     const params = { $f: setTimeout, $c: "constructor" };
     return [
+      evaluate("parameter", "datum.f", { f: setInterval }, params),
       evaluate("parameter", "datum.constructor.constructor", {}, params),
       evaluate("parameter", "datum[c][c]", {}, params),
       evaluate("parameter", "datum.constructor.name", {}, params),
       evaluate("operator", "f", params) === setTimeout, // a bare parameter is no member
       errors,
     ];
-  }, [undefined, undefined, "Object", true, [
+  }, [undefined, undefined, undefined, "Object", true, [
+    'Prevented interpretation of member "f" which could lead to insecure code execution',
     'Prevented interpretation of member "constructor" which could lead to insecure code execution',
     'Prevented interpretation of member "constructor" which could lead to insecure code execution',
   ]]),
@@ -156,9 +158,12 @@ const CASES = {
     const before = () => evaluate("operator", "later(1)", params);
     assert.throws(before, TypeError); // prepared before it exists, and it fails
     fn.later = (value) => value + 1;
-    results.push(before(), [...calls]);
+    const abs = () => evaluate("operator", "abs(-4)", params);
+    results.push(before(), [...calls], abs());
+    fn.abs = () => "the view's own abs"; // a view's functions come before vega-interpreter's
+    results.push(abs());
     return results;
-  }, [5, 2, 3, true, true, 7, 2, [2, 3, 5, 6, 7]]),
+  }, [5, 2, 3, true, true, 7, 2, [2, 3, 5, 6, 7], 4, "the view's own abs"]),
 
   "event functions go to event.vega, called by name or from a function": () => agree((evaluate) => {
     const event = {

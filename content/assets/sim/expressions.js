@@ -196,15 +196,9 @@ const Preparers = {
         : otherwise(params, datum, event, item));
     }
     const args = nodes.map((argument) => prepare(argument, self, named));
-    const values = (params, datum, event, item) => args.map((arg) => arg(params, datum, event, item));
-    if (EventFunctions.includes(name)) {
-      return (params, datum, event, item) => {
-        const given = values(params, datum, event, item);
-        return event.vega[name](...given);
-      };
-    }
     // The function is looked up on every call, before its arguments are evaluated, as there:
-    // functions can be added to Vega after a view is made.
+    // functions can be added to Vega after a view is made. The event functions (view(),
+    // x(), ...) are self's own, which call the event's.
     if (args.length === 1) {
       const [a] = args;
       return (params, datum, event, item) => (self[name] || Functions[name])
@@ -216,7 +210,7 @@ const Preparers = {
         .call(self, a(params, datum, event, item), b(params, datum, event, item));
     }
     return (params, datum, event, item) => (self[name] || Functions[name])
-      .apply(self, values(params, datum, event, item));
+      .apply(self, args.map((arg) => arg(params, datum, event, item)));
   },
 
   ArrayExpression(node, self, named) {
