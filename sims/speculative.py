@@ -16,6 +16,7 @@ speedup reduces to Leviathan et al.'s (1 - a^(k+1)) / ((1 - a)(ck + 1)).
 
 from __future__ import annotations
 
+from itertools import repeat
 from typing import Any
 
 from sims import charts
@@ -79,7 +80,7 @@ def expected_tokens(acceptance_rate: float, lookahead: int) -> float:
     This is (1 - a^(k+1)) / (1 - a) written without the division, so a = 1 (every guess
     accepted: k + 1 tokens) and a = 0 (only the target's own token: 1) need no special case.
     """
-    return sum(acceptance_rate**i for i in range(lookahead + 1))
+    return sum(map(pow, repeat(acceptance_rate, lookahead + 1), range(lookahead + 1)))
 
 
 def speedup(
