@@ -188,3 +188,17 @@ def test_a_rounding_rejection_with_no_residual_still_yields_a_token() -> None:
     q = [0.5 * (1 + 2**-50), 0.5 * (1 + 2**-50)]
     counts, kept = speculative_sample(p, q, 100, AlmostOne())
     assert not any(kept) and sum(counts) == 100
+
+
+def test_least_scaled_decides_as_the_product_does() -> None:
+    """The sampler tests u against a threshold instead of u * factor against a target:
+    the same answer for every u in [0, 1), the floats either side of the threshold too."""
+    rng = random.Random(11)
+    pairs = [(rng.random(), rng.random()) for _ in range(3000)]
+    pairs += [(0.0, 0.5), (0.5, 0.0), (0.5, 0.5), (0.3, 0.3 * (1 + 2**-50)), (1e-9, 1.0)]
+    for target, factor in pairs:
+        least = spec_sampling._least_scaled(target, factor)
+        near = [least, math.nextafter(least, 0.0), math.nextafter(least, 2.0)]
+        for u in [rng.random(), 0.0, 1 - 2**-53, *near]:
+            if 0.0 <= u < 1.0:
+                assert (u * factor >= target) == (u >= least), (target, factor, u)
