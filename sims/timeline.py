@@ -32,6 +32,9 @@ IDLE = "#bab0ac"  # nothing to do: a pipeline bubble, a request not yet answered
 TOKEN = "#b279a2"  # a token delivered
 
 ROW_HEIGHT = 26
+# Half the widest time label ("1,000" is about 30 px): a label whose tick is nearer an end
+# of the clock than this is drawn flush with that end.
+FLUSH_PX = 20
 
 
 class Span(NamedTuple):
@@ -117,6 +120,11 @@ def timeline_chart(
         "type": "quantitative",
         "title": x_title,
         "scale": {"domain": [low * scale, high * scale], "nice": False, "zero": False},
+        # The clock ends where the schedule does, rarely on a tick: a centred label near
+        # the end sticks out past the plot by a few pixels more or less on every run, and
+        # the chart then narrows or widens its plot to fit, laying out and drawing every bar
+        # twice. Labels that close to an end are aligned inside it instead.
+        "axis": {"labelFlush": FLUSH_PX},
     }
     y = {"field": "row", "type": "nominal", "sort": {"field": "rank", "op": "min"},
          "title": None}

@@ -147,27 +147,25 @@ function copies(rows) {
   return rows.map((row) => ({ ...row }));
 }
 
-function sameKeys(a, b) {
-  const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key));
-}
-
 // One change from the view's rows (`before`, held by its tuples in the same order) to
-// `after`. Row i of both with the same fields modifies tuple i in place, only the values that
-// differ, so Vega redraws the mark items it already has instead of removing every mark and
-// creating new ones; extra rows are appended or removed at the end. The tuples keep the
-// rows' order, as a new view's would. Rows whose fields differ are all replaced.
+// `after`. Row i of both modifies tuple i in place, only the values that differ, so Vega
+// redraws the mark items it already has instead of removing every mark and creating new
+// ones; extra rows are appended or removed at the end. The tuples keep the rows' order, as
+// a new view's would. Rows need not have the same fields: a timeline's bars and ticks do
+// not, and when a run has one bar more, every later row shifts by one. A field the new row
+// lacks is set to undefined, which reads as the missing field it is in a new view's copy.
 function rowChanges(view, name, before, after) {
   const tuples = view.data(name);
   const change = view.changeset();
+  if (tuples.length !== before.length) return change.remove(() => true).insert(copies(after));
   const kept = Math.min(before.length, after.length);
-  if (tuples.length !== before.length || !after.slice(0, kept).every((row, i) => sameKeys(row, before[i]))) {
-    return change.remove(() => true).insert(copies(after));
-  }
   for (let i = 0; i < kept; i++) {
     const [old, row] = [before[i], after[i]];
     for (const key of Object.keys(row)) {
       if (old[key] !== row[key]) change.modify(tuples[i], key, row[key]);
+    }
+    for (const key of Object.keys(old)) {
+      if (!Object.hasOwn(row, key)) change.modify(tuples[i], key, undefined);
     }
   }
   return change.remove(tuples.slice(kept)).insert(copies(after.slice(kept)));
