@@ -92,19 +92,9 @@ function functionsObject(fn) {
   return self;
 }
 
-function refuseMember(property) {
-  // eslint-disable-next-line no-console
-  console.error(`Prevented interpretation of member "${property}" which could lead to insecure code execution`);
-}
-
-function refuseProperty(key) {
-  // eslint-disable-next-line no-console
-  console.error(`Prevented interpretation of property "${key}" which could lead to insecure code execution`);
-}
-
-function refuseMethod(key) {
-  // eslint-disable-next-line no-console
-  console.error(`Prevented interpretation of method "${key}" which could lead to insecure code execution`);
+// What vega-interpreter logs when it refuses a member, an object key or an object value.
+function refuse(kind, name) {
+  console.error(`Prevented interpretation of ${kind} "${name}" which could lead to insecure code execution`);
 }
 
 function unevaluable(why) {
@@ -162,13 +152,13 @@ const Preparers = {
         // datum.field and datum["field"], the commonest of all, in one closure
         return (params, datum) => {
           const value = datum[key];
-          if (DisallowedMethods.has(value)) return refuseMember(key);
+          if (DisallowedMethods.has(value)) return refuse("member", key);
           return value;
         };
       }
       return (params, datum, event, item) => {
         const value = object(params, datum, event, item)[key];
-        if (DisallowedMethods.has(value)) return refuseMember(key);
+        if (DisallowedMethods.has(value)) return refuse("member", key);
         return value;
       };
     }
@@ -177,7 +167,7 @@ const Preparers = {
       const target = object(params, datum, event, item);
       const key = property(params, datum, event, item);
       const value = target[key];
-      if (DisallowedMethods.has(value)) return refuseMember(key);
+      if (DisallowedMethods.has(value)) return refuse("member", key);
       return value;
     };
   },
@@ -261,8 +251,8 @@ const Preparers = {
       for (const [key, value] of properties) {
         const k = key(params, datum, event, item);
         const v = value(params, datum, event, item);
-        if (DisallowedObjectProperties.has(k)) refuseProperty(k);
-        else if (DisallowedMethods.has(v)) refuseMethod(k);
+        if (DisallowedObjectProperties.has(k)) refuse("property", k);
+        else if (DisallowedMethods.has(v)) refuse("method", k);
         else object[k] = v;
       }
       return object;
