@@ -6,11 +6,14 @@ warm caches, as an editor's rebuild is. The reference is `mkdocs build --strict`
 tree that build staged: the same pages without our pipeline. Each command runs in its own
 process and is charged the CPU time it used (user + system, children included): on a
 machine shared with other work, wall time counts the others' work too, CPU time does not.
-Wall time is reported beside it.
+Wall time is reported beside it, and so is the build process's own CPU time (bench.selftime):
+our pipeline's work without the MkDocs run it starts, steadier than the difference of two
+whole builds.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import subprocess
@@ -45,6 +48,8 @@ class Scale:
     build: Cost
     plain: Cost
     check: Cost
+    pipeline_cpu_s: float  # the build process's own CPU: the build without its MkDocs run
+    build_cpu_runs: list[float]  # every measured build's CPU, to show the median's spread
     site: Path = field(repr=False)
 
     @property
@@ -65,6 +70,13 @@ def run(command: list[str]) -> Cost:
         raise RuntimeError(f"{' '.join(command)} failed:\n{done.stdout}\n{done.stderr}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return Cost(cpu, wall)
+
+
+def run_build(command: list[str], report: Path) -> tuple[Cost, float]:
+    """Run a build script (`command` is [python, script, args...]) to completion: its whole
+    cost, and the CPU seconds of the build process itself (its children excluded)."""
+    cost = run([command[0], "-m", "bench.selftime", str(report), *command[1:]])
+    return cost, json.loads(report.read_text(encoding="utf-8"))["self_cpu_s"]
 
 
 def _median_cost(costs: list[Cost]) -> Cost:
@@ -89,12 +101,16 @@ def measure(work: Path, factor: int, runs: int, warm_up: bool, measured: bool = 
     if not measured:
         pages = sum(1 for _ in site.rglob("index.html"))
         unmeasured = Cost(0.0, 0.0)
-        return Scale(factor, counts.total(), pages, 0, unmeasured, unmeasured, unmeasured, site)
-    builds, plains, checks = [], [], []
+        return Scale(factor, counts.total(), pages, 0, unmeasured, unmeasured, unmeasured,
+                     0.0, [], site)
+    builds, owns, plains, checks = [], [], [], []
     for _ in range(runs):
-        builds.append(run(build))
+        cost, own = run_build(build, work / f"selftime-{factor}x.json")
+        builds.append(cost)
+        owns.append(own)
         plains.append(run(plain))
         checks.append(run(check))
     pages = sum(1 for _ in site.rglob("index.html"))
     return Scale(factor, counts.total(), pages, runs, _median_cost(builds),
-                 _median_cost(plains), _median_cost(checks), site)
+                 _median_cost(plains), _median_cost(checks), median(owns),
+                 [cost.cpu_s for cost in builds], site)
