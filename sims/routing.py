@@ -189,23 +189,28 @@ def route_cache_aware(requests: list[Request], replicas: int, capacity_blocks: i
     return Outcome(tuple(chosen), tuple(cached), spills)
 
 
-def _domain(values: list[float]) -> dict:
-    """A bar axis from zero to the largest value, rounded out as Vega would round it.
+def _domain(values: list[float], ticks: int | bool = True) -> dict:
+    """A bar axis from zero to the largest value, rounded out as Vega would round it, or
+    out to the next of `ticks` ticks when the axis asks for that many.
 
     The domain Vega would derive from the data, but given: the page's kept chart view can
     then move the dashed reference line with the inputs (a reference value counts toward a
-    derived domain, so the page must rebuild the chart whenever it moves).
+    derived domain, so the page must rebuild the chart whenever it moves). Rounded out to
+    the axis's own ticks, the axis always ends on a label, which sticks out past the plot
+    by the same amount on every run: a label there on some runs and not on others resizes
+    the plot, and the page then lays out and draws the chart twice.
     """
-    return {"domain": [0, max(values)], "nice": True}
+    return {"domain": [0, max(values)], "nice": ticks}
 
 
 def _bar_chart(title: str, description: str, rows: list[dict], field: str,
                axis_title: str, value_format: str, reference: tuple[float, str]) -> dict:
     """One bar per policy, with a dashed reference line (`reference`: value, label)."""
     value, label = reference
+    ticks = 5
     x = {"field": field, "type": "quantitative", "title": axis_title,
-         "scale": _domain([*(row[field] for row in rows), value]),
-         "axis": {"format": value_format, "tickCount": 5}}
+         "scale": _domain([*(row[field] for row in rows), value], ticks),
+         "axis": {"format": value_format, "tickCount": ticks}}
     at = {"datum": value, "type": "quantitative", "title": axis_title}
     return charts.chart(
         title, description, rows,
@@ -222,7 +227,9 @@ def _bar_chart(title: str, description: str, rows: list[dict], field: str,
              }},
             {"mark": {"type": "rule", "strokeDash": [4, 4], "color": "#888888"},
              "encoding": {"x": at}},
-            {"mark": {"type": "text", "align": "center", "baseline": "bottom", "y": -3,
+            # Ending at the line, not centred on it: the reference is often the largest
+            # value, near the plot's end, and a centred label would stick out past it.
+            {"mark": {"type": "text", "align": "right", "baseline": "bottom", "y": -3,
                       "color": "#888888"},
              "encoding": {"x": at, "text": {"value": label}}},
         ],

@@ -6,7 +6,7 @@
 //         equal; only meaningful when kept), back: bool (the kept view, given the base spec
 //         again, draws what a new view of it draws: a kept view's rows are updated in place,
 //         so a second update starts from the first one's), moved: bool (the kept view's
-//         plot moved: Vega then redraws every mark), error: message (when either way fails)}
+//         plot moved, or its width changed: Vega then lays out and redraws every mark), error: message (when either way fails)}
 
 import { readFileSync } from "node:fs";
 import * as vega from "vega";
@@ -41,11 +41,12 @@ async function compare(base, next) {
   const after = lift(fixed(next));
   if (shape(before) === null || shape(before) !== shape(after)) return { kept: false, same: false };
   const view = await render(sized(before));
-  const origin = String(view.origin());
+  const place = async () => `${view.origin()} ${(await view.toSVG()).match(/width="([\d.]+)"/)[1]}`;
+  const origin = await place();
   update(view, before, after);
   await view.runAsync();
   const same = picture(await view.toSVG()) === await fresh(fixed(next));
-  const moved = String(view.origin()) !== origin;
+  const moved = (await place()) !== origin;
   update(view, after, lift(fixed(base)));
   await view.runAsync();
   return { kept: true, same, moved, back: picture(await view.toSVG()) === await fresh(fixed(base)) };
