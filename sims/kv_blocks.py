@@ -52,7 +52,7 @@ class _Node:
     object to build.
     """
 
-    __slots__ = ("end", "first", "full", "children", "cached", "runs")
+    __slots__ = ("end", "first", "full", "children", "cached", "used", "runs")
 
     def __init__(self, end: int, first: int, full: int) -> None:
         self.end = end
@@ -60,9 +60,12 @@ class _Node:
         self.full = full
         self.children: dict[Hashable, _Node] = {}
         self.cached = 0  # cached blocks among those ending inside this node, from its first
-        # The same blocks as [count, last_used] runs, last_used never increasing toward
-        # the tail. Kept only when the cache can evict; otherwise recency does not matter.
-        self.runs: list[list[int]] = []
+        # Recency, kept only when the cache can evict (otherwise it does not matter). In
+        # the usual case every cached block here was last used at once, at `used`, and
+        # `runs` is None. When a later use took fewer blocks than were cached, the blocks
+        # are [count, last_used] runs instead, last_used never increasing toward the tail.
+        self.used = 0
+        self.runs: list[list[int]] | None = None
 
 
 def _after(runs: list[list[int]], count: int) -> list[list[int]]:
@@ -152,15 +155,12 @@ class PrefixCache:
                     child.cached = count
                 if evicts:
                     # Recency: the first `count` blocks are used now, as one run.
-                    runs = child.runs
                     if count < cached:
+                        runs = child.runs or [[cached, child.used]]
                         child.runs = [[count, clock], *_after(runs, count)]
-                    elif len(runs) == 1:
-                        run = runs[0]
-                        run[0] = count  # the usual case: no new lists
-                        run[1] = clock
-                    else:
-                        child.runs = [[count, clock]]
+                    else:  # the usual case: all of them, now
+                        child.used = clock
+                        child.runs = None
                     touched.append(child)
             node, start = child, end
         if evicts:
@@ -185,14 +185,21 @@ class PrefixCache:
             while nodes and excess > 0:
                 node = nodes[-1]
                 runs = node.runs
-                if not runs or runs[-1][1] != clock:
+                if runs is None:
+                    oldest, last_used = node.cached, node.used
+                elif runs:
+                    oldest, last_used = runs[-1]
+                else:
+                    oldest = last_used = 0
+                if not oldest or last_used != clock:
                     nodes.pop()  # emptied, or its oldest blocks are newer than this store
                     continue
-                tail = runs[-1]
-                drop = tail[0] if tail[0] < excess else excess
-                tail[0] -= drop
-                if tail[0] == 0:
-                    runs.pop()
+                drop = oldest if oldest < excess else excess
+                if runs is not None:
+                    runs[-1][0] -= drop
+                    if drop == oldest:
+                        runs.pop()
+                if drop == oldest:
                     nodes.pop()
                 node.cached -= drop
                 excess -= drop

@@ -75,6 +75,30 @@ def test_kv_blocks_agrees_with_literal_block_hashing(seed: int) -> None:
         assert fast.blocks == len(literal.blocks), step
 
 
+
+@pytest.mark.parametrize("seed", range(24))
+def test_kv_blocks_agrees_when_a_shorter_prefix_is_used_again(seed: int) -> None:
+    """Some blocks of a node used again, not all: they become the newest, the rest keep
+    their older recency (the node's blocks then have more than one last-used time)."""
+    rng = random.Random(seed)
+    block_size = rng.choice([1, 2, 4])
+    capacity = rng.choice([8, 16, 40])
+    fast, literal = PrefixCache(block_size, capacity), HashedBlocks(block_size, capacity)
+    chats: list[list[Segment]] = [[] for _ in range(rng.randint(1, 3))]
+    for step in range(40):
+        user = rng.randrange(len(chats))
+        if chats[user] and rng.random() < 0.5:
+            path = chats[user]  # a prefix of what this user sent before, used again
+            kept = rng.randint(1, sum(s.tokens for s in path))
+        else:
+            chats[user].append(Segment(("turn", user, step), rng.randint(1, 24)))
+            path = chats[user]
+            kept = sum(s.tokens for s in path)
+        assert fast.match(path) == literal.match(tokens_of(path)), step
+        fast.store(path, kept)
+        literal.store(tokens_of(path)[:kept])
+        assert fast.blocks == len(literal.blocks), step
+
 def test_match_stops_short_of_the_last_prompt_token() -> None:
     cache = PrefixCache(4)
     prompt = [Segment("a", 8)]
