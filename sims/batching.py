@@ -147,9 +147,10 @@ def schedule(policy: str, lengths: list[int], batch_size: int, prompt_tokens: in
                     slots[index] = _Slot(request, lengths[request], joined_step=step)
         busy = [s for s in slots if s is not None]
         # A step with a newcomer is a step of its own (its prefill); otherwise run until the
-        # next request finishes, since nothing changes before then.
-        joining = any(s.generated == 0 for s in busy)
-        steps = 1 if joining else min(s.output_tokens - s.generated for s in busy)
+        # next request finishes, since nothing changes before then. (Lists, not generators:
+        # a list comprehension runs inline, a generator is a frame resumed per item.)
+        joining = 0 in [s.generated for s in busy]
+        steps = 1 if joining else min([s.output_tokens - s.generated for s in busy])
         clock += _run_time(busy, prompt_tokens, steps)
         idle += (batch_size - len(busy)) * steps
         step += steps
