@@ -11,6 +11,10 @@ from typing import Any
 
 DATASET = "table"
 HEIGHT = 260
+# The room a y axis takes at least (ticks, labels and title): the widest labels any sim draws
+# fit, so another model or GPU, whose numbers are longer or shorter, does not move the plot
+# sideways (the page's kept chart view would then redraw every mark).
+Y_AXIS_EXTENT_PX = 64
 
 
 def chart(title: str, description: str, rows: list[dict[str, Any]], **body: Any) -> dict[str, Any]:
@@ -28,7 +32,8 @@ def chart(title: str, description: str, rows: list[dict[str, Any]], **body: Any)
         # The chart is one image to assistive technology: its SVG has role="img" with the
         # title and description as its name, and the summary table holds the numbers. Vega's
         # per-mark ARIA roles inside it would only add unnamed "graphics-symbol" nodes.
-        "config": {"aria": False, "mark": {"aria": False}},
+        "config": {"aria": False, "mark": {"aria": False},
+                   "axisY": {"minExtent": Y_AXIS_EXTENT_PX}},
         **body,
     }
 

@@ -82,16 +82,12 @@ def test_most_one_step_changes_keep_the_view() -> None:
     assert all(all(kept_by_sim[m]) for m in ("chunked_prefill", "parallelism", "routing"))
 
 
-def test_a_one_step_move_of_a_number_keeps_the_plot_in_place() -> None:
+def test_a_one_step_move_keeps_the_plot_in_place() -> None:
     """When a kept view's plot moves (a mark or label that sticks out above it pushes the
     title and legend, a wider label pushes it right), Vega redraws every mark: a reader's
-    small move must not do that. (Another model or GPU may: its labels change size.)"""
+    small move must not do that, nor a switch to another model or GPU, whose numbers are
+    longer or shorter (the y axis keeps room for the widest: charts.Y_AXIS_EXTENT_PX)."""
     labels, answers = compared()
     moved = [label for label, answer in zip(labels, answers, strict=True)
-             if label[2] == "step" and answer["kept"] and answer["moved"]
-             and isinstance(_spec(label[0], label[1]), Number)]
+             if label[2] == "step" and answer["kept"] and answer["moved"]]
     assert moved == []
-
-
-def _spec(module: str, name: str) -> Number | Choice:
-    return next(spec for spec in sims.load(module).INPUTS if spec.name == name)
