@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+
+import yaml
 
 from bench import synthetic
 from ridgepoint.stage import stage_site
@@ -32,3 +35,18 @@ def test_the_generator_is_deterministic(tmp_path: Path) -> None:
     for name in ("glossary/syn-term-3.yaml", "feed/syn-reading-1.yaml",
                  "content/articles/syn-article-2.md"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+
+
+def test_an_article_is_the_same_shape_at_every_scale(tmp_path: Path) -> None:
+    # Staging links each term's first mention: if an article drew its mentions from the
+    # whole glossary, the same article would carry more links (and bytes) at a larger
+    # scale, and the bench would measure richer articles rather than more of them.
+    mentioned = {}
+    for factor in (3, 6):
+        root = tmp_path / f"{factor}x"
+        synthetic.generate(REPO, root, factor)
+        names = {yaml.safe_load(path.read_text(encoding="utf-8"))["term"].lower()
+                 for path in (root / "glossary").glob("syn-term-*.yaml")}
+        text = (root / "content" / "articles" / "syn-article-0.md").read_text(encoding="utf-8")
+        mentioned[factor] = {name for name in names if re.search(rf"\b{name}\b", text)}
+    assert len(mentioned[3]) == len(mentioned[6]) == synthetic.TERMS_PER_ARTICLE
