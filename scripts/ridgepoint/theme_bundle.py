@@ -16,22 +16,30 @@ map still points at the right lines.
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from pathlib import Path
 
-import material
-
 HINT = "//# allFunctionsCalledOnLoad\n"
 MAPPINGS = re.compile(r'("mappings"\s*:\s*")')
-THEME_SCRIPTS = Path(material.__file__).parent / "templates" / "assets" / "javascripts"
 TARGET = Path("assets") / "javascripts"
+
+
+def _theme_scripts() -> Path:
+    """Material's script folder, found without importing the theme (the pipeline imports
+    nothing of MkDocs' or its theme's: tests/pipeline/test_no_mkdocs.py)."""
+    spec = importlib.util.find_spec("material")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("mkdocs-material is not installed: run `make setup`")
+    return Path(spec.submodule_search_locations[0]) / "templates" / "assets" / "javascripts"
 
 
 def theme_bundle() -> Path:
     """The theme's bundle (its name carries a content hash that changes with Material)."""
-    found = sorted(THEME_SCRIPTS.glob("bundle.*.min.js"))
+    scripts = _theme_scripts()
+    found = sorted(scripts.glob("bundle.*.min.js"))
     if len(found) != 1:
-        raise RuntimeError(f"expected one bundle.*.min.js in {THEME_SCRIPTS}, found {found}")
+        raise RuntimeError(f"expected one bundle.*.min.js in {scripts}, found {found}")
     return found[0]
 
 
