@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,7 @@ import pytest
 
 import sims
 from ridgepoint import runtime
-from tests.browser.test_live_charts import moves
+from tests.browser.test_live_charts import chart_pairs
 
 SCRIPT = Path(__file__).with_name("expressions.mjs")
 REPO = Path(__file__).resolve().parents[2]
@@ -69,27 +68,6 @@ def test_the_cases_are_the_drivers(units: dict[str, str | None]) -> None:
 @pytest.mark.parametrize("case", CASES)
 def test_a_case_agrees_with_vega_interpreter(units: dict[str, str | None], case: str) -> None:
     assert units[case] is None, units[case]
-
-
-@cache
-def chart_pairs() -> tuple[list[tuple[str, str, str, int]], list[list[dict[str, Any]]]]:
-    """Labels (sim, input, kind, chart) and [base, next] Vega-Lite specs: every sim's charts
-    at its defaults against its charts after each input is moved one step, and to each end
-    of its range or to each choice (the pairs tests/browser/test_live_charts.py compares)."""
-    labels, pairs = [], []
-    for module in sims.sim_names():
-        sim = sims.load(module)
-        base = sim.simulate()["charts"]
-        for spec in sim.INPUTS:
-            for kind, value in moves(spec):
-                try:
-                    charts = sim.simulate(**{spec.name: value})["charts"]
-                except ValueError:
-                    continue  # refused with the other defaults
-                for index, (before, after) in enumerate(zip(base, charts, strict=False)):
-                    labels.append((module, spec.name, kind, index))
-                    pairs.append([before, after])
-    return labels, pairs
 
 
 def test_every_chart_draws_what_vega_interpreter_draws(tmp_path: Path) -> None:

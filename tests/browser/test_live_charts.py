@@ -36,10 +36,9 @@ def moves(spec: Number | Choice) -> list[tuple[str, Any]]:
 
 
 @cache
-def compared() -> tuple[list[tuple[str, str, str, int]], list[dict[str, Any]]]:
-    """Labels (sim, input, kind, chart) and Node's answers for every pair."""
-    if shutil.which("node") is None:
-        pytest.fail("node is not installed: this test runs the page's module under Node.js")
+def chart_pairs() -> tuple[list[tuple[str, str, str, int]], list[list[dict[str, Any]]]]:
+    """Labels (sim, input, kind, chart) and [base, next] Vega-Lite specs: every sim's charts
+    at its defaults against its charts after each input is moved (`moves`)."""
     labels, pairs = [], []
     for module in sims.sim_names():
         sim = sims.load(module)
@@ -53,6 +52,15 @@ def compared() -> tuple[list[tuple[str, str, str, int]], list[dict[str, Any]]]:
                 for index, (before, after) in enumerate(zip(base, charts, strict=False)):
                     labels.append((module, spec.name, kind, index))
                     pairs.append([before, after])
+    return labels, pairs
+
+
+@cache
+def compared() -> tuple[list[tuple[str, str, str, int]], list[dict[str, Any]]]:
+    """Labels (sim, input, kind, chart) and Node's answers for every pair."""
+    if shutil.which("node") is None:
+        pytest.fail("node is not installed: this test runs the page's module under Node.js")
+    labels, pairs = chart_pairs()
     done = subprocess.run(["node", "--no-warnings", str(SCRIPT)], input=json.dumps(pairs),
                           capture_output=True, text=True, cwd=REPO, check=False)
     assert done.returncode == 0, done.stderr
