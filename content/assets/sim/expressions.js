@@ -143,19 +143,20 @@ const Preparers = {
   },
 
   MemberExpression(node, self, named) {
-    const object = prepare(node.object, self, named);
     const propertyNamed = named || !node.computed;
     const known = constant(node.property, propertyNamed);
+    if (known && node.object?.type === "Identifier" && node.object.name === "datum" && !named) {
+      // datum.field and datum["field"], the commonest of all, in one closure
+      const [key] = known;
+      return (params, datum) => {
+        const value = datum[key];
+        if (DisallowedMethods.has(value)) return refuse("member", key);
+        return value;
+      };
+    }
+    const object = prepare(node.object, self, named);
     if (known) {
       const [key] = known;
-      if (node.object?.type === "Identifier" && node.object.name === "datum" && !named) {
-        // datum.field and datum["field"], the commonest of all, in one closure
-        return (params, datum) => {
-          const value = datum[key];
-          if (DisallowedMethods.has(value)) return refuse("member", key);
-          return value;
-        };
-      }
       return (params, datum, event, item) => {
         const value = object(params, datum, event, item)[key];
         if (DisallowedMethods.has(value)) return refuse("member", key);
