@@ -17,16 +17,19 @@ right after, and which waits for render-blocking CSS as a reader's eyes would.
 from __future__ import annotations
 
 import json
-import math
 import tempfile
-from dataclasses import asdict, dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from playwright.sync_api import Page, Playwright
 
 from bench.chromium import LongestTask, MainThreadTrace, profile
 from bench.server import Ledger
 from ridgepoint.runtime import browser_files
+
+T = TypeVar("T")
 
 REFERENCE_DIR = "bench-reference"
 READY_TIMEOUT_MS = 120_000
@@ -132,23 +135,44 @@ def _python_start(page: Page) -> str:
     return "main thread"
 
 
-def load(page: Page, url: str, ledger: Ledger, traced: bool) -> Load:
-    """Open `url` in `page` and measure it until Python is ready. Traced, only its longest
-    task counts (the tracer slows the page down; see cold_and_warm); untraced, all the rest."""
-    page.add_init_script(OBSERVER)
-    ledger.take()
-    trace = MainThreadTrace(page) if traced else None
+@dataclass
+class Timing:
+    """What an untraced visit measures: all of a Load but its longest task."""
+
+    chart_ms: float
+    ready_ms: float
+    bytes: int
+    python_start: str
+
+
+def _opened(page: Page, url: str) -> dict[str, float]:
+    """Open `url` in `page`, wait until its first chart is up and Python is ready, then
+    for the tail of the load; the page's marks (OBSERVER)."""
     page.goto(url, wait_until="commit")
     wait_until(page, "() => window.__bench && window.__bench.ready !== undefined"
                      " && window.__bench.chart !== undefined")
     page.wait_for_timeout(200)  # let the tail of the load (last paints, idle tasks) finish
-    longest = trace.stop(page) if trace else LongestTask(math.nan, math.nan)
     marks = page.evaluate("window.__bench")
     if "error" in marks:
         raise RuntimeError(f"{url}: a sim ended in error ({marks['error']})")
+    return marks
+
+
+def timed(page: Page, url: str, ledger: Ledger) -> Timing:
+    """A visit's times and the bytes it was sent."""
+    page.add_init_script(OBSERVER)
+    ledger.take()
+    marks = _opened(page, url)
     sent = sum(item.size for item in ledger.take())
-    return Load(marks["chart"], marks["ready"], longest.wall_ms, longest.cpu_ms, sent,
-                _python_start(page))
+    return Timing(marks["chart"], marks["ready"], sent, _python_start(page))
+
+
+def traced(page: Page, url: str) -> LongestTask:
+    """A visit's longest main-thread task, from Chromium's trace of it."""
+    page.add_init_script(OBSERVER)
+    trace = MainThreadTrace(page)
+    _opened(page, url)
+    return trace.stop(page)
 
 
 # After a first visit the site's service worker (if the page registers one) installs: it
@@ -165,17 +189,16 @@ SETTLED = """async () => {
 }"""
 
 
-def _visits(playwright: Playwright, url: str, ledger: Ledger, traced: bool
-            ) -> tuple[Load, Load]:
-    """A fresh profile's first visit (cold), then its second visit (warm)."""
+def _visits(playwright: Playwright, visit: Callable[[Page], T]) -> tuple[T, T]:
+    """`visit` measured on a fresh profile's first visit (cold), then its second (warm)."""
     with tempfile.TemporaryDirectory(prefix="bench-profile-") as folder, \
             profile(playwright, Path(folder)) as context:
         page = context.new_page()
-        cold = load(page, url, ledger, traced)
+        cold = visit(page)
         page.evaluate(SETTLED)
         page.close()
         page = context.new_page()
-        warm = load(page, url, ledger, traced)
+        warm = visit(page)
         page.close()
         return cold, warm
 
@@ -188,15 +211,11 @@ def cold_and_warm(playwright: Playwright, url: str, ledger: Ledger) -> tuple[Loa
     busy main thread: on this machine (quiet) the explainer's Python was ready in about 750 ms
     warm untraced and 1,010 ms traced, the reference's in 2,330 and 2,530 ms. So a traced
     visit would bias every ratio to the reference; only the longest task needs the trace."""
-    cold, warm = _visits(playwright, url, ledger, traced=False)
-    traced_cold, traced_warm = _visits(playwright, url, ledger, traced=True)
-    return (
-        replace(cold, longest_task_ms=traced_cold.longest_task_ms,
-                longest_task_cpu_ms=traced_cold.longest_task_cpu_ms),
-        replace(warm, longest_task_ms=traced_warm.longest_task_ms,
-                longest_task_cpu_ms=traced_warm.longest_task_cpu_ms),
+    timings = _visits(playwright, lambda page: timed(page, url, ledger))
+    tasks = _visits(playwright, lambda page: traced(page, url))
+    cold, warm = (
+        Load(timing.chart_ms, timing.ready_ms, task.wall_ms, task.cpu_ms, timing.bytes,
+             timing.python_start)
+        for timing, task in zip(timings, tasks, strict=True)
     )
-
-
-def as_dict(item: Load) -> dict[str, object]:
-    return asdict(item)
+    return cold, warm
