@@ -81,7 +81,8 @@ def _growth_figures(scales: list[buildcost.Scale]) -> list[Figure]:
         return growth_exponent(sizes, [max(cost - reference, 1e-6) for cost in costs])
 
     builds = [s.build.cpu_s for s in scales[1:]]
-    note = "of the cost above 1x; 1 is linear, 2 quadratic"
+    meaning = "of the cost above 1x; 1 is linear, 2 quadratic"
+    note = meaning
     if middle.runs > 1:
         low, high = (exponent([run, *builds[1:]], base.build.cpu_s)
                      for run in (max(middle.build_cpu_runs), min(middle.build_cpu_runs)))
@@ -97,7 +98,7 @@ def _growth_figures(scales: list[buildcost.Scale]) -> list[Figure]:
                note="the reference: the same pages, MkDocs alone"),
         Figure("build", "content check: growth exponent of cost in content",
                exponent([s.check.cpu_s for s in scales[1:]], base.check.cpu_s), "",
-               GROWTH_EXPONENT, note="of the cost above 1x; 1 is linear, 2 quadratic"),
+               GROWTH_EXPONENT, note=meaning),
     ]
 
 
