@@ -242,7 +242,7 @@ def _load_chart(rows: list[dict], mean: float) -> dict:
               "axis": {"labelAngle": 0}},
         "xOffset": {"field": "policy", "sort": list(POLICY_LABELS.values())},
         "y": {"field": "requests", "type": "quantitative", "title": "Requests served (requests)",
-              "scale": _domain([row["requests"] for row in rows])},
+              **charts.value_axis(max(row["requests"] for row in rows))},
         "color": {"field": "policy", "type": "nominal", "title": None,
                   "scale": {"domain": list(POLICY_LABELS.values())},
                   "legend": {"orient": "top"}},
