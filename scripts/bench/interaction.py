@@ -8,9 +8,12 @@ bench types into a control (or picks an option) as a reader would, by firing the
 for those inputs) and the page's layout is up to date. So a change measures the worker's
 run (Python), the message round trip, and the chart update in the page.
 
-The controls take turns, each moving one step away from its default and back (a choice to
-another option and back). The first round over every control is warm-up (it loads the
-chart library and builds each chart's view); then CHANGES changes are timed.
+A reader reaches for a control (a pointer over it, a click, a Tab) before changing it, and
+the page gets ready then (widget.js, prepare). So the bench first focuses the controls,
+waits THINK_MS, and times the first change on its own: what a reader's first change costs.
+The controls then take turns, each moving one step away from its default and back (a
+choice to another option and back). A round over every control is warm-up; then CHANGES
+changes are timed.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from bench.stats import percentile
 from sims.contract import Choice, Number, defaults
 
 CHANGES = 40
+THINK_MS = 1000  # from reaching for the controls to the first change
 CHANGE_TIMEOUT_MS = 10_000
 _SIM_ELEMENT = re.compile(r'data-sim="(?P<module>\w+)" data-key="(?P<key>[\w-]+)"')
 
@@ -58,6 +62,15 @@ async ([key, name, value, timeout]) => {
 }
 """
 
+# Focus the controls of one widget, as a reader's pointer or Tab key does before a change.
+REACH = """
+(key) => {
+  const field = document.querySelector(`[data-key="${key}"] form.sim-controls`)
+    .querySelector("input, select");
+  field.focus();
+}
+"""
+
 
 @dataclass
 class Interaction:
@@ -65,6 +78,7 @@ class Interaction:
 
     module: str
     page: str
+    first_ms: float  # the first change, THINK_MS after focusing the controls
     p50_ms: float
     p95_ms: float
     max_ms: float
@@ -120,7 +134,8 @@ def _url(base: str, page: str, key: str, names: list[str], module: str) -> str:
 
 def measure(context: BrowserContext, base: str, site: Path, module: str, page_path: str,
             changes: int = CHANGES) -> Interaction:
-    """Open the sim's page and time `changes` changes after a warm-up round."""
+    """Open the sim's page and time its first change, then `changes` changes after a
+    warm-up round."""
     names = shown_inputs(site, page_path, module)
     values = defaults(sims.load(module).INPUTS)
     steps = [(name, value) for name in names
@@ -130,13 +145,16 @@ def measure(context: BrowserContext, base: str, site: Path, module: str, page_pa
         page.add_init_script(OBSERVER)
         page.goto(_url(base, page_path, module, names, module))
         wait_until(page, "() => window.__bench && window.__bench.ready !== undefined")
+        page.evaluate(REACH, module)
+        page.wait_for_timeout(THINK_MS)
+        first = page.evaluate(CHANGE, [module, *steps[0], CHANGE_TIMEOUT_MS])
         durations = []
-        for index in range(len(steps) + changes):
+        for index in range(1, 1 + len(steps) + changes):
             name, value = steps[index % len(steps)]
             took = page.evaluate(CHANGE, [module, name, value, CHANGE_TIMEOUT_MS])
-            if index >= len(steps):
+            if index > len(steps):
                 durations.append(took)
     finally:
         page.close()
-    return Interaction(module, page_path, percentile(durations, 0.5),
+    return Interaction(module, page_path, first, percentile(durations, 0.5),
                        percentile(durations, 0.95), max(durations), len(durations))

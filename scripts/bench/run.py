@@ -161,6 +161,8 @@ def interaction_group(playwright: Playwright, base: str, site: Path,
             results.append(interaction.measure(context, base, site, module, page))
     figures = []
     for result in results:
+        figures.append(Figure("interaction", f"{result.module}: first change", result.first_ms,
+                              "ms", note=f"{interaction.THINK_MS} ms after focusing the controls"))
         figures.append(Figure("interaction", f"{result.module}: p50", result.p50_ms, "ms"))
         figures.append(Figure("interaction", f"{result.module}: p95", result.p95_ms, "ms",
                               INTERACTION_P95_MS,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import re
 import urllib.request
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, Route, expect
@@ -20,6 +21,9 @@ BATCH = "#sim-batching-batch_size"  # the slider; its exact-value box follows it
 BATCH_BOX = f"{BATCH} + input.sim-value"
 
 pytestmark = pytest.mark.browser
+
+WIDGET = Path(__file__).resolve().parents[2] / "content" / "assets" / "sim" / "widget.js"
+WARM_UP_RUNS = int(re.search(r"const WARM_UP_RUNS = (\d+);", WIDGET.read_text()).group(1))
 
 
 def expected(**inputs: object) -> list[list[str]]:
@@ -118,6 +122,47 @@ def test_changing_batch_size_changes_the_summary_and_the_chart(page: Page, base_
     expect(live).to_have_attribute("data-kept", "yes")
     expect(page.locator(f"{SIM} .sim-output")).to_have_attribute("data-stale", "false")
     assert live.inner_html() != before
+
+
+def test_reaching_for_a_control_gets_the_live_charts_ready_behind_the_prerendered_ones(
+    page: Page, base_url: str, recorder: Recorder
+) -> None:
+    """Focus (or a pointer) on the controls loads the chart library and builds the live
+    views, hidden; the prerendered charts stay until the first change replaces them."""
+    open_page(page, base_url)
+    figures = page.locator(f"{SIM} figure.sim-chart")
+    assert not any(url.endswith("/vega.min.js") for url in recorder.requests)
+    page.focus(BATCH_BOX)
+    pending = page.locator(f"{SIM} figure.sim-chart > .sim-chart-pending svg")
+    expect(pending).to_have_count(2, timeout=15_000)
+    expect(page.locator(f"{SIM} figure.sim-chart > svg")).to_have_count(2)  # still shown
+    assert not figures.first.locator(".sim-chart-pending").is_visible()
+    # The worker has run the sim ahead too (V8 optimises Python's hot paths as they run).
+    worker = next(worker for worker in page.workers if worker.url.endswith("/sim/worker.js"))
+    for _ in range(150):
+        if worker.evaluate("self.ridgepoint.warmRuns") >= WARM_UP_RUNS:
+            break
+        page.wait_for_timeout(100)
+    assert worker.evaluate("self.ridgepoint.warmRuns") == WARM_UP_RUNS
+    assert shown(page) == expected()  # and no result of those runs was shown
+    # Laid out already, at the width it keeps once shown: revealing it moves nothing.
+    width = "svg => svg.getBoundingClientRect().width"
+    widths = [pending.nth(index).evaluate(width) for index in range(2)]
+    assert min(widths) > 0
+    pending.first.evaluate("svg => { svg.dataset.prepared = 'yes'; }")
+    ids = page.eval_on_selector_all("[id]", "all => all.map(e => e.id)")
+    assert len(ids) == len(set(ids))  # the hidden charts have no title ids yet
+    page.fill(BATCH_BOX, "8")
+    wait_for_summary(page, expected(batch_size=8))
+    live = page.locator(f"{SIM} figure.sim-chart > .sim-chart-live svg")
+    expect(live).to_have_count(2)
+    expect(live.first).to_have_attribute("data-prepared", "yes")  # the view built ahead
+    expect(live.first).to_be_visible()
+    assert [live.nth(index).evaluate(width) for index in range(2)] == widths
+    expect(page.locator(f"{SIM} figure.sim-chart > svg")).to_have_count(0)
+    expect(page.locator(f"{SIM} .sim-chart-pending")).to_have_count(0)
+    assert live.first.locator("title").text_content() == (
+        sims.load("batching").simulate(batch_size=8)["charts"][0]["title"])
 
 
 def test_the_latest_input_wins(page: Page, base_url: str) -> None:

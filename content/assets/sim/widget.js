@@ -5,8 +5,10 @@
 // sims files it needs). This script enables the controls, starts one Python worker for the
 // whole page, reruns the sim on every change (at most one run in flight per sim; the
 // latest input wins), and keeps the inputs in the URL so a scenario can be shared. The
-// chart library is only fetched once live charts are needed: until the inputs differ from
-// the prerendered ones, the prerendered SVG is the chart.
+// chart library is only fetched once the reader reaches for the controls (a pointer over
+// them, or focus): the live charts are then built, hidden, and the worker warms up, so the
+// first change is quick. Until the inputs differ from the prerendered ones, the
+// prerendered SVG is the chart.
 //
 // data-state on each sim: prerendered -> loading -> ready, or error (reason shown).
 // A run that takes too long is stopped: the worker is terminated and a new one started, the
@@ -25,6 +27,9 @@ const LIVE = "Live: change any input and the results follow.";
 // Sims answer in milliseconds; a run still going after this is stuck. Tests shorten it by
 // setting window.ridgepointRunTimeoutMs before this script runs.
 const RUN_TIMEOUT_MS = 5000;
+// Runs the worker makes ahead of the reader's first change, so that V8 has compiled Python's
+// hot paths by then (worker.js, warm): the first twenty runs of a sim take 2-4x longer.
+const WARM_UP_RUNS = 20;
 
 function runTimeout() {
   return Number(window.ridgepointRunTimeoutMs) || RUN_TIMEOUT_MS;
@@ -136,6 +141,22 @@ function setText(element, text) {
   if (element.textContent !== text) element.textContent = text;
 }
 
+// A chart's Vega view, drawn into `container`; with its lifted spec (livechart.js), whose
+// shape says which later specs the view can draw, and text, which says whether one differs.
+async function newView(lib, spec, container, lifted = lib.live.lift(spec),
+  shape = lib.live.shape(lifted), text = JSON.stringify(lifted)) {
+  const compiled = lib.vegaLite.compile(lib.live.sized(lifted)).spec;
+  const runtime = lib.vega.parse(compiled, null, { ast: true });
+  const view = new lib.vega.View(runtime, { expr: lib.expr, renderer: "svg", container, hover: true });
+  try {
+    await view.runAsync();
+  } catch (error) {
+    view.finalize();
+    throw error;
+  }
+  return { view, shape, lifted, text, container };
+}
+
 // -- one embedded sim -------------------------------------------------------------------------
 
 class Sim {
@@ -147,7 +168,10 @@ class Sim {
     this.values = { ...this.config.start };
     this.shown = { ...this.config.start }; // the inputs the visible results belong to
     this.controls = new Map();
-    this.charts = []; // per chart: {view, shape}
+    this.charts = []; // per chart: {view, shape, lifted, text, container, pending}
+    this.chartWork = Promise.resolve(); // the chart operation in progress (drawCharts)
+    this.shownResult = null; // the live result the prerendered charts still stand for
+    this.intent = false; // the reader has reached for the controls (prepare)
     this.state = "prerendered";
     this.running = false;
     this.dirty = false;
@@ -198,9 +222,10 @@ class Sim {
   bindControls() {
     const form = this.element.querySelector("form.sim-controls");
     form.addEventListener("submit", (event) => event.preventDefault());
-    // Interaction is about to begin: fetch the chart library while the reader decides.
-    form.addEventListener("pointerdown", () => loadCharts(), { once: true });
-    form.addEventListener("focusin", () => loadCharts(), { once: true });
+    // Interaction is about to begin: get the charts ready while the reader decides.
+    for (const type of ["pointerover", "pointerdown", "focusin"]) {
+      form.addEventListener(type, () => this.prepare(), { once: true });
+    }
     for (const name of this.config.show) {
       const box = this.element.querySelector(`[data-input="${name}"]`);
       const control = {
@@ -386,6 +411,9 @@ class Sim {
     // The prerendered SVGs show exactly these inputs' charts until the inputs change.
     if (this.charts.length || !sameInputs(inputs, this.config.start)) {
       await this.renderCharts(result.charts);
+    } else {
+      this.shownResult = result;
+      if (this.intent) this.prepareCharts(result.charts);
     }
     this.shown = inputs;
     this.markStale();
@@ -454,47 +482,104 @@ class Sim {
     }));
   }
 
-  async renderCharts(specs) {
-    const lib = await loadCharts();
-    await Promise.all(specs.map(async (spec, index) => {
-      const figure = this.element.querySelector(`figure.sim-chart[data-chart="${index}"]`);
-      if (!figure) return;
-      // What the sim varies with its inputs (rows, reference values, titles) is set apart
-      // (livechart.js): when the rest, the shape, is unchanged the view is kept and given
-      // the new rows and values, an order of magnitude cheaper than building a new view.
-      const next = lib.live.lift(spec);
-      const shape = lib.live.shape(next);
-      const current = this.charts[index];
-      const text = JSON.stringify(next);
-      const id = `${this.element.id}-chart${index}`;
-      if (current && shape !== null && current.shape === shape) {
-        if (text === current.text) return; // the same chart: nothing to draw
-        lib.live.update(current.view, current.lifted, next);
-        await current.view.runAsync();
-        const svg = figure.querySelector("svg");
-        if (svg) describeChart(svg, spec, id);
-        this.charts[index] = { ...current, lifted: next, text };
-        return;
+  // The reader is about to change an input (a pointer over the controls, or focus). The
+  // first change would otherwise wait for the chart library and then build every chart's
+  // view, a few hundred milliseconds before anything moves. Both happen now instead, on the
+  // live result the prerendered charts show, in hidden containers that the first change
+  // updates and reveals. Until then the prerendered SVG stays the chart.
+  prepare() {
+    if (this.intent || this.state === "error") return;
+    this.intent = true;
+    loadCharts().catch(() => {}); // a failure is reported by the first change that needs it
+    if (this.shownResult) this.prepareCharts(this.shownResult.charts);
+    getWorker().postMessage({
+      type: "warm", module: this.config.module, inputs: { ...this.values }, runs: WARM_UP_RUNS,
+    });
+  }
+
+  prepareCharts(specs) {
+    this.drawCharts(async () => {
+      if (this.charts.length) return; // live already
+      try {
+        const lib = await loadCharts();
+        for (const [index, spec] of specs.entries()) {
+          const figure = this.element.querySelector(`figure.sim-chart[data-chart="${index}"]`);
+          if (!figure) continue;
+          const container = document.createElement("div");
+          container.className = "sim-chart-pending";
+          figure.append(container);
+          try {
+            this.charts[index] = { ...(await newView(lib, spec, container)), pending: true };
+          } catch (error) {
+            container.remove();
+            throw error;
+          }
+        }
+      } catch {
+        // Not ready ahead, then: the first change builds the charts and reports any failure.
+        for (const chart of this.charts) {
+          chart?.view.finalize();
+          chart?.container.remove();
+        }
+        this.charts = [];
       }
-      current?.view.finalize();
-      const compiled = lib.vegaLite.compile(lib.live.sized(next)).spec;
-      const runtime = lib.vega.parse(compiled, null, { ast: true });
-      const container = document.createElement("div");
-      container.className = "sim-chart-live";
-      figure.replaceChildren(container);
-      const view = new lib.vega.View(runtime, { expr: lib.expr, renderer: "svg", container, hover: true });
-      await view.runAsync();
-      const svg = container.querySelector("svg");
+    });
+  }
+
+  // Chart views are built and updated one operation at a time: a change that arrives while
+  // the charts are being prepared waits for them, then updates the views prepared.
+  drawCharts(work) {
+    const done = this.chartWork.then(work);
+    this.chartWork = done.catch(() => {});
+    return done;
+  }
+
+  renderCharts(specs) {
+    return this.drawCharts(async () => {
+      const lib = await loadCharts();
+      await Promise.all(specs.map((spec, index) => this.renderChart(lib, spec, index)));
+    });
+  }
+
+  async renderChart(lib, spec, index) {
+    const figure = this.element.querySelector(`figure.sim-chart[data-chart="${index}"]`);
+    if (!figure) return;
+    // What the sim varies with its inputs (rows, reference values, titles) is set apart
+    // (livechart.js): when the rest, the shape, is unchanged the view is kept and given
+    // the new rows and values, an order of magnitude cheaper than building a new view.
+    const next = lib.live.lift(spec);
+    const shape = lib.live.shape(next);
+    const current = this.charts[index];
+    const text = JSON.stringify(next);
+    const id = `${this.element.id}-chart${index}`;
+    if (current && shape !== null && current.shape === shape) {
+      if (text === current.text) return; // the same chart: nothing to draw
+      lib.live.update(current.view, current.lifted, next);
+      await current.view.runAsync();
+      if (current.pending) {
+        // The prerendered SVG goes; the live one, laid out already, stays where it is.
+        for (const child of [...figure.children]) if (child !== current.container) child.remove();
+        current.container.className = "sim-chart-live";
+      }
+      const svg = current.container.querySelector("svg");
       if (svg) describeChart(svg, spec, id);
-      this.charts[index] = { view, shape, lifted: next, text };
-    }));
+      this.charts[index] = { ...current, lifted: next, text, pending: false };
+      return;
+    }
+    current?.view.finalize();
+    const container = document.createElement("div");
+    container.className = "sim-chart-live";
+    figure.replaceChildren(container);
+    this.charts[index] = await newView(lib, spec, container, next, shape, text);
+    const svg = container.querySelector("svg");
+    if (svg) describeChart(svg, spec, id);
   }
 
   dispose() {
     clearTimeout(this.urlTimer);
     clearTimeout(this.fadeTimer);
     clearTimeout(this.watchdog);
-    for (const chart of this.charts) chart.view.finalize();
+    for (const chart of this.charts) chart?.view.finalize();
     this.charts = [];
     for (const [id, sim] of runs) if (sim === this) runs.delete(id);
   }

@@ -8,6 +8,7 @@
 //
 // Messages in:   {type: "load", module, files}        fetch + import a sim (once)
 //                {type: "run", id, module, inputs}    run it
+//                {type: "warm", module, inputs, runs} run it `runs` times, answering nothing
 // Messages out:  {type: "progress", step, of, text}   while Python starts
 //                {type: "loaded", module} / {type: "failed", module, message}
 //                {type: "result", id, payload}        payload: JSON text from sims._runner.run
@@ -87,7 +88,7 @@ const files = new Map(); // sims file -> Promise, so shared modules are fetched 
 const modules = new Map(); // module -> Promise of its import
 
 const python = start();
-self.ridgepoint = { python, start: startInfo };
+self.ridgepoint = { python, start: startInfo, warmRuns: 0 }; // warmRuns: see warm()
 
 function progress(step, text) {
   post({ type: "progress", step, of: STEPS, text });
@@ -253,8 +254,26 @@ self.onmessage = async (event) => {
       payload = JSON.stringify({ ok: false, kind: "sim", message: lastLine(error) });
     }
     post({ type: "result", id: message.id, payload });
+  } else if (message.type === "warm") {
+    warm(message.module, message.inputs, message.runs).catch(() => {}); // only a head start
   }
 };
+
+// A sim's first runs in a new worker are two to four times slower than its later ones: V8
+// compiles the hot parts of Python's wasm (the interpreter loop above all) to optimised code
+// only once they have run for a while. The page asks for a few runs whose results nobody
+// reads when the reader reaches for the controls, so that the reader's first changes are
+// not the slow ones. Each run is a task of its own: a real run that arrives meanwhile waits
+// for one of these at most.
+async function warm(module, inputs, runs) {
+  const run = await loadModule(module, []);
+  const text = JSON.stringify(inputs);
+  for (let done = 0; done < runs; done++) {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    run(module, text);
+    self.ridgepoint.warmRuns++;
+  }
+}
 
 function fatal(error) {
   post({ type: "fatal", message: lastLine(error) });
