@@ -138,3 +138,80 @@ def test_admonition_bodies_and_list_items_are_prose() -> None:
 def test_links_survive_markdown_rendering_in_emphasis() -> None:
     html = markdown.markdown(link("**Goodput** matters."), extensions=EXTENSIONS)
     assert re.search(r'<strong><a href="[^"]+#goodput" title="[^"]+">Goodput</a></strong>', html)
+
+
+def linked(terms: list[Term], text: str) -> list[tuple[str, str]]:
+    """(slug, linked text) of each link a linker for `terms` makes in `text`."""
+    found = re.findall(r'\[([^\]]*)\]\([^)#]*#([\w-]+) "', TermLinker(terms).link(text, GLOSSARY))
+    return [(slug, words) for words, slug in found]
+
+
+def term(slug: str, name: str, abbreviation: str | None = None) -> Term:
+    return Term(slug, name, f"About {name}.", ("latency",), abbreviation)
+
+
+KV = [
+    term("kv-cache", "KV cache"),
+    term("kv-cache-hit-rate", "KV cache hit rate"),
+    term("kv", "Key value", "KV"),
+]
+
+
+def test_any_spacing_between_a_names_words_and_a_plural_of_the_whole_name() -> None:
+    text = "Time  to\tfirst\n   token matters, as do service\nlevel  objectives."
+    assert linked(TERMS, text) == [
+        ("ttft", "Time  to\tfirst\n   token"),
+        ("slo", "service\nlevel  objectives"),
+    ]
+
+
+def test_the_plural_is_a_lower_case_s_and_abbreviations_keep_their_case() -> None:
+    text = "GOODPUTS, TTFTS, Ttft and ttft; then Goodputs and TTFTs."
+    assert linked(TERMS, text) == [("goodput", "Goodputs"), ("ttft", "TTFTs")]
+
+
+def test_a_name_that_starts_a_longer_one_is_linked_where_the_longer_stops() -> None:
+    text = "A KV cache hit is not a KV cache hit rate, nor are KV stores."
+    assert linked(KV, text) == [
+        ("kv-cache", "KV cache"),
+        ("kv-cache-hit-rate", "KV cache hit rate"),
+        ("kv", "KV"),
+    ]
+    text = "KV cache hit rates fall as the KV cache grows."
+    assert linked(KV, text) == [
+        ("kv-cache-hit-rate", "KV cache hit rates"),
+        ("kv-cache", "KV cache"),
+    ]
+
+
+def test_names_with_punctuation_and_hyphens_are_whole_words() -> None:
+    terms = [term("cpp", "C++ kernel"), term("prefill", "Pre-fill"), term("us", "U.S. region")]
+    text = "A non-pre-fill, pre-fill-heavy C++ kernel in two U.S. regions pre-fills."
+    assert linked(terms, text) == [
+        ("cpp", "C++ kernel"),
+        ("us", "U.S. regions"),
+        ("prefill", "pre-fills"),
+    ]
+
+
+def test_case_is_ignored_as_the_regex_engine_ignores_it() -> None:
+    """Capital sharp s matches "ß" and long s matches "s", but "ss" does not match "ß"."""
+    terms = [term("strasse", "Straße"), TERMS[0]]
+    text = "The STRAẞE is long, as is the Time to firſt token."
+    assert linked(terms, text) == [("strasse", "STRAẞE"), ("ttft", "Time to firſt token")]
+    assert linked(terms, "A Strasse; the TIME TO FIRST TOKEN.") == [
+        ("ttft", "TIME TO FIRST TOKEN")
+    ]
+
+
+def test_a_linker_links_each_page_as_a_fresh_one_would() -> None:
+    """It remembers what the words it has read told it; a later page is unaffected."""
+    pages = [
+        "cache hit rates and a KV cache hit rate.",
+        "KV cache hit rates, a KV cache.",
+        "KV stores; the KV cache hit.",
+    ] * 2
+    linker = TermLinker(KV)
+    assert [linker.link(page, GLOSSARY) for page in pages] == [
+        TermLinker(KV).link(page, GLOSSARY) for page in pages
+    ]
