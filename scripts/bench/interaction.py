@@ -147,14 +147,11 @@ def measure(context: BrowserContext, base: str, site: Path, module: str, page_pa
         wait_until(page, "() => window.__bench && window.__bench.ready !== undefined")
         page.evaluate(REACH, module)
         page.wait_for_timeout(THINK_MS)
-        first = page.evaluate(CHANGE, [module, *steps[0], CHANGE_TIMEOUT_MS])
-        durations = []
-        for index in range(1, 1 + len(steps) + changes):
-            name, value = steps[index % len(steps)]
-            took = page.evaluate(CHANGE, [module, name, value, CHANGE_TIMEOUT_MS])
-            if index > len(steps):
-                durations.append(took)
+        times = [page.evaluate(CHANGE, [module, *steps[index % len(steps)], CHANGE_TIMEOUT_MS])
+                 for index in range(1 + len(steps) + changes)]
     finally:
         page.close()
+    # The first change, then a warm-up round over every step, then the timed changes.
+    first, durations = times[0], times[1 + len(steps):]
     return Interaction(module, page_path, first, percentile(durations, 0.5),
                        percentile(durations, 0.95), max(durations), len(durations))

@@ -170,7 +170,7 @@ class Sim {
     this.controls = new Map();
     this.charts = []; // per chart: {view, shape, lifted, text, container, pending}
     this.chartWork = Promise.resolve(); // the chart operation in progress (drawCharts)
-    this.shownResult = null; // the live result the prerendered charts still stand for
+    this.shownCharts = null; // the live charts the prerendered ones still stand for
     this.intent = false; // the reader has reached for the controls (prepare)
     this.state = "prerendered";
     this.running = false;
@@ -412,7 +412,7 @@ class Sim {
     if (this.charts.length || !sameInputs(inputs, this.config.start)) {
       await this.renderCharts(result.charts);
     } else {
-      this.shownResult = result;
+      this.shownCharts = result.charts;
       if (this.intent) this.prepareCharts(result.charts);
     }
     this.shown = inputs;
@@ -491,7 +491,7 @@ class Sim {
     if (this.intent || this.state === "error") return;
     this.intent = true;
     loadCharts().catch(() => {}); // a failure is reported by the first change that needs it
-    if (this.shownResult) this.prepareCharts(this.shownResult.charts);
+    if (this.shownCharts) this.prepareCharts(this.shownCharts);
     getWorker().postMessage({
       type: "warm", module: this.config.module, inputs: { ...this.values }, runs: WARM_UP_RUNS,
     });
