@@ -10,10 +10,11 @@ to schedule it, both iteration-level:
   decode tokens plus one chunk. The streams keep getting a token each step; the prompt's
   first token comes at the end of the step holding its last slice.
 
-Why the ridge point is the natural chunk: a step is priced by the shared roofline
-(`sims.physics.step_cost`). Below the GPU's ridge in tokens the step costs about one read
-of the weights however many tokens it carries, so prompt tokens ride for almost free;
-above it each extra token adds compute time, and the streams' gap grows with the chunk.
+Why the ridge point is the natural chunk: a step is priced operator by operator by the
+shared physics (`sims.physics.step_cost`). Below the GPU's ridge in tokens the step costs
+about one read of the weights however many tokens it carries, so prompt tokens ride for
+little; above it each extra token adds compute time, and the streams' gap grows with the
+chunk.
 Smaller chunks keep the gap at a plain decode step but need more steps, each paying the
 weight read again, so the prompt waits longer for its first token.
 
@@ -42,8 +43,11 @@ from sims.physics import (
     TP_DEGREES,
     Gpu,
     Model,
+    Precision,
     Work,
+    check_group,
     memory_fit,
+    precision_for,
     ridge_tokens,
     step_cost,
 )
@@ -85,7 +89,7 @@ INPUTS = (
            unit="tokens",
            help=f"Prompt tokens per step: 0 for the GPU's ridge point, else at least "
                 f"{MIN_CHUNK_TOKENS}."),
-    Choice("model", "Model", "llama-3-70b", tuple(MODELS)),
+    Choice("model", "Model", "llama-3.1-70b", tuple(MODELS)),
     Choice("gpu", "GPU", "h200", tuple(GPUS)),
     Choice("tp", "Tensor-parallel GPUs", "2", tuple(str(t) for t in TP_DEGREES),
            help="GPUs the model is split over."),
@@ -101,6 +105,7 @@ METRICS = {
     "unchunked_ttft_s": "Prefill alone: time to the prompt's first token (s)",
     "chunked_ttft_s": "Chunked: time to the prompt's first token (s)",
     "fits": "Weights and every KV cache fit on the GPUs",
+    "memory": "Memory each GPU needs, against what it can use",
 }
 
 
@@ -122,12 +127,13 @@ class Setup:
     gpu: Gpu
     model: Model
     tp: int
+    precision: Precision
     streams: int
     context_tokens: int
     prompt_tokens: int
 
     def step_s(self, work: list[Work]) -> float:
-        return step_cost(self.gpu, self.model, work, self.tp).time_s
+        return step_cost(self.gpu, self.model, work, self.tp, self.precision).time_s
 
     def decodes(self) -> Work:
         return Work(1, self.context_tokens, count=self.streams)
@@ -170,31 +176,16 @@ def prefill_alone(setup: Setup) -> list[Step]:
 def slice_times(setup: Setup, chunk: int) -> list[float]:
     """How long each step of the chunked prefill takes, in order.
 
-    Step k carries every decode plus prompt tokens [k*chunk, (k+1)*chunk). Only the last
-    slice needs logits (its final position samples the first token). For the slices before
-    it, the step's FLOPs and bytes grow linearly with k (attention over, and KV reads of,
-    the slices already done), so its compute and memory times do too. Pricing the first and
-    the last of them and interpolating each is exact, and keeps the chunk-size sweep to a
-    few roofline calls per size; the tests check it against pricing every step.
+    Step k carries every decode plus prompt tokens [k*chunk, (k+1)*chunk); only the last
+    slice needs logits (its final position samples the first token). Later slices cost more:
+    they attend to, and read the KV of, the slices already done.
     """
     full = (setup.prompt_tokens - 1) // chunk  # slices before the last one
     final = setup.prompt_tokens - full * chunk
-    cost = functools.partial(step_cost, setup.gpu, setup.model, tp=setup.tp)
-    last = cost([setup.decodes(), Work(final, full * chunk, logit_tokens=1)]).time_s
-    if full == 0:
-        return [last]
-    first = cost([setup.decodes(), Work(chunk, 0, logit_tokens=0)])
-    end = cost([setup.decodes(), Work(chunk, (full - 1) * chunk, logit_tokens=0)])
-    compute, memory, allreduce = first.compute_s, first.memory_s, first.allreduce_s
-    grow_compute, grow_memory = end.compute_s - compute, end.memory_s - memory
-    steps = max(full - 1, 1)  # one slice before the last: k = 0 only, so f = 0
-    times = []
-    for k in range(full):
-        f = k / steps
-        compute_s, memory_s = compute + f * grow_compute, memory + f * grow_memory
-        # max(compute_s, memory_s) written out: a call per slice is dear in a browser
-        times.append((memory_s if memory_s > compute_s else compute_s) + allreduce)
-    times.append(last)
+    decodes = setup.decodes()
+    times = [setup.step_s([decodes, Work(chunk, k * chunk, logit_tokens=0)])
+             for k in range(full)]
+    times.append(setup.step_s([decodes, Work(final, full * chunk, logit_tokens=1)]))
     return times
 
 
@@ -305,8 +296,11 @@ def simulate(
             f"expected 0 (the ridge point) or from {MIN_CHUNK_TOKENS} to {MAX_CHUNK_TOKENS} "
             f"tokens, got {chunk_tokens}",
         )
-    setup = Setup(GPUS[gpu], MODELS[model], int(tp), streams, context_tokens, prompt_tokens)
-    ridge = ridge_tokens(setup.gpu, setup.model)
+    chip, shape = GPUS[gpu], MODELS[model]
+    check_group(chip, shape, int(tp))
+    setup = Setup(chip, shape, int(tp), precision_for(chip, shape), streams, context_tokens,
+                  prompt_tokens)
+    ridge = ridge_tokens(setup.gpu, setup.model, setup.precision)
     chunk = chunk_tokens or ridge
 
     alone = prefill_alone(setup)
@@ -336,9 +330,8 @@ def simulate(
         lead + steps + decode_after(setup, steps, int((end - steps[-1].end) / decode_s) + 1)
         for steps in (alone, sliced)
     ]
-    fit = memory_fit(
-        setup.gpu, setup.model, streams * (context_tokens + 1) + prompt_tokens, setup.tp
-    )
+    fit = memory_fit(setup.gpu, setup.model, streams, context_tokens + 1, setup.tp,
+                     setup.precision, more=[(1, prompt_tokens + 1)])
     return {
         "summary": {
             "ridge_chunk_tokens": ridge,
@@ -350,10 +343,11 @@ def simulate(
             "unchunked_ttft_s": ttft(alone),
             "chunked_ttft_s": ttft(sliced),
             "fits": fit.fits,
+            "memory": fit.reason,
         },
         "charts": [
             _timeline(
-                "Prefill alone: every stream waits",
+                f"Prefill alone: every stream waits{fit.flag}",
                 f"Token times of {streams} decoding streams and the long prompt when its "
                 f"{prompt_tokens}-token prefill runs as a step of its own, from "
                 f"{LEAD_STEPS} steps before it arrives (time 0).",
