@@ -159,6 +159,29 @@ class _Step:
         if self.parts is not None:
             self.parts[part] = self.parts.get(part, 0.0) + time
 
+    def cost(self, collectives: int = 0, collective_s: float = 0.0) -> StepCost:
+        return StepCost(self.flops, self.bytes, self.compute, self.memory, self.ops,
+                        collectives, collective_s)
+
+    def attention(self, layers: float, heads: int, kv_heads: int, head_dim: int,
+                  new: float, pairs: float, cached: float, activation_bytes: float,
+                  kv_bytes: float, rate: float, share: tuple[float, float, float],
+                  bandwidth: float) -> None:
+        """`layers` copies of grouped-query attention: 4 * heads * head_dim FLOPs per
+        attended pair (scores and the weighted sum of values), the new tokens' queries and
+        outputs moved once, every cached token's K and V read once."""
+        self.add(ATTENTION, layers, 4 * heads * head_dim * pairs,
+                 new * 2 * heads * head_dim * activation_bytes,
+                 cached * 2 * kv_heads * head_dim * kv_bytes, rate, share, bandwidth)
+
+    def matmul(self, part: str, layers: float, tokens: float, k: int, n: int,
+               weight_bytes: float, activation_bytes: float, rate: float,
+               share: tuple[float, float, float], bandwidth: float) -> None:
+        """`layers` copies of a (tokens x k) @ (k x n) matmul: its weights read once, its
+        input and output activations once."""
+        self.add(part, layers, 2 * tokens * k * n, k * n * weight_bytes,
+                 tokens * (k + n) * activation_bytes, rate, share, bandwidth)
+
 
 class Pricer:
     """Everything about a step that does not depend on its work, worked out once for one
@@ -227,9 +250,7 @@ class Pricer:
         if new:
             self._layers(step, new, pairs, cached, absorbed, expanded)
             self._edges(step, new, logits)
-        calls, waiting = self._collectives(new)
-        return StepCost(step.flops, step.bytes, step.compute, step.memory, step.ops, calls,
-                        waiting)
+        return step.cost(*self._collectives(new))
 
     def _layers(self, step: _Step, new: int, pairs: dict[int, float], cached: dict[int, int],
                 absorbed: list, expanded: list) -> None:
@@ -240,26 +261,19 @@ class Pricer:
             rope_width = model.heads * model.rope_head_dim + model.rope_head_dim
         else:
             hd = model.head_dim
-            qkv = model.hidden * (model.heads + 2 * model.kv_heads) * hd
-            out = model.heads * hd * model.hidden
-            step.add(PROJECTIONS, layers, 2 * qkv * new, qkv * w,
-                     new * (model.hidden + (model.heads + 2 * model.kv_heads) * hd) * a,
-                     rate, self.split, bw)
-            step.add(PROJECTIONS, layers, 2 * out * new, out * w,
-                     new * 2 * model.heads * hd * a, rate, self.split, bw)
-            per_layer = model.kv_values_per_token_layer * self.kv
+            step.matmul(PROJECTIONS, layers, new, model.hidden,
+                        (model.heads + 2 * model.kv_heads) * hd, w, a, rate, self.split, bw)
+            step.matmul(PROJECTIONS, layers, new, model.heads * hd, model.hidden, w, a, rate,
+                        self.split, bw)
             for kind, count in model.groups:
-                step.add(ATTENTION, count, 4 * model.heads * hd * pairs[kind.window],
-                         new * 2 * model.heads * hd * a, cached[kind.window] * per_layer,
-                         self.attention_rate, self.attention, bw)
+                step.attention(count, model.heads, model.kv_heads, hd, new, pairs[kind.window],
+                               cached[kind.window], a, self.kv, self.attention_rate,
+                               self.attention, bw)
             rope_width = (model.heads + model.kv_heads) * hd
         dense = layers - model.moe_layers
         if dense:
-            up, down = 2 * model.hidden * model.ffn, model.ffn * model.hidden
-            step.add(MLP, dense, 2 * up * new, up * w, new * (model.hidden + 2 * model.ffn) * a,
-                     rate, self.split, bw)
-            step.add(MLP, dense, 2 * down * new, down * w, new * (model.ffn + model.hidden) * a,
-                     rate, self.split, bw)
+            step.matmul(MLP, dense, new, model.hidden, 2 * model.ffn, w, a, rate, self.split, bw)
+            step.matmul(MLP, dense, new, model.ffn, model.hidden, w, a, rate, self.split, bw)
             self._elementwise(step, dense, new, rope_width, model.ffn)
         if layers - dense:
             self._experts(step, layers - dense, new)
@@ -278,14 +292,10 @@ class Pricer:
         model, a, w, bw = self.model, self.a, self.w, self.bandwidth
         layers, rate, heads = model.layers, self.rate["weights"], model.heads
         qk, lora = model.nope_head_dim + model.rope_head_dim, model.kv_lora_rank
-        down = model.hidden * (model.q_lora_rank + lora + model.rope_head_dim)  # replicated
-        step.add(PROJECTIONS, layers, 2 * down * new, down * w,
-                 new * (model.hidden + model.q_lora_rank + lora + model.rope_head_dim) * a,
-                 rate, self.whole, bw)
-        q_in = model.q_lora_rank or model.hidden
-        q_up = q_in * heads * qk
-        step.add(PROJECTIONS, layers, 2 * q_up * new, q_up * w, new * (q_in + heads * qk) * a, rate,
-                 self.split, bw)
+        step.matmul(PROJECTIONS, layers, new, model.hidden,  # the down-projections: replicated
+                    model.q_lora_rank + lora + model.rope_head_dim, w, a, rate, self.whole, bw)
+        step.matmul(PROJECTIONS, layers, new, model.q_lora_rank or model.hidden, heads * qk, w,
+                    a, rate, self.split, bw)
         kv_up = lora * heads * (model.nope_head_dim + model.v_head_dim)
         latent_bytes = (lora + model.rope_head_dim) * self.kv
         if absorbed[0]:
@@ -305,19 +315,16 @@ class Pricer:
                      rate, self.split, bw)
             step.add(ATTENTION, layers, 2 * full * attended_pairs, (held + tokens) * full * a, 0.0,
                      self.attention_rate, self.split, bw)
-        out = heads * model.v_head_dim * model.hidden
-        step.add(PROJECTIONS, layers, 2 * out * new, out * w, new * (heads * model.v_head_dim
-                                                        + model.hidden) * a,
-                 rate, self.split, bw)
+        step.matmul(PROJECTIONS, layers, new, heads * model.v_head_dim, model.hidden, w, a, rate,
+                    self.split, bw)
 
     def _experts(self, step: _Step, layers: int, new: int) -> None:
         """Router, routed experts (grouped matmuls over the experts the step's tokens touch,
         about E(1 - (1 - k/E)^T) of them), shared experts."""
         model, a, bw = self.model, self.a, self.bandwidth
         hidden, width, k = model.hidden, model.expert_ffn, model.experts_per_token
-        router = hidden * model.experts
-        step.add(EXPERTS, layers, 2 * router * new, router * self.w,
-                 new * (hidden + model.experts) * a, self.rate["weights"], self.whole, bw)
+        step.matmul(EXPERTS, layers, new, hidden, model.experts, self.w, a,
+                    self.rate["weights"], self.whole, bw)
         touched = model.experts * (1 - (1 - k / model.experts) ** new)
         routed = new * k
         rate = self.rate["experts"]
@@ -327,11 +334,9 @@ class Pricer:
         step.add(EXPERTS, layers, 2 * routed * width * hidden, touched * width * hidden * self.e,
                  routed * (width + hidden) * a, rate, self.experts_split, bw)
         if model.shared_experts:
-            shared = model.shared_experts * width
-            step.add(EXPERTS, layers, 4 * new * hidden * shared, 2 * hidden * shared * self.w,
-                     new * (hidden + 2 * shared) * a, self.rate["weights"], self.split, bw)
-            step.add(EXPERTS, layers, 2 * new * shared * hidden, shared * hidden * self.w,
-                     new * (shared + hidden) * a, self.rate["weights"], self.split, bw)
+            shared, rate = model.shared_experts * width, self.rate["weights"]
+            step.matmul(EXPERTS, layers, new, hidden, 2 * shared, self.w, a, rate, self.split, bw)
+            step.matmul(EXPERTS, layers, new, shared, hidden, self.w, a, rate, self.split, bw)
 
     def _edges(self, step: _Step, new: int, logits: int) -> None:
         """The embedding gather and the output head (only at the positions sampled)."""
@@ -341,11 +346,9 @@ class Pricer:
                      new * model.hidden * self.a, 0.0,
                      self.whole, self.bandwidth)
         if model.has_head and logits:
-            head = model.hidden * model.vocab
-            step.add(EDGES, 1, 2 * head * logits, head * self.edge,
-                     logits * (model.hidden + model.vocab) * self.a,
-                     self.gpu.flops(wider(EMBEDDING_PRECISION, self.precision.activations))
-                     * COMPUTE_EFFICIENCY, self.split, self.bandwidth)
+            rate = self.gpu.flops(wider(EMBEDDING_PRECISION, self.precision.activations))
+            step.matmul(EDGES, 1, logits, model.hidden, model.vocab, self.edge, self.a,
+                        rate * COMPUTE_EFFICIENCY, self.split, self.bandwidth)
 
     def _collectives(self, new: int) -> tuple[int, float]:
         model, gpus = self.model, self.gpus
@@ -360,6 +363,34 @@ class Pricer:
         per_gpu = new / gpus * model.experts_per_token * model.hidden * self.a
         calls = 2 * moe_layers  # dispatch and combine
         return calls, calls * all_to_all_time(collectives, per_gpu, gpus)
+
+
+BF16 = Precision()
+
+
+def matmul_cost(gpu: Gpu, tokens: int, k: int, n: int, precision: Precision = BF16
+                ) -> StepCost:
+    """One (tokens x k) @ (k x n) matmul alone on one GPU, priced as a step prices its
+    matmuls: what the calibration holds against measured linear layers."""
+    step = _Step()
+    rate = gpu.flops(wider(precision.weights, precision.activations)) * COMPUTE_EFFICIENCY
+    step.matmul(PROJECTIONS, 1, tokens, k, n, bytes_per_value(precision.weights),
+                bytes_per_value(precision.activations), rate, (1.0, 1.0, 1.0),
+                gpu.hbm_bytes_per_s * MEMORY_EFFICIENCY)
+    return step.cost()
+
+
+def attention_cost(gpu: Gpu, heads: int, kv_heads: int, head_dim: int, tokens: int,
+                   context: int = 0, precision: Precision = BF16) -> StepCost:
+    """One grouped-query attention kernel alone on one GPU, priced as a step prices it:
+    `tokens` new tokens (causal) after `context` cached ones."""
+    step = _Step()
+    rate = gpu.flops(wider(precision.activations, precision.kv)) * COMPUTE_EFFICIENCY
+    step.attention(1, heads, kv_heads, head_dim, tokens, attended(tokens, context, 0),
+                   context + tokens, bytes_per_value(precision.activations),
+                   bytes_per_value(precision.kv), rate, (1.0, 1.0, 1.0),
+                   gpu.hbm_bytes_per_s * MEMORY_EFFICIENCY)
+    return step.cost()
 
 
 @lru_cache(maxsize=512)

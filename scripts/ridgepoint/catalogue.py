@@ -197,7 +197,9 @@ def _references(data: dict[str, Any]) -> tuple[Reference, ...]:
             measured_by=entry["measured_by"],
             source=sources[entry["source"]],
             where=entry["where"],
-            measured_s=entry["measured_ms"] / 1000,
+            measured_s=entry["measured_ms"] / 1000 if "measured_ms" in entry else None,
+            measured_flops_per_s=(entry["measured_tflops"] * 1e12
+                                  if "measured_tflops" in entry else None),
             band=entry["band"],
             case=entry["case"],
         )

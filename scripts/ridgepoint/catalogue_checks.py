@@ -10,7 +10,6 @@ Every check reads the raw data defensively: a file may also have failed its sche
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -100,20 +99,20 @@ def _collectives(
 def _measured_points(document: Document, points: Any, domain: int | None) -> Iterator[ContentError]:
     if not isinstance(points, list):
         return
-    sizes: Counter[int] = Counter()
+    sizes: dict[int, set[Any]] = {}
     for index, point in enumerate(points):
         gpus = _int(point, "gpus") if isinstance(point, dict) else None
         if gpus is None:
             continue
-        sizes[gpus] += 1
+        sizes.setdefault(gpus, set()).add(point.get("bytes"))
         if domain is not None and gpus > domain:
             yield document.error(["collectives", "all_reduce", index, "gpus"],
                                  f"{gpus} GPUs is more than the scale-up domain of {domain}",
                                  f"at most scale_up.gpus ({domain})")
-    for gpus, count in sorted(sizes.items()):
-        if count < 2:
+    for gpus, measured in sorted(sizes.items()):
+        if len(measured) < 2:
             yield document.error(["collectives", "all_reduce"],
-                                 f"has one time at {gpus} GPUs; a fit needs two sizes",
+                                 f"has one message size at {gpus} GPUs; a fit needs two",
                                  "at least two message sizes per number of GPUs")
 
 
@@ -245,6 +244,11 @@ def calibration_problems(
             if isinstance(name, str) and name not in known:
                 problems.append(calibration.error([*place, field], f"{name!r} is not known",
                                                   expected))
+        given = [field for field in ("measured_ms", "measured_tflops") if field in entry]
+        if len(given) != 1:
+            problems.append(calibration.error(
+                [*place, "measured_ms"], "missing" if not given else "given with measured_tflops",
+                "one measured figure: measured_ms, or measured_tflops for a rate", at=place))
         case = entry.get("case")
         kind = entry.get("kind")
         if not isinstance(case, dict) or kind not in CASE_FIELDS:

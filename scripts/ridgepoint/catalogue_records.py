@@ -68,7 +68,8 @@ class Reference:
     measured_by: str
     source: Source
     where: str
-    measured_s: float
+    measured_s: float | None  # a measured time, or
+    measured_flops_per_s: float | None  # a measured rate (compared as the time it implies)
     band: float  # the largest allowed |ours / measured - 1|
     case: dict[str, Any]
 

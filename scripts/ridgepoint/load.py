@@ -16,6 +16,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ridgepoint.catalogue import read_catalogue
 from ridgepoint.errors import ContentError, ContentErrors
 from ridgepoint.model import Article, Explainer, Hub, HubSection, Reading, Site, Tag, Term
 from ridgepoint.validate import schema_errors, schemas
@@ -103,6 +104,8 @@ class _Loader:
         self._check_hubs(hubs, tags, set(readings))
         self._check_explainers(explainers)
         self._check_articles(articles)
+        catalogue, problems = read_catalogue(self.root)  # GPUs, models, calibration
+        self.errors.extend(problems)
         if self.errors or vocabulary is None:
             raise ContentErrors(self.errors)
         return Site(
@@ -112,6 +115,7 @@ class _Loader:
             hubs=self._build(hubs, _hub),
             explainers=self._build(explainers, _explainer),
             articles=self._build(articles, _article),
+            catalogue=catalogue,
         )
 
     # Phase 1: each file on its own.

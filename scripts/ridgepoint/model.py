@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
+from ridgepoint.catalogue_records import Catalogue
+
 LEVELS = ("beginner", "intermediate", "advanced")
 READING_KINDS = ("paper", "article", "talk", "interactive", "video", "book", "code")
 
@@ -107,6 +109,7 @@ class Site:
     hubs: dict[str, Hub] = field(default_factory=dict)
     explainers: dict[str, Explainer] = field(default_factory=dict)
     articles: dict[str, Article] = field(default_factory=dict)
+    catalogue: Catalogue = field(default_factory=Catalogue)  # content/catalogue/
 
     def tags_in_use(self) -> list[str]:
         """Every tag that some term, reading, explainer, article or hub file uses, sorted."""
