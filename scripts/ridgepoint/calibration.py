@@ -17,7 +17,15 @@ from ridgepoint.catalogue_records import Catalogue, Reference
 from sims.hardware import Gpu, build_gpus
 from sims.physics import allreduce_time, decode_step, precision_for
 from sims.precision import Precision
-from sims.pricing import ATTENTION, EDGES, Work, attention_cost, matmul_cost, pricer
+from sims.pricing import (
+    ATTENTION,
+    EDGES,
+    KERNEL_OVERHEAD_S,
+    Work,
+    attention_cost,
+    matmul_cost,
+    pricer,
+)
 from sims.shapes import Model, build_models
 
 
@@ -28,6 +36,11 @@ class Row:
     reference: Reference
     measured_s: float
     ours_s: float
+    plain_s: float | None = None  # a linear layer priced as max(compute, memory) instead
+
+    @property
+    def plain_ratio(self) -> float | None:
+        return None if self.plain_s is None else self.plain_s / self.measured_s
 
     @property
     def ratio(self) -> float:
@@ -60,8 +73,10 @@ def _row(reference: Reference, gpu: Gpu, models: dict[str, Model]) -> Row:
                     else cost.flops / reference.measured_flops_per_s)
         return Row(reference, measured, cost.time_s)
     if kind == "linear":
-        ours = matmul_cost(gpu, case["tokens"], case["k"], case["n"], _precision(case)).time_s
-    elif kind == "all_reduce":
+        cost = matmul_cost(gpu, case["tokens"], case["k"], case["n"], _precision(case))
+        plain = max(cost.compute_s, cost.memory_s) + KERNEL_OVERHEAD_S
+        return Row(reference, reference.measured_s, cost.time_s, plain)
+    if kind == "all_reduce":
         ours = allreduce_time(gpu, case["bytes"], case["gpus"])
     elif kind == "layer":
         model = models[case["model"]]

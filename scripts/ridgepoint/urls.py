@@ -16,6 +16,8 @@ READINGS = "feed/"
 EXPLAINERS = "explainers/"
 ARTICLES = "articles/"
 TAGS = "tags/"
+CATALOGUE = "catalogue/"
+CALIBRATION = "calibration/"
 ATOM_FEED = "feed.xml"
 JSON_FEED = "feed.json"
 
@@ -51,6 +53,12 @@ def term(slug: str) -> str:
 def reading(slug: str) -> str:
     """A reading's anchor on the reading feed page (readings have no page of their own)."""
     return f"{READINGS}#{slug}"
+
+
+def catalogue_entry(kind: str, key: str) -> str:
+    """A GPU's or a model's anchor on the catalogue page (`kind` is "gpu" or "model"); a key
+    may hold dots (llama-3.1-8b), an anchor does not."""
+    return f"{CATALOGUE}#{kind}-{key.replace('.', '-')}"
 
 
 def source_path(url: str) -> str:
