@@ -1,0 +1,284 @@
+"""Goodput: requests arriving at a rate into one replica, and what the queue does to the tail.
+
+Requests arrive at `request_rate` (Poisson, or bursty: see `sims.workload`) with prompt and
+answer lengths drawn from log-normal distributions the reader shapes, into one replica (a
+catalogue GPU and model over `tp` GPUs) that runs iteration-level batching with chunked
+prefill under a token budget and a KV-memory limit (`sims.serving`; steps priced by the
+shared physics through `sims.step_table`).
+
+For each request: its time to first token (TTFT: arrival to first token, queueing
+included) and its time per output token (TPOT: the time from its first token to its last
+over the tokens after the first). A request meets the SLO when its TTFT is within
+`slo_ttft_s` and its TPOT within `slo_tpot_s`; attainment is the share that do (a refused
+request, too long for the KV cache even alone, does not). Throughput is requests served
+per second of the run (first arrival to last token), goodput the same counting only those
+that met the SLO.
+
+The sweep replays the very same requests (same lengths, same gaps scaled) at RATE_POINTS
+rates from SWEEP_LOW to SWEEP_HIGH times an estimate of the replica's saturation rate
+(`saturation_rps`), so the knee shows whatever the setup. Capacity is the highest rate at
+which attainment stays at or above `slo_target` (DistServe's per-replica goodput; Vidur's
+capacity search asks the same question): below the first swept rate that misses the
+target, found by linear interpolation of attainment between it and the rate before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, NamedTuple
+
+from sims import goodput_charts
+from sims.contract import Choice, Number, simulation
+from sims.kv_space import KvSpace, kv_space
+from sims.physics import (
+    GPUS,
+    MODELS,
+    TP_DEGREES,
+    Gpu,
+    Model,
+    Precision,
+    check_group,
+    precision_for,
+    prefill,
+)
+from sims.serving import Policy, Served, serve
+from sims.step_table import StepTable, step_table
+from sims.workload import ARRIVALS, Request, draw, percentile
+
+TITLE = "The p99 is set by the queue, not the GPU"
+
+PROMPT_CAP = 32768  # tokens: the longest prompt a draw may give
+OUTPUT_CAP = 8192  # tokens: the longest answer
+SCHEDULERS = ("chunked", "prefill-first")
+RATE_POINTS = 12
+SWEEP_LOW, SWEEP_HIGH = 1 / 6, 2.0  # the sweep's range, as multiples of the saturation estimate
+
+INPUTS = (
+    Number("request_rate", "Arrival rate", default=20.0, min=0.1, max=500.0, step=0.1,
+           unit="requests/s", help="Mean requests per second arriving at the replica."),
+    Choice("arrivals", "Arrivals", "poisson", ARRIVALS,
+           help="Poisson: independent arrivals. Bursty: the same mean rate in clumps (gaps "
+                "three times as variable)."),
+    Number("prompt_tokens", "Mean prompt", default=1024, min=16, max=16384, step=16,
+           unit="tokens"),
+    Number("output_tokens", "Mean answer", default=256, min=1, max=4096, unit="tokens"),
+    Number("length_spread", "Length spread", default=1.0, min=0.0, max=2.0, step=0.1,
+           help="Standard deviation over mean of both lengths (log-normal): 0 makes every "
+                "request alike, 1 gives a long tail of long requests."),
+    Number("slo_ttft_s", "SLO: first token within", default=0.5, min=0.05, max=10.0,
+           step=0.05, unit="s"),
+    Number("slo_tpot_s", "SLO: each later token within", default=0.05, min=0.005, max=0.5,
+           step=0.005, unit="s", help="Per request: time per output token after the first."),
+    Number("slo_target", "SLO attainment target", default=0.9, min=0.5, max=0.99, step=0.01,
+           help="Share of requests that must meet both; capacity is the highest rate that "
+                "keeps it."),
+    Choice("scheduler", "Scheduler", "chunked", SCHEDULERS,
+           help="Chunked: decodes first, then prompt chunks fill the token budget. "
+                "Prefill-first: a waiting prompt runs as a step of its own, decodes pause."),
+    Number("token_budget", "Token budget", default=2048, min=256, max=16384, step=256,
+           unit="tokens", help="Most tokens one step may carry."),
+    Number("max_batch", "Batch limit", default=256, min=8, max=1024, step=8,
+           unit="requests", help="Most requests running at once (vLLM's max_num_seqs)."),
+    Number("requests", "Requests per run", default=300, min=100, max=1000, step=50,
+           unit="requests", help="How many requests each rate's run sends."),
+    Number("seed", "Random seed", default=1, min=0, max=999,
+           help="Draws other lengths and gaps; the same seed gives the same runs."),
+    Choice("model", "Model", "llama-3.1-8b", tuple(MODELS)),
+    Choice("gpu", "GPU", "h100", tuple(GPUS)),
+    Choice("tp", "Tensor-parallel GPUs", "1", tuple(str(t) for t in TP_DEGREES),
+           help="GPUs the replica's model is split over."),
+)
+
+METRICS = {
+    "p50_ttft_s": "Median time to first token, queueing included (s)",
+    "p99_ttft_s": "99th-percentile time to first token (s)",
+    "p50_tpot_s": "Median time per output token after the first (s)",
+    "p99_tpot_s": "99th-percentile time per output token (s)",
+    "throughput_rps": "Requests served per second of the run (requests/s)",
+    "goodput_rps": "Requests served within the SLO per second of the run (requests/s)",
+    "slo_attainment": "Share of requests meeting both SLOs",
+    "preemptions": "Requests preempted when the KV cache ran out (recomputed later)",
+    "capacity_rps": "Highest rate whose SLO attainment stays at or above the target "
+                    "(requests/s)",
+    "peak_goodput_rps": "Highest goodput on the sweep (requests/s)",
+    "peak_goodput_rate_rps": "Arrival rate at which the sweep's goodput peaks (requests/s)",
+    "saturation_rps": "Estimate of the rate at which every step runs full (requests/s)",
+    "prefill_s": "Prefill of a mean prompt on an idle replica (s)",
+    "p99_prompt_tokens": "99th-percentile prompt of the run (tokens)",
+    "p99_prompt_prefill_s": "Prefill of that prompt on an idle replica (s)",
+    "kv_capacity_tokens": "Tokens of KV the replica holds beside its weights (tokens)",
+    "refused": "Requests too long for the KV cache even alone (refused)",
+    "fits": "The weights leave room for a KV cache",
+    "memory": "What the weights leave for the KV cache on each GPU",
+}
+
+
+class Slo(NamedTuple):
+    ttft_s: float
+    tpot_s: float
+    target: float
+
+
+class Run(NamedTuple):
+    """One rate's outcome, per request and in aggregate."""
+
+    rate: float
+    requests: list[Request]  # arrivals scaled to this rate
+    served: Served
+    ttft: list[float]  # per request; -1 if refused
+    tpot: list[float]  # per request; 0 for a one-token answer, -1 if refused
+    met: list[bool]
+    makespan_s: float
+
+    def percentiles(self, values: list[float]) -> tuple[float, float]:
+        ordered = sorted(v for v in values if v >= 0)
+        return (percentile(ordered, 0.5), percentile(ordered, 0.99)) if ordered else (0., 0.)
+
+    @property
+    def throughput_rps(self) -> float:
+        return self._per_second(lambda i: True)
+
+    @property
+    def goodput_rps(self) -> float:
+        return self._per_second(self.met.__getitem__)
+
+    def _per_second(self, counts) -> float:
+        """Requests that `counts` and that finished while requests were still arriving,
+        per second of that window (a steady-state rate: requests still in flight when the
+        last one arrives are not counted, nor is the time it takes to drain them)."""
+        end = self.requests[-1].arrival
+        if end <= 0:
+            return 0.0
+        return sum(1 for i, done in enumerate(self.served.finished)
+                   if 0 <= done <= end and counts(i)) / end
+
+    @property
+    def attainment(self) -> float:
+        return sum(self.met) / len(self.met)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """Everything a run needs but the rate."""
+
+    gpu: Gpu
+    model: Model
+    tp: int
+    precision: Precision
+    requests: list[Request]  # at rate 1
+    policy: Policy
+    slo: Slo
+    space: KvSpace
+
+    @cached_property
+    def table(self) -> StepTable:
+        return step_table(self.gpu, self.model, self.tp, self.precision)
+
+    def run(self, rate: float) -> Run:
+        requests = [r._replace(arrival=r.arrival / rate) for r in self.requests]
+        served = serve(requests, self.policy, self.table)
+        ttft, tpot, met = [], [], []
+        for request, first, last, refused in zip(requests, served.first_token, served.finished,
+                                                 served.refused, strict=True):
+            if refused:
+                ttft.append(-1.0)
+                tpot.append(-1.0)
+                met.append(False)
+                continue
+            wait = first - request.arrival
+            per_token = (last - first) / (request.output_tokens - 1) \
+                if request.output_tokens > 1 else 0.0
+            ttft.append(wait)
+            tpot.append(per_token)
+            met.append(wait <= self.slo.ttft_s and per_token <= self.slo.tpot_s)
+        finished = [t for t in served.finished if t >= 0]
+        makespan = max(finished) - requests[0].arrival if finished else 0.0
+        return Run(rate, requests, served, ttft, tpot, met, makespan)
+
+    def saturation_rps(self, prompt_mean: float, output_mean: float) -> float:
+        """Requests per second when every step carries the full token budget: each request
+        needs prompt + answer tokens of budget, decodes at most the batch limit and what the
+        KV cache holds, the rest of each step prompt tokens."""
+        budget, limit = self.policy.token_budget, min(self.policy.max_batch,
+                                                       self.policy.token_budget)
+        held = prompt_mean + output_mean / 2 + self.policy.window_slots
+        by_memory = self.policy.kv_slots / held if self.policy.kv_slots else limit
+        decodes = max(1, min(limit, by_memory, budget * output_mean / (prompt_mean
+                                                                          + output_mean)))
+        decodes = int(decodes)
+        step = self.table.time_s(decodes, decodes * held, budget - decodes, 0.0)
+        return min(decodes / output_mean, (budget - decodes) / prompt_mean) / step
+
+
+def sweep_rates(saturation: float) -> list[float]:
+    """RATE_POINTS rates evenly spread over [SWEEP_LOW, SWEEP_HIGH] x the estimate."""
+    span = SWEEP_HIGH - SWEEP_LOW
+    return [saturation * (SWEEP_LOW + span * i / (RATE_POINTS - 1)) for i in range(RATE_POINTS)]
+
+
+def capacity(runs: list[Run], target: float) -> float:
+    """Highest rate whose attainment stays at or above `target`: interpolated between the
+    last swept rate that keeps it and the first that does not; 0 if the first misses it,
+    the highest swept rate if none does (a lower bound)."""
+    if runs[0].attainment < target:
+        return 0.0
+    for before, after in zip(runs, runs[1:], strict=False):
+        if after.attainment < target:
+            share = (before.attainment - target) / (before.attainment - after.attainment)
+            return before.rate + share * (after.rate - before.rate)
+    return runs[-1].rate
+
+
+@simulation(INPUTS)
+def simulate(
+    *, request_rate: float, arrivals: str, prompt_tokens: int, output_tokens: int,
+    length_spread: float, slo_ttft_s: float, slo_tpot_s: float, slo_target: float,
+    scheduler: str, token_budget: int, max_batch: int, requests: int, seed: int, model: str,
+    gpu: str, tp: str,
+) -> dict[str, Any]:
+    chip, shape, group = GPUS[gpu], MODELS[model], int(tp)
+    check_group(chip, shape, group)
+    precision = precision_for(chip, shape)
+    space = kv_space(chip, shape, group, precision)
+    policy = Policy(token_budget, max_batch, space.token_slots(), space.window_slots(),
+                    scheduler == "chunked")
+    drawn = draw(requests, seed, arrivals, prompt_tokens, output_tokens, length_spread,
+                 PROMPT_CAP, OUTPUT_CAP)
+    scenario = Scenario(chip, shape, group, precision, drawn, policy,
+                        Slo(slo_ttft_s, slo_tpot_s, slo_target), space)
+
+    saturation = scenario.saturation_rps(prompt_tokens, output_tokens)
+    runs = [scenario.run(rate) for rate in sweep_rates(saturation)]
+    chosen = scenario.run(request_rate)
+    peak = max(runs, key=lambda run: run.goodput_rps)
+    p50_ttft, p99_ttft = chosen.percentiles(chosen.ttft)
+    p50_tpot, p99_tpot = chosen.percentiles(chosen.tpot)
+    p99_prompt = round(percentile(sorted(r.prompt_tokens for r in drawn), 0.99))
+    summary = {
+        "p50_ttft_s": p50_ttft,
+        "p99_ttft_s": p99_ttft,
+        "p50_tpot_s": p50_tpot,
+        "p99_tpot_s": p99_tpot,
+        "throughput_rps": chosen.throughput_rps,
+        "goodput_rps": chosen.goodput_rps,
+        "slo_attainment": chosen.attainment,
+        "preemptions": chosen.served.preemptions,
+        "capacity_rps": capacity(runs, slo_target),
+        "peak_goodput_rps": peak.goodput_rps,
+        "peak_goodput_rate_rps": peak.rate,
+        "saturation_rps": saturation,
+        "prefill_s": prefill(chip, shape, prompt_tokens, tp=group, precision=precision).time_s,
+        "p99_prompt_tokens": p99_prompt,
+        "p99_prompt_prefill_s": prefill(chip, shape, p99_prompt, tp=group,
+                                        precision=precision).time_s,
+        "kv_capacity_tokens": policy.kv_slots,
+        "refused": sum(chosen.served.refused),
+        "fits": space.fits,
+        "memory": space.reason(chip.name),
+    }
+    return {
+        "summary": summary,
+        "charts": goodput_charts.charts_for(runs, chosen, scenario.slo, summary["capacity_rps"],
+                                        saturation * SWEEP_HIGH),
+    }

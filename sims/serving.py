@@ -1,0 +1,304 @@
+"""One replica serving a stream of requests: iteration-level batching under a token budget
+and a KV-memory limit, with preemption by recomputation.
+
+The scheduler is the one Sarathi-Serve and vLLM's current engine run. Every step (one
+forward pass) carries, within `token_budget` tokens:
+
+- chunked: one token for every request that is decoding, then prompt tokens: first the
+  prompts already started, then new requests from the queue in arrival order, each given
+  as much of its prompt as the budget has left (its prefill is cut into chunks);
+- prefill-first (chunked off, as vLLM scheduled before chunking): whenever a request waits
+  and can be admitted, the step is a prefill of whole prompts (as many as the budget holds,
+  always at least one) and nobody decodes; otherwise it is a decode step.
+
+A request is admitted when the running set is under `max_batch` and the KV cache has room
+for its whole prompt (engines reserve a prompt's blocks when they admit it). A decoding
+request adds one token of KV a step; when a step would need more than is free, the most
+recently admitted request is preempted: its KV is dropped, it goes back to the head of the
+queue, and when readmitted its prompt and the tokens it had generated are prefilled again
+(recomputation, vLLM's default). A request that could not fit even alone is refused.
+
+Memory is counted in token slots (`KvSpace.token_slots`), a sequence's sliding windows as
+a fixed number of slots; blocks are not modelled here (their waste is kv_memory's subject).
+
+Speed: between events (an arrival, a request finishing, memory running out) a run of
+decode-only steps has a fixed batch whose contexts all grow by one token a step, so it is
+summed in one go (`StepTable.decode_run_s`) rather than step by step; steps that carry
+prompt tokens are priced one by one. Decoding requests are kept on one shared clock (the
+count of decode steps), so a run advances every one of them without touching each.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections import deque
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from sims.step_table import StepTable
+from sims.workload import Request
+
+
+class Policy(NamedTuple):
+    """How the replica schedules: its token budget, batch limit, memory and chunking."""
+
+    token_budget: int
+    max_batch: int
+    kv_slots: int  # token slots of KV room
+    window_slots: int  # slots each sequence holds for its sliding windows
+    chunked: bool
+
+
+class Served(NamedTuple):
+    """What happened to each request (times in s; NaN-free: refused requests are listed)."""
+
+    first_token: list[float]  # when each request got its first token (-1 if refused)
+    finished: list[float]  # when it got its last (-1 if refused)
+    refused: list[bool]
+    preemptions: int
+    steps: int
+    busy_s: float  # time the replica spent running steps
+
+
+def _steps_to_reach(gap: float, first: float, growth: float) -> int:
+    """Fewest steps, the first taking `first` s and each `growth` s longer than the one
+    before, whose times add up to at least `gap` (at least 1)."""
+    if gap <= first:
+        return 1
+    if growth <= 0:
+        return math.ceil(gap / first)
+    # j first + growth j (j - 1) / 2 >= gap, solved for j
+    half = first - growth / 2
+    return max(1, math.ceil((-half + math.sqrt(half * half + 2 * growth * gap)) / growth))
+
+
+class _Replica:
+    """The scheduler's state while it serves one list of requests."""
+
+    def __init__(self, requests: Sequence[Request], policy: Policy, table: StepTable) -> None:
+        self.requests, self.policy, self.table = requests, policy, table
+        count = len(requests)
+        self.first = [-1.0] * count
+        self.finished = [-1.0] * count
+        self.generated = [0] * count
+        self.to_prefill = [r.prompt_tokens for r in requests]  # prompt (+ tokens, if preempted)
+        self.done_prefill = [0] * count
+        self.base = [0] * count  # a decoding request's context is base + self.clock
+        self.finish_at = [0] * count  # ...and it is done when self.clock reaches this
+        self.decoding = [False] * count
+        self.active = [False] * count  # admitted and not yet finished or preempted
+        self.refused = [r.prompt_tokens + r.output_tokens + policy.window_slots
+                        > policy.kv_slots for r in requests]
+        self.waiting: deque[int] = deque()
+        self.admitted: list[int] = []  # in order of admission (finished ones skipped)
+        self.prefilling: list[int] = []  # admitted, prompt not done, in order of admission
+        self.finishing: list[tuple[int, int]] = []  # heap of (finish_at, request)
+        self.running = 0
+        self.clock = 0  # decode steps run so far
+        self.decoders = 0
+        self.base_sum = 0
+        self.reserved = 0  # slots held by prefilling requests and every sequence's windows
+        self.limit = min(policy.max_batch, policy.token_budget)
+        self.now = 0.0
+        self.next_arrival = 0
+        self.preemptions = self.steps = 0
+        self.busy = 0.0
+
+    # -- memory ----------------------------------------------------------------------
+
+    def _used(self) -> int:
+        return self.reserved + self.base_sum + self.decoders * self.clock
+
+    def _preempt(self) -> None:
+        admitted = self.admitted
+        while not self.active[admitted[-1]]:
+            admitted.pop()
+        victim = admitted.pop()
+        self.active[victim] = False
+        self.running -= 1
+        window = self.policy.window_slots
+        if self.decoding[victim]:
+            self.decoding[victim] = False
+            self.decoders -= 1
+            context = self.base[victim] + self.clock
+            self.base_sum -= self.base[victim]
+            self.reserved -= window
+            # Prompt and every token so far, the last one (not yet in the cache) included.
+            self.to_prefill[victim] = context + 1
+        else:
+            self.reserved -= self.to_prefill[victim] + window
+            self.prefilling.remove(victim)
+        self.done_prefill[victim] = 0
+        self.waiting.appendleft(victim)
+        self.preemptions += 1
+
+    def _make_room(self) -> None:
+        """Preempt until the decoding requests' next token each fits."""
+        while self.running and self._used() + self.decoders > self.policy.kv_slots:
+            self._preempt()
+
+    def _admit_head(self, growth: int) -> int | None:
+        """Admit the request at the head of the queue if the batch and the cache have room
+        for it (its whole prompt, on top of `growth` slots this step adds); its index."""
+        if not self.waiting or self.running >= self.limit:
+            return None
+        request = self.waiting[0]
+        need = self.to_prefill[request] + self.policy.window_slots
+        if self._used() + growth + need > self.policy.kv_slots:
+            return None
+        self.waiting.popleft()
+        self.active[request] = True
+        self.running += 1
+        self.admitted.append(request)
+        self.prefilling.append(request)
+        self.reserved += need
+        return request
+
+    # -- one step --------------------------------------------------------------------
+
+    def _plan_chunks(self) -> list[tuple[int, int]]:
+        """(request, prompt tokens) for this step's prefill work, within what the budget
+        leaves after one token for every decoding request."""
+        budget = self.policy.token_budget - self.decoders
+        chunks = []
+        for request in self.prefilling:
+            if budget <= 0:
+                return chunks
+            take = min(budget, self.to_prefill[request] - self.done_prefill[request])
+            chunks.append((request, take))
+            budget -= take
+        while budget > 0:
+            request = self._admit_head(self.decoders)
+            if request is None:
+                break
+            take = min(budget, self.to_prefill[request])
+            chunks.append((request, take))
+            budget -= take
+        return chunks
+
+    def _plan_prefill_first(self) -> list[tuple[int, int]]:
+        """Whole prompts from the queue while the budget holds them (at least one)."""
+        chunks: list[tuple[int, int]] = []
+        budget = self.policy.token_budget
+        while self.waiting and (not chunks or self.to_prefill[self.waiting[0]] <= budget):
+            request = self._admit_head(0)
+            if request is None:
+                break
+            chunks.append((request, self.to_prefill[request]))
+            budget -= self.to_prefill[request]
+        return chunks
+
+    def _finish(self, request: int) -> None:
+        self.active[request] = False
+        self.running -= 1
+        self.reserved -= self.policy.window_slots
+        self.finished[request] = self.now
+
+    def _start_decoding(self, request: int) -> None:
+        """A prefill just ended with this step: its token is out; decode the rest."""
+        self.prefilling.remove(request)
+        self.generated[request] += 1
+        if self.first[request] < 0:
+            self.first[request] = self.now
+        self.reserved -= self.to_prefill[request]  # held as a decoding context from now
+        remaining = self.requests[request].output_tokens - self.generated[request]
+        if remaining <= 0:
+            self._finish(request)
+            return
+        self.decoding[request] = True
+        self.decoders += 1
+        self.base[request] = self.to_prefill[request] - self.clock
+        self.base_sum += self.base[request]
+        self.finish_at[request] = self.clock + remaining
+        heapq.heappush(self.finishing, (self.finish_at[request], request))
+
+    def _retire(self) -> None:
+        """Decoding requests whose last token came with the steps just run."""
+        finishing = self.finishing
+        while finishing and finishing[0][0] <= self.clock:
+            at, request = heapq.heappop(finishing)
+            if not self.decoding[request] or self.finish_at[request] != at:
+                continue  # preempted since: a stale entry
+            self.decoding[request] = False
+            self.decoders -= 1
+            self.base_sum -= self.base[request]
+            self.generated[request] = self.requests[request].output_tokens
+            self._finish(request)
+
+    def _run_prefill_step(self, chunks: list[tuple[int, int]], with_decodes: bool) -> None:
+        decodes = self.decoders if with_decodes else 0
+        tokens = squares = reach = 0
+        for request, take in chunks:
+            tokens += take
+            squares += take * take
+            reach += take * self.done_prefill[request]
+        # The table prices the chunks as one of `tokens` tokens: take away the attention
+        # that one chunk would do among itself beyond what these chunks do (StepTable).
+        reach -= (tokens * tokens - squares) / 2
+        context = self.base_sum + self.decoders * self.clock if decodes else 0
+        self._advance(self.table.time_s(decodes, context, tokens, reach), 1 if decodes else 0)
+        for request, take in chunks:
+            self.done_prefill[request] += take
+            if self.done_prefill[request] == self.to_prefill[request]:
+                self._start_decoding(request)
+        if decodes:
+            self._retire()
+
+    def _run_decodes(self) -> None:
+        """Decode-only steps up to the next event (a request finishing, the cache full, a
+        request arriving), in one go."""
+        decodes = self.decoders
+        context = self.base_sum + decodes * self.clock
+        steps = self.finishing[0][0] - self.clock
+        room = (self.policy.kv_slots - self._used()) // decodes
+        steps = max(1, min(steps, room))
+        a, b, _, _ = self.table.coefficients(decodes, 0)
+        if self.next_arrival < len(self.requests):
+            gap = self.requests[self.next_arrival].arrival - self.now
+            steps = min(steps, _steps_to_reach(gap, a + b * context, b * decodes))
+        self._advance(steps * (a + b * (context + decodes * (steps - 1) / 2)), steps)
+        self._retire()
+
+    def _advance(self, seconds: float, decode_steps: int) -> None:
+        self.now += seconds
+        self.busy += seconds
+        self.clock += decode_steps
+        self.steps += max(1, decode_steps)
+
+    # -- the loop --------------------------------------------------------------------
+
+    def serve(self) -> None:
+        requests, policy, refused = self.requests, self.policy, self.refused
+        count = len(requests)
+        while True:
+            while self.next_arrival < count and requests[self.next_arrival].arrival <= self.now:
+                if not refused[self.next_arrival]:
+                    self.waiting.append(self.next_arrival)
+                self.next_arrival += 1
+            if not self.running and not self.waiting:
+                if self.next_arrival == count:
+                    return
+                self.now = requests[self.next_arrival].arrival
+                continue
+            if not policy.chunked:
+                chunks = self._plan_prefill_first()
+                if chunks:
+                    self._run_prefill_step(chunks, with_decodes=False)
+                    continue
+            self._make_room()
+            chunks = self._plan_chunks() if policy.chunked else []
+            if chunks:
+                self._run_prefill_step(chunks, with_decodes=True)
+            elif self.decoders:
+                self._run_decodes()
+            else:  # cannot happen: an empty replica admits any request it did not refuse
+                raise RuntimeError("the replica is idle with requests waiting")
+
+
+def serve(requests: Sequence[Request], policy: Policy, table: StepTable) -> Served:
+    """Run the replica over `requests` (arrival times in s) until every one is done."""
+    replica = _Replica(requests, policy, table)
+    replica.serve()
+    return Served(replica.first, replica.finished, replica.refused, replica.preemptions,
+                  replica.steps, replica.busy)
