@@ -48,21 +48,24 @@ from sims.workload import ARRIVALS, Request, draw, percentile
 
 TITLE = "The p99 is set by the queue, not the GPU"
 
-PROMPT_CAP = 32768  # tokens: the longest prompt a draw may give
-OUTPUT_CAP = 8192  # tokens: the longest answer
+# A draw is capped at LENGTH_CAP times its mean (and at the absolute caps): a log-normal tail
+# would otherwise give, now and then, an answer that outlasts the rest of the run.
+LENGTH_CAP = 8
+PROMPT_CAP = 32768  # tokens
+OUTPUT_CAP = 8192  # tokens
 SCHEDULERS = ("chunked", "prefill-first")
-RATE_POINTS = 12
-SWEEP_LOW, SWEEP_HIGH = 1 / 6, 2.0  # the sweep's range, as multiples of the saturation estimate
+RATE_POINTS = 8
+SWEEP_LOW, SWEEP_HIGH = 0.25, 2.0  # the sweep's range, as multiples of the saturation estimate
 
 INPUTS = (
-    Number("request_rate", "Arrival rate", default=20.0, min=0.1, max=500.0, step=0.1,
+    Number("request_rate", "Arrival rate", default=10.0, min=0.1, max=500.0, step=0.1,
            unit="requests/s", help="Mean requests per second arriving at the replica."),
     Choice("arrivals", "Arrivals", "poisson", ARRIVALS,
            help="Poisson: independent arrivals. Bursty: the same mean rate in clumps (gaps "
                 "three times as variable)."),
-    Number("prompt_tokens", "Mean prompt", default=1024, min=16, max=16384, step=16,
+    Number("prompt_tokens", "Mean prompt", default=2048, min=16, max=16384, step=16,
            unit="tokens"),
-    Number("output_tokens", "Mean answer", default=256, min=1, max=4096, unit="tokens"),
+    Number("output_tokens", "Mean answer", default=128, min=1, max=4096, unit="tokens"),
     Number("length_spread", "Length spread", default=1.0, min=0.0, max=2.0, step=0.1,
            help="Standard deviation over mean of both lengths (log-normal): 0 makes every "
                 "request alike, 1 gives a long tail of long requests."),
@@ -80,7 +83,7 @@ INPUTS = (
            unit="tokens", help="Most tokens one step may carry."),
     Number("max_batch", "Batch limit", default=256, min=8, max=1024, step=8,
            unit="requests", help="Most requests running at once (vLLM's max_num_seqs)."),
-    Number("requests", "Requests per run", default=300, min=100, max=1000, step=50,
+    Number("requests", "Requests per run", default=250, min=100, max=1000, step=50,
            unit="requests", help="How many requests each rate's run sends."),
     Number("seed", "Random seed", default=1, min=0, max=999,
            help="Draws other lengths and gaps; the same seed gives the same runs."),
@@ -95,15 +98,19 @@ METRICS = {
     "p99_ttft_s": "99th-percentile time to first token (s)",
     "p50_tpot_s": "Median time per output token after the first (s)",
     "p99_tpot_s": "99th-percentile time per output token (s)",
-    "throughput_rps": "Requests served per second of the run (requests/s)",
-    "goodput_rps": "Requests served within the SLO per second of the run (requests/s)",
+    "throughput_rps": "Requests served per second, first arrival to last token (requests/s)",
+    "goodput_rps": "Requests served within both SLOs per second of the same (requests/s)",
     "slo_attainment": "Share of requests meeting both SLOs",
     "preemptions": "Requests preempted when the KV cache ran out (recomputed later)",
     "capacity_rps": "Highest rate whose SLO attainment stays at or above the target "
                     "(requests/s)",
+    "ttft_capacity_rps": "The same for the first-token SLO alone (requests/s)",
+    "tpot_capacity_rps": "The same for the per-token SLO alone (requests/s)",
+    "ttft_attainment": "Share of requests meeting the first-token SLO",
+    "tpot_attainment": "Share of requests meeting the per-token SLO",
     "peak_goodput_rps": "Highest goodput on the sweep (requests/s)",
     "peak_goodput_rate_rps": "Arrival rate at which the sweep's goodput peaks (requests/s)",
-    "saturation_rps": "Estimate of the rate at which every step runs full (requests/s)",
+    "saturation_rps": "Estimate of the rate at which the replica is never idle (requests/s)",
     "prefill_s": "Prefill of a mean prompt on an idle replica (s)",
     "p99_prompt_tokens": "99th-percentile prompt of the run (tokens)",
     "p99_prompt_prefill_s": "Prefill of that prompt on an idle replica (s)",
@@ -124,38 +131,25 @@ class Run(NamedTuple):
     """One rate's outcome, per request and in aggregate."""
 
     rate: float
-    requests: list[Request]  # arrivals scaled to this rate
+    requests: list[Request]  # arrivals at rate 1: divide by `rate`
     served: Served
     ttft: list[float]  # per request; -1 if refused
     tpot: list[float]  # per request; 0 for a one-token answer, -1 if refused
-    met: list[bool]
-    makespan_s: float
-
-    def percentiles(self, values: list[float]) -> tuple[float, float]:
-        ordered = sorted(v for v in values if v >= 0)
-        return (percentile(ordered, 0.5), percentile(ordered, 0.99)) if ordered else (0., 0.)
-
-    @property
-    def throughput_rps(self) -> float:
-        return self._per_second(lambda i: True)
-
-    @property
-    def goodput_rps(self) -> float:
-        return self._per_second(self.met.__getitem__)
-
-    def _per_second(self, counts) -> float:
-        """Requests that `counts` and that finished while requests were still arriving,
-        per second of that window (a steady-state rate: requests still in flight when the
-        last one arrives are not counted, nor is the time it takes to drain them)."""
-        end = self.requests[-1].arrival
-        if end <= 0:
-            return 0.0
-        return sum(1 for i, done in enumerate(self.served.finished)
-                   if 0 <= done <= end and counts(i)) / end
+    met: list[bool]  # both SLOs
+    ttft_attainment: float  # share of requests within the first-token SLO
+    tpot_attainment: float  # ...within the per-token SLO
+    throughput_rps: float  # see Scenario.run
+    goodput_rps: float
 
     @property
     def attainment(self) -> float:
+        """Share of requests meeting both SLOs."""
         return sum(self.met) / len(self.met)
+
+    def percentiles(self, values: list[float]) -> tuple[float, float]:
+        """Median and 99th percentile of the served requests' `values` (0, 0 if none)."""
+        ordered = sorted(v for v in values if v >= 0)
+        return (percentile(ordered, 0.5), percentile(ordered, 0.99)) if ordered else (0., 0.)
 
 
 @dataclass(frozen=True)
@@ -176,39 +170,54 @@ class Scenario:
         return step_table(self.gpu, self.model, self.tp, self.precision)
 
     def run(self, rate: float) -> Run:
-        requests = [r._replace(arrival=r.arrival / rate) for r in self.requests]
-        served = serve(requests, self.policy, self.table)
+        """Serve the requests at `rate`. Throughput and goodput are as serving benchmarks
+        count them: requests completed (all, or those within the SLO) over the run's
+        duration, from the first arrival to the last token."""
+        served = serve(self.requests, self.policy, self.table, rate)
         ttft, tpot, met = [], [], []
-        for request, first, last, refused in zip(requests, served.first_token, served.finished,
-                                                 served.refused, strict=True):
+        slo_ttft, slo_tpot = self.slo.ttft_s, self.slo.tpot_s
+        done = good = first_ok = later_ok = 0
+        for request, first, last, refused in zip(self.requests, served.first_token,
+                                                 served.finished, served.refused, strict=True):
             if refused:
                 ttft.append(-1.0)
                 tpot.append(-1.0)
                 met.append(False)
                 continue
-            wait = first - request.arrival
+            wait = first - request.arrival / rate
             per_token = (last - first) / (request.output_tokens - 1) \
                 if request.output_tokens > 1 else 0.0
+            early, steady = wait <= slo_ttft, per_token <= slo_tpot
+            ok = early and steady
+            first_ok += early
+            later_ok += steady
             ttft.append(wait)
             tpot.append(per_token)
-            met.append(wait <= self.slo.ttft_s and per_token <= self.slo.tpot_s)
-        finished = [t for t in served.finished if t >= 0]
-        makespan = max(finished) - requests[0].arrival if finished else 0.0
-        return Run(rate, requests, served, ttft, tpot, met, makespan)
+            met.append(ok)
+            done += 1
+            good += ok
+        duration = max(served.finished)  # the first request arrives at 0
+        per_second = 1 / duration if duration > 0 else 0.0
+        count = len(self.requests)
+        return Run(rate, self.requests, served, ttft, tpot, met, first_ok / count,
+                   later_ok / count, done * per_second, good * per_second)
 
     def saturation_rps(self, prompt_mean: float, output_mean: float) -> float:
-        """Requests per second when every step carries the full token budget: each request
-        needs prompt + answer tokens of budget, decodes at most the batch limit and what the
-        KV cache holds, the rest of each step prompt tokens."""
-        budget, limit = self.policy.token_budget, min(self.policy.max_batch,
-                                                       self.policy.token_budget)
-        held = prompt_mean + output_mean / 2 + self.policy.window_slots
-        by_memory = self.policy.kv_slots / held if self.policy.kv_slots else limit
-        decodes = max(1, min(limit, by_memory, budget * output_mean / (prompt_mean
-                                                                          + output_mean)))
-        decodes = int(decodes)
-        step = self.table.time_s(decodes, decodes * held, budget - decodes, 0.0)
-        return min(decodes / output_mean, (budget - decodes) / prompt_mean) / step
+        """The arrival rate at which the replica is never idle: with as many requests
+        decoding as the batch limit and the KV cache allow (each holding its prompt and half
+        its answer on average), every second goes to decode steps for every request's
+        answer and to the extra time prompt tokens add to those steps."""
+        policy = self.policy
+        limit = min(policy.max_batch, policy.token_budget)
+        held = prompt_mean + output_mean / 2
+        by_memory = policy.kv_slots / (held + policy.window_slots)
+        decodes = max(1, int(min(limit, by_memory)))
+        context = decodes * held
+        prompt_room = max(1, policy.token_budget - decodes)
+        decode_s = self.table.time_s(decodes, context)
+        per_prompt_token = (self.table.time_s(decodes, context, prompt_room, 0.0)
+                            - decode_s) / prompt_room
+        return 1 / (output_mean * decode_s / decodes + prompt_mean * per_prompt_token)
 
 
 def sweep_rates(saturation: float) -> list[float]:
@@ -217,16 +226,19 @@ def sweep_rates(saturation: float) -> list[float]:
     return [saturation * (SWEEP_LOW + span * i / (RATE_POINTS - 1)) for i in range(RATE_POINTS)]
 
 
-def capacity(runs: list[Run], target: float) -> float:
-    """Highest rate whose attainment stays at or above `target`: interpolated between the
-    last swept rate that keeps it and the first that does not; 0 if the first misses it,
-    the highest swept rate if none does (a lower bound)."""
-    if runs[0].attainment < target:
+def capacity(runs: list[Run], target: float, share: str = "attainment") -> float:
+    """Highest rate whose attainment (`share`: "attainment" for both SLOs, or
+    "ttft_attainment", "tpot_attainment" for one) stays at or above `target`: interpolated
+    between the last swept rate that keeps it and the first that does not; 0 if the first
+    misses it, the highest swept rate if none does (a lower bound)."""
+    shares = [getattr(run, share) for run in runs]
+    if shares[0] < target:
         return 0.0
-    for before, after in zip(runs, runs[1:], strict=False):
-        if after.attainment < target:
-            share = (before.attainment - target) / (before.attainment - after.attainment)
-            return before.rate + share * (after.rate - before.rate)
+    for index in range(1, len(runs)):
+        if shares[index] < target:
+            before, after = shares[index - 1], shares[index]
+            low, high = runs[index - 1].rate, runs[index].rate
+            return low + (before - target) / (before - after) * (high - low)
     return runs[-1].rate
 
 
@@ -244,7 +256,8 @@ def simulate(
     policy = Policy(token_budget, max_batch, space.token_slots(), space.window_slots(),
                     scheduler == "chunked")
     drawn = draw(requests, seed, arrivals, prompt_tokens, output_tokens, length_spread,
-                 PROMPT_CAP, OUTPUT_CAP)
+                 min(PROMPT_CAP, LENGTH_CAP * prompt_tokens),
+                 min(OUTPUT_CAP, LENGTH_CAP * output_tokens))
     scenario = Scenario(chip, shape, group, precision, drawn, policy,
                         Slo(slo_ttft_s, slo_tpot_s, slo_target), space)
 
@@ -265,6 +278,10 @@ def simulate(
         "slo_attainment": chosen.attainment,
         "preemptions": chosen.served.preemptions,
         "capacity_rps": capacity(runs, slo_target),
+        "ttft_capacity_rps": capacity(runs, slo_target, "ttft_attainment"),
+        "tpot_capacity_rps": capacity(runs, slo_target, "tpot_attainment"),
+        "ttft_attainment": chosen.ttft_attainment,
+        "tpot_attainment": chosen.tpot_attainment,
         "peak_goodput_rps": peak.goodput_rps,
         "peak_goodput_rate_rps": peak.rate,
         "saturation_rps": saturation,

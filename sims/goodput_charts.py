@@ -89,6 +89,8 @@ def _rows(runs: list[Run]) -> list[dict[str, Any]]:
             "p50_tpot_ms": p50_tpot * 1000 if served else None,
             "p99_tpot_ms": p99_tpot * 1000 if served else None,
             "attainment_pct": run.attainment * 100,
+            "ttft_attainment_pct": run.ttft_attainment * 100,
+            "tpot_attainment_pct": run.tpot_attainment * 100,
             "throughput_rps": run.throughput_rps,
             "goodput_rps": run.goodput_rps,
             "offered_rps": run.rate,
@@ -142,15 +144,20 @@ def _attainment_chart(rows: list[dict[str, Any]], top: float, slo: Slo, capacity
                       ) -> dict[str, Any]:
     y = {"type": "quantitative", "title": "Requests meeting the SLO (%)",
          "scale": {"domain": [0, 100]}}
-    label = "SLO attainment"
+    labels = ["both SLOs", "first token", "later tokens"]
     return charts.chart(
         "Capacity: the highest rate that keeps the target",
-        f"Share of requests meeting both SLOs against the arrival rate, with the "
-        f"{slo.target:.0%} target and the capacity it gives marked.",
+        f"Share of requests meeting both SLOs, and each alone, against the arrival rate, "
+        f"with the {slo.target:.0%} target and the capacity it gives marked.",
         rows,
-        encoding={"x": _rate_axis(top), "color": _legend([label], [TAIL])},
+        encoding={"x": _rate_axis(top),
+                  "color": _legend(labels, [TAIL, MEDIAN, timeline.OTHER_WORK])},
         layer=[
-            _line("attainment_pct", label, TAIL, y, "attainment (%)"),
+            _line("ttft_attainment_pct", labels[1], MEDIAN, y, "first token in time (%)",
+                  [4, 2]),
+            _line("tpot_attainment_pct", labels[2], timeline.OTHER_WORK, y,
+                  "later tokens in time (%)", [1, 2]),
+            _line("attainment_pct", labels[0], TAIL, y, "both (%)"),
             *_rule("y", slo.target * 100, "target"),
             *_rule("x", capacity, "capacity"),
         ],
@@ -180,7 +187,7 @@ def _goodput_chart(rows: list[dict[str, Any]], top: float, chosen: Run) -> dict[
 
 def _requests_chart(chosen: Run) -> dict[str, Any]:
     labels = ["met the SLO", "missed it"]
-    rows = [{"arrival_s": request.arrival, "ttft_s": wait if wait >= 0 else None,
+    rows = [{"arrival_s": request.arrival / chosen.rate, "ttft_s": wait if wait >= 0 else None,
              "prompt_tokens": request.prompt_tokens, "output_tokens": request.output_tokens,
              "tpot_ms": per_token * 1000 if per_token >= 0 else None,
              "outcome": labels[0] if met else labels[1]}

@@ -76,8 +76,11 @@ def _steps_to_reach(gap: float, first: float, growth: float) -> int:
 class _Replica:
     """The scheduler's state while it serves one list of requests."""
 
-    def __init__(self, requests: Sequence[Request], policy: Policy, table: StepTable) -> None:
+    def __init__(self, requests: Sequence[Request], policy: Policy, table: StepTable,
+                 rate: float) -> None:
         self.requests, self.policy, self.table = requests, policy, table
+        self.arrivals = [r.arrival / rate for r in requests]
+        self.outputs = [r.output_tokens for r in requests]
         count = len(requests)
         self.first = [-1.0] * count
         self.finished = [-1.0] * count
@@ -126,6 +129,7 @@ class _Replica:
             self.reserved -= window
             # Prompt and every token so far, the last one (not yet in the cache) included.
             self.to_prefill[victim] = context + 1
+            self.generated[victim] = self.outputs[victim] - (self.finish_at[victim] - self.clock)
         else:
             self.reserved -= self.to_prefill[victim] + window
             self.prefilling.remove(victim)
@@ -202,7 +206,7 @@ class _Replica:
         if self.first[request] < 0:
             self.first[request] = self.now
         self.reserved -= self.to_prefill[request]  # held as a decoding context from now
-        remaining = self.requests[request].output_tokens - self.generated[request]
+        remaining = self.outputs[request] - self.generated[request]
         if remaining <= 0:
             self._finish(request)
             return
@@ -223,7 +227,7 @@ class _Replica:
             self.decoding[request] = False
             self.decoders -= 1
             self.base_sum -= self.base[request]
-            self.generated[request] = self.requests[request].output_tokens
+            self.generated[request] = self.outputs[request]
             self._finish(request)
 
     def _run_prefill_step(self, chunks: list[tuple[int, int]], with_decodes: bool) -> None:
@@ -237,7 +241,12 @@ class _Replica:
         # that one chunk would do among itself beyond what these chunks do (StepTable).
         reach -= (tokens * tokens - squares) / 2
         context = self.base_sum + self.decoders * self.clock if decodes else 0
-        self._advance(self.table.time_s(decodes, context, tokens, reach), 1 if decodes else 0)
+        seconds = self.table.time_s(decodes, context, tokens, reach)
+        self.now += seconds
+        self.busy += seconds
+        self.steps += 1
+        if decodes:
+            self.clock += 1
         for request, take in chunks:
             self.done_prefill[request] += take
             if self.done_prefill[request] == self.to_prefill[request]:
@@ -245,49 +254,80 @@ class _Replica:
         if decodes:
             self._retire()
 
+    def _run_chunks(self) -> bool:
+        """While the oldest unfinished prompt fills what the decodes leave of the budget,
+        every step is alike (the decodes and its next chunk), whatever arrives meanwhile:
+        run those steps in one go, up to the step before its last chunk or the next event
+        (a request finishing, the cache full). False if fewer than two such steps."""
+        decodes = self.decoders
+        chunk = self.policy.token_budget - decodes
+        request = self.prefilling[0]
+        done = self.done_prefill[request]
+        steps = (self.to_prefill[request] - done - 1) // chunk
+        context = self.base_sum + decodes * self.clock
+        if decodes:
+            steps = min(steps, self.finishing[0][0] - self.clock,
+                        (self.policy.kv_slots - self.reserved - context) // decodes)
+        if steps < 2:
+            return False
+        seconds = self.table.chunk_run_s(decodes, context, chunk, done, steps)
+        self.now += seconds
+        self.busy += seconds
+        self.steps += steps
+        self.done_prefill[request] = done + steps * chunk
+        if decodes:
+            self.clock += steps
+            self._retire()
+        return True
+
     def _run_decodes(self) -> None:
         """Decode-only steps up to the next event (a request finishing, the cache full, a
         request arriving), in one go."""
         decodes = self.decoders
         context = self.base_sum + decodes * self.clock
         steps = self.finishing[0][0] - self.clock
-        room = (self.policy.kv_slots - self._used()) // decodes
+        room = (self.policy.kv_slots - self.reserved - context) // decodes
         steps = max(1, min(steps, room))
         a, b, _, _ = self.table.coefficients(decodes, 0)
-        if self.next_arrival < len(self.requests):
-            gap = self.requests[self.next_arrival].arrival - self.now
+        if self.next_arrival < len(self.arrivals):
+            gap = self.arrivals[self.next_arrival] - self.now
             steps = min(steps, _steps_to_reach(gap, a + b * context, b * decodes))
-        self._advance(steps * (a + b * (context + decodes * (steps - 1) / 2)), steps)
-        self._retire()
-
-    def _advance(self, seconds: float, decode_steps: int) -> None:
+        seconds = steps * (a + b * (context + decodes * (steps - 1) / 2))
         self.now += seconds
         self.busy += seconds
-        self.clock += decode_steps
-        self.steps += max(1, decode_steps)
+        self.steps += steps
+        self.clock += steps
+        self._retire()
 
     # -- the loop --------------------------------------------------------------------
 
     def serve(self) -> None:
-        requests, policy, refused = self.requests, self.policy, self.refused
-        count = len(requests)
+        arrivals, refused, waiting = self.arrivals, self.refused, self.waiting
+        chunked, kv_slots = self.policy.chunked, self.policy.kv_slots
+        count = len(arrivals)
         while True:
-            while self.next_arrival < count and requests[self.next_arrival].arrival <= self.now:
-                if not refused[self.next_arrival]:
-                    self.waiting.append(self.next_arrival)
-                self.next_arrival += 1
-            if not self.running and not self.waiting:
-                if self.next_arrival == count:
+            index, now = self.next_arrival, self.now
+            while index < count and arrivals[index] <= now:
+                if not refused[index]:
+                    waiting.append(index)
+                index += 1
+            self.next_arrival = index
+            if not self.running and not waiting:
+                if index == count:
                     return
-                self.now = requests[self.next_arrival].arrival
+                self.now = arrivals[index]
                 continue
-            if not policy.chunked:
+            if not chunked and waiting:
                 chunks = self._plan_prefill_first()
                 if chunks:
                     self._run_prefill_step(chunks, with_decodes=False)
                     continue
-            self._make_room()
-            chunks = self._plan_chunks() if policy.chunked else []
+            decoders = self.decoders
+            if self.reserved + self.base_sum + decoders * (self.clock + 1) > kv_slots:
+                self._make_room()
+            if chunked and self.prefilling and self._run_chunks():
+                continue
+            chunks = self._plan_chunks() if chunked and (self.prefilling or waiting) else None
             if chunks:
                 self._run_prefill_step(chunks, with_decodes=True)
             elif self.decoders:
@@ -296,9 +336,11 @@ class _Replica:
                 raise RuntimeError("the replica is idle with requests waiting")
 
 
-def serve(requests: Sequence[Request], policy: Policy, table: StepTable) -> Served:
-    """Run the replica over `requests` (arrival times in s) until every one is done."""
-    replica = _Replica(requests, policy, table)
+def serve(requests: Sequence[Request], policy: Policy, table: StepTable, rate: float = 1.0
+          ) -> Served:
+    """Run the replica over `requests` until every one is done. Their arrival times are
+    for a rate of one request per second; `rate` speeds them up (the gaps are divided)."""
+    replica = _Replica(requests, policy, table, rate)
     replica.serve()
     return Served(replica.first, replica.finished, replica.refused, replica.preemptions,
                   replica.steps, replica.busy)

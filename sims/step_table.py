@@ -129,6 +129,23 @@ class StepTable:
         a, b, _, _ = self.coefficients(decodes, 0)
         return steps * (a + b * (decode_context + decodes * (steps - 1) / 2))
 
+    def chunk_run_s(self, decodes: int, decode_context: float, prefill: int, done: int,
+                    steps: int) -> float:
+        """`steps` steps in a row, each with `decodes` decodes (their contexts growing by a
+        token a step) and the next `prefill` tokens of one prompt of which `done` are
+        already computed: the sum of time_s over the run, in closed form (s)."""
+        if steps <= 0:
+            return 0.0
+        a, b, c, d = self.coefficients(decodes, prefill)
+        # Step j has context S0 + decodes j and reach prefill (done + prefill j).
+        s0, s1 = decode_context, decodes
+        r0, r1 = prefill * done, prefill * prefill
+        ones = steps
+        js = steps * (steps - 1) / 2
+        squares = (steps - 1) * steps * (2 * steps - 1) / 6
+        return (a * ones + b * (s0 * ones + s1 * js) + c * (r0 * ones + r1 * js)
+                + d * (s0 * r0 * ones + (s0 * r1 + s1 * r0) * js + s1 * r1 * squares))
+
 
 def _bracket(value: int) -> tuple[int, int, float]:
     """The grid points around `value` and its weight toward the upper one."""
