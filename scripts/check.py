@@ -11,13 +11,12 @@ import sys
 from pathlib import Path
 
 from ridgepoint.errors import ContentErrors
+from ridgepoint.layout import repository
 from ridgepoint.load import load_site
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def main(argv: list[str]) -> int:
-    root = Path(argv[0]) if argv else ROOT
+    root = Path(argv[0]) if argv else repository().root
     try:
         site = load_site(root)
     except ContentErrors as exc:

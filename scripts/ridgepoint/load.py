@@ -27,6 +27,7 @@ HUBS = "feed/tags"
 VOCABULARY = "feed/tags/_vocabulary.yaml"
 EXPLAINERS = "content/explainers"
 ARTICLES = "content/articles"
+FOLDERS = (GLOSSARY, FEED, HUBS, EXPLAINERS, ARTICLES)
 YAML_SUFFIXES = (".yaml", ".yml")
 
 # File names are slugs: they become URLs. The pattern is the schemas' own.

@@ -14,8 +14,8 @@ import pytest
 
 from ridgepoint.model import Site
 from tests.pipeline.sample_site import make_sample_site
+from tests.repo import LAYOUT
 
-REPO = Path(__file__).resolve().parents[2]
 FIXTURE_SITE = Path(__file__).parent / "fixtures" / "site"
 
 
@@ -28,7 +28,7 @@ def fixture_tree(destination: Path) -> Path:
     """A copy of the fixture site with the repository's stylesheets and sim glue, which are
     machinery rather than content (the built pages link to them)."""
     shutil.copytree(FIXTURE_SITE, destination)
-    shutil.copytree(REPO / "content" / "assets", destination / "content" / "assets")
+    shutil.copytree(LAYOUT.content / "assets", destination / "content" / "assets")
     return destination
 
 
@@ -40,7 +40,8 @@ def built_fixture(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("fixture-build")
     root = fixture_tree(base / "root")
     site = base / "site"
-    status = build(root, site, config_file=REPO / "mkdocs.yml", stage_dir=base / "stage" / "docs")
+    status = build(LAYOUT.with_content(root), site, config_file=LAYOUT.mkdocs_yml,
+                   stage_dir=base / "stage" / "docs")
     assert status == 0, "the fixture site failed to build (see the captured output)"
     return site
 
@@ -52,6 +53,6 @@ def built_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     base = tmp_path_factory.mktemp("repo-build")
     site = base / "site"
-    status = build(REPO, site, stage_dir=base / "stage" / "docs")
+    status = build(LAYOUT, site, stage_dir=base / "stage" / "docs")
     assert status == 0, "the real site failed to build (see the captured output)"
     return site

@@ -11,8 +11,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from ridgepoint.validate import SCHEMA_DIR, schemas
+from tests.repo import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 MODELINE = "# yaml-language-server: $schema="
 
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import random
 import subprocess
-from pathlib import Path
 
 import pytest
 
 from ridgepoint.sim_embed.display import display, exact
+from tests.repo import LAYOUT
 
-FORMAT_JS = Path(__file__).resolve().parents[2] / "content" / "assets" / "sim" / "format.js"
+FORMAT_JS = LAYOUT.content / "assets" / "sim" / "format.js"
 
 
 NUMBERS = [0, 1, -1, 12, 12.5, 0.1, 1 / 3, 6.326, 1e-7, 1.5e-6, 1e-6, 123456.0, 1e21, 1.5e21,

@@ -6,7 +6,6 @@ them, such as a tab inside a plain scalar; see the last test.)"""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,8 +15,8 @@ from hypothesis import strategies as st
 
 from ridgepoint import yamldoc
 from ridgepoint.errors import ContentErrors
+from tests.repo import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 KEYS = st.sampled_from(["term", "tags", "why", "path", "readings", "a b", "ü"]) | st.text(
     max_size=8)
 SCALARS = (st.text(max_size=40) | st.integers() | st.floats(allow_nan=False) | st.booleans()

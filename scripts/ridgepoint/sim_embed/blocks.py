@@ -25,6 +25,7 @@ from typing import Any
 import sims
 from ridgepoint import simrun
 from ridgepoint.errors import ContentError, ContentErrors
+from ridgepoint.layout import Layout
 from ridgepoint.yamldoc import Document, field_name, parse
 from sims.contract import InputError, validate
 
@@ -90,17 +91,18 @@ def modules_in(markdown: str) -> set[str]:
     return found
 
 
-def read_block(fenced: Fenced, source: str) -> SimBlock:
-    """A block found by `iter_blocks` in the page at `source`, placed, parsed and validated."""
+def read_block(fenced: Fenced, source: str, layout: Layout) -> SimBlock:
+    """A block found by `iter_blocks` in the page at `source`, placed, parsed and validated
+    (its sim run at the starting inputs, cached under `layout`)."""
     line = fenced.first + 1
     if fenced.indent:
         raise _refusal(source, line, "sim", "a sim block must start at the beginning of a line")
     if not fenced.closed:
         raise _refusal(source, line, "sim", "the block is never closed")
-    return parse_block(fenced.body, line + 1, source)
+    return parse_block(fenced.body, line + 1, source, layout)
 
 
-def parse_block(body: str, first_line: int, source: str) -> SimBlock:
+def parse_block(body: str, first_line: int, source: str, layout: Layout) -> SimBlock:
     """Parse and validate a block body; `first_line` is the file line of its first line and
     `source` the page's path as errors name it."""
     try:
@@ -143,7 +145,7 @@ def parse_block(body: str, first_line: int, source: str) -> SimBlock:
         raise _wrong(document, ["start"], "must be a mapping of input name to value")
     try:
         values = validate(module.INPUTS, start)
-        simrun.run(module_name, values)  # cross-input checks (e.g. min <= max) live in the sim
+        simrun.run(layout, module_name, values)  # cross-input checks (min <= max) live in sims
     except InputError as error:
         raise _wrong(document, ["start", error.input], str(error)) from None
     except ValueError as error:  # a sim's own refusal that names no single input

@@ -16,6 +16,7 @@ from typing import Any
 
 import sims
 from ridgepoint import simrun
+from ridgepoint.layout import Layout
 from ridgepoint.runtime import browser_files
 from ridgepoint.sim_embed.blocks import SimBlock
 from ridgepoint.sim_embed.charts import chart_svg
@@ -126,16 +127,16 @@ def table_html(table: Mapping[str, Any], index: int) -> str:
             f"<tbody>{body}</tbody></table></details>")
 
 
-def widget_html(block: SimBlock, key: str) -> str:
+def widget_html(block: SimBlock, key: str, layout: Layout) -> str:
     """The widget for one block, prerendered at its starting inputs, on a single line (so
     Markdown passes it through as one raw HTML block)."""
     module = sims.load(block.module)
-    result = simrun.run(block.module, block.start)
+    result = simrun.run(layout, block.module, block.start)
     by_name = {spec.name: spec for spec in module.INPUTS}
     config = {
         "module": block.module,
         "key": key,
-        "files": browser_files(block.module),
+        "files": browser_files(layout.sims, block.module),
         "inputs": describe(module.INPUTS),
         "show": list(block.show),
         "start": block.start,
@@ -144,7 +145,7 @@ def widget_html(block: SimBlock, key: str) -> str:
     controls = "".join(_control(by_name[name], block.start[name], key) for name in block.show)
     charts = "".join(
         f'<figure class="sim-chart" data-chart="{i}">'
-        f'{chart_svg(spec, f"sim-{key}-chart{i}")}</figure>'
+        f'{chart_svg(spec, f"sim-{key}-chart{i}", layout.charts)}</figure>'
         for i, spec in enumerate(result["charts"])
     )
     tables = "".join(table_html(t, i) for i, t in enumerate(result.get("tables", [])))
