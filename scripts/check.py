@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from ridgepoint.errors import ContentErrors
+from ridgepoint.kinds import KINDS
 from ridgepoint.layout import repository
 from ridgepoint.load import load_site
 
@@ -24,14 +25,8 @@ def main(argv: list[str]) -> int:
             print(error, file=sys.stderr)
         print(f"check: {_count(len(exc.errors), 'problem')}", file=sys.stderr)
         return 1
-    counts = {
-        "tag": len(site.tags),
-        "term": len(site.terms),
-        "reading": len(site.readings),
-        "hub file": len(site.hubs),
-        "explainer": len(site.explainers),
-        "article": len(site.articles),
-    }
+    counts = {"tag": len(site.tags)}
+    counts |= {kind.noun: len(getattr(site, kind.name)) for kind in KINDS}
     print("check: ok: " + ", ".join(_count(n, kind) for kind, n in counts.items()))
     return 0
 

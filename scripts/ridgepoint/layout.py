@@ -76,9 +76,9 @@ class Layout:
     def sources(self) -> tuple[Path, ...]:
         """Everything staging reads that an editor changes: under `make serve`, a change to
         any of these re-stages the site."""
-        from ridgepoint.load import FOLDERS  # each content kind's folder
+        from ridgepoint.kinds import KINDS  # the kinds declare their own folders
 
-        folders = [self.root / folder.split("/")[0] for folder in FOLDERS]
+        folders = [self.root / kind.folder.split("/")[0] for kind in KINDS]
         candidates = [self.content, *folders, self.sims, self.mkdocs_yml]
         return tuple(dict.fromkeys(path for path in candidates if path.exists()))
 

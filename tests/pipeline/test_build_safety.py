@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ridgepoint.builder import build
-from tests.pipeline.conftest import fixture_tree
+from tests.pipeline.conftest import sample_tree
 from tests.repo import LAYOUT
 
 
@@ -34,7 +34,7 @@ def assert_untouched(site: Path) -> None:
 def test_content_error_leaves_site_untouched(
     tmp_path: Path, old_site: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    root = fixture_tree(tmp_path / "root")
+    root = sample_tree(tmp_path / "root")
     (root / "glossary" / "goodput.yaml").write_text("term: Goodput\ntags: [batching]\n")
     status = build(LAYOUT.with_content(root), old_site, config_file=LAYOUT.mkdocs_yml,
                    stage_dir=tmp_path / "docs")
@@ -44,8 +44,8 @@ def test_content_error_leaves_site_untouched(
 
 
 def test_failed_mkdocs_build_leaves_site_untouched(tmp_path: Path, old_site: Path) -> None:
-    root = fixture_tree(tmp_path / "root")
-    article = root / "content" / "articles" / "newer-article.md"
+    root = sample_tree(tmp_path / "root")
+    article = root / "content" / "articles" / "newer.md"
     article.write_text(article.read_text() + "\nA [broken link](no-such-page.md).\n")
     status = build(LAYOUT.with_content(root), old_site, config_file=LAYOUT.mkdocs_yml,
                    stage_dir=tmp_path / "docs")
@@ -57,7 +57,7 @@ def test_a_runtime_that_cannot_be_staged_is_one_clear_message(
     tmp_path: Path, old_site: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A StagingError (here: npm packages never installed) says what to do, not a traceback."""
-    root = fixture_tree(tmp_path / "root")
+    root = sample_tree(tmp_path / "root")
     layout = dataclasses.replace(LAYOUT.with_content(root), node_modules=tmp_path / "missing")
     status = build(layout, old_site, config_file=LAYOUT.mkdocs_yml, stage_dir=tmp_path / "docs")
     assert status == 1

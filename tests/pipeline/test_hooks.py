@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import pytest
 
 from ridgepoint import mkdocs_hooks
-from tests.pipeline.conftest import fixture_tree
+from tests.pipeline.conftest import sample_tree
 from tests.repo import LAYOUT
 
 
@@ -29,7 +29,7 @@ class FakeServer:
 
 
 def test_serve_watches_sources_not_staging(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    root = fixture_tree(tmp_path / "root")
+    root = sample_tree(tmp_path / "root")
     monkeypatch.setattr(mkdocs_hooks, "LAYOUT", LAYOUT.with_content(root))
     server = FakeServer()
     config = SimpleNamespace(docs_dir=str(tmp_path / "docs"))
@@ -42,7 +42,7 @@ def test_serve_watches_sources_not_staging(monkeypatch: pytest.MonkeyPatch, tmp_
 def test_broken_content_keeps_last_good_staging(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    root = fixture_tree(tmp_path / "root")
+    root = sample_tree(tmp_path / "root")
     shutil.copy(LAYOUT.mkdocs_yml, root / "mkdocs.yml")
     monkeypatch.setattr(mkdocs_hooks, "LAYOUT", LAYOUT.with_content(root))
     glossary = root / "build" / "docs" / "glossary" / "index.md"
@@ -64,7 +64,7 @@ def test_broken_content_keeps_last_good_staging(
 def test_a_runtime_that_cannot_be_staged_keeps_serving(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    root = fixture_tree(tmp_path / "root")
+    root = sample_tree(tmp_path / "root")
     shutil.copy(LAYOUT.mkdocs_yml, root / "mkdocs.yml")
     broken = dataclasses.replace(LAYOUT.with_content(root), node_modules=tmp_path / "missing")
     monkeypatch.setattr(mkdocs_hooks, "LAYOUT", broken)

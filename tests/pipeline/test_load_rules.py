@@ -4,7 +4,8 @@
 fixtures leave no rule untried. Schema rules are found by walking the schemas themselves
 (every constraint keyword, where it is written), so a constraint added to a schema without
 a fixture fails here; the loader's own checks (parsing, file names, what spans files) are
-listed below by the message they print, one entry per check in load.py and yamldoc.py.
+listed below by the message they print, one entry per check in checks.py, load.py,
+yamldoc.py and yamlload.py.
 """
 
 from __future__ import annotations
