@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from ridgepoint.figures import FENCE, PLACEHOLDER
+
 DIGITS = r"\d[\d,]*(?:\.\d+)?"
 NUMBER = rf"(?<![\w.,\-]){DIGITS}(?:-{DIGITS})?"  # a figure, or a range such as 2.3-2.8
 # Units of what the physics computes: times, sizes in bytes, rates, FLOP counts. A bare "B"
@@ -30,8 +32,6 @@ UNIT = (
 )
 COMPUTED_FIGURE = re.compile(rf"{NUMBER}(?:{UNIT}(?![\w/])|[x×](?![\w\d]))")
 
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_PLACEHOLDER = re.compile(r"\{\{.*?\}\}")
 _CODE_SPAN = re.compile(r"(`+).*?\1")
 _LINK_TARGET = re.compile(r"\]\([^)]*\)")
 _COMMENT = re.compile(r"<!--.*?-->")
@@ -40,8 +40,9 @@ WORKED_SECTION = "check it yourself"
 
 
 def _prose(line: str) -> str:
-    """The line with everything that is not read as prose blanked out."""
-    for pattern in (_PLACEHOLDER, _CODE_SPAN, _LINK_TARGET, _COMMENT):
+    """The line with everything that is not read as prose blanked out. Placeholders are
+    found as staging finds them, so a misspelt kind ({{ cite: ... }}) is not excused."""
+    for pattern in (PLACEHOLDER, _CODE_SPAN, _LINK_TARGET, _COMMENT):
         line = pattern.sub(" ", line)
     return line
 
@@ -57,7 +58,7 @@ def hand_typed_figures(markdown: str) -> list[tuple[int, str]]:
     fence: str | None = None
     worked = False
     for number, line in enumerate(lines[start:], start=start + 1):
-        if match := _FENCE.match(line):
+        if match := FENCE.match(line):
             fence = None if fence == match.group(1) else (fence or match.group(1))
             continue
         if fence:
