@@ -1,3 +1,4 @@
+// @ts-check
 // Ridgepoint's service worker: the site keeps working offline after one visit.
 //
 // It lives at the site root so that its scope is the whole site. The builder
