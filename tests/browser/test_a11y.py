@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 import sims
-from ridgepoint.sim_embed import display
+from ridgepoint.sim_embed.display import display
 from tests.browser.conftest import READY_MS, REPO
 
 pytestmark = pytest.mark.browser

@@ -18,7 +18,9 @@ import pytest
 from playwright.sync_api import Page, Route, Worker, expect
 
 import sims
-from ridgepoint.sim_embed import SimBlock, display, widget_html
+from ridgepoint.sim_embed.blocks import SimBlock
+from ridgepoint.sim_embed.display import display
+from ridgepoint.sim_embed.widget import widget_html
 from sims.contract import defaults
 from tests.browser.conftest import READY_MS
 from tests.browser.sim_pages import EXPLAINERS, SIM_ARTICLE

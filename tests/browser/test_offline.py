@@ -22,7 +22,7 @@ from playwright.sync_api import Error as PlaywrightError
 
 import sims
 from ridgepoint.offline import stamp_service_worker
-from ridgepoint.sim_embed import display
+from ridgepoint.sim_embed.display import display
 from tests.browser.conftest import READY_MS, REPO, launch, serve
 
 PAGE = "explainers/batching/"

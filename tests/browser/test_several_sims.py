@@ -13,7 +13,9 @@ import pytest
 from playwright.sync_api import Page, expect
 
 import sims
-from ridgepoint.sim_embed import SimBlock, display, widget_html
+from ridgepoint.sim_embed.blocks import SimBlock
+from ridgepoint.sim_embed.display import display
+from ridgepoint.sim_embed.widget import widget_html
 from sims.contract import defaults
 from tests.browser.conftest import READY_MS, Recorder
 

@@ -14,7 +14,7 @@ import pytest
 
 from ridgepoint.figures import FENCE, PLACEHOLDER, FigureSource, render_figures
 from ridgepoint.load import split_front_matter
-from ridgepoint.sim_embed import iter_blocks, parse_block
+from ridgepoint.sim_embed.blocks import iter_blocks, read_block
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTICLES = sorted((ROOT / "content" / "articles").glob("*.md"))
@@ -65,14 +65,13 @@ def test_every_sim_block_is_valid(path: Path) -> None:
     """Module, shown inputs and starting values of each ```sim block exist and are in range."""
     text = path.read_text("utf-8")
     for fenced in iter_blocks(text):
-        assert fenced.closed and not fenced.indent, f"{path.name}: malformed sim block"
-        parse_block(fenced.body, fenced.first + 2)
+        read_block(fenced, path.name)
 
 
 @pytest.mark.parametrize(("name", "modules"), sorted(EMBEDS.items()))
 def test_article_embeds_its_sims(name: str, modules: set[str]) -> None:
     text = (ROOT / "content" / "articles" / name).read_text("utf-8")
-    embedded = {parse_block(fenced.body, fenced.first + 2).module for fenced in iter_blocks(text)}
+    embedded = {read_block(fenced, name).module for fenced in iter_blocks(text)}
     assert modules <= embedded, f"{name} should embed {sorted(modules - embedded)}"
 
 

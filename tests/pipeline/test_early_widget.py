@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 
 from ridgepoint import urls
-from ridgepoint.sim_embed import STARTER, render_sim_blocks
+from ridgepoint.sim_embed import render_sim_blocks
+from ridgepoint.sim_embed.widget import STARTER
 from ridgepoint.stage import WIDGET_SCRIPT
 
 PAGE = "Intro.\n\n```sim\nmodule: batching\n```\n\nMore.\n\n```sim\nmodule: roofline\n```\n"

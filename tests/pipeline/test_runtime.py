@@ -144,7 +144,7 @@ def test_a_missing_package_says_how_to_get_it(tmp_path: Path, monkeypatch) -> No
 
 def test_vega_lite_matches_what_vl_convert_renders() -> None:
     """The prerendered SVG and the live chart must come from the same Vega-Lite minor."""
-    from ridgepoint.sim_embed import VL_VERSION
+    from ridgepoint.sim_embed.charts import VL_VERSION
 
     package = json.loads((NODE_MODULES / "vega-lite" / "package.json").read_text())
     major, minor, _ = package["version"].split(".")

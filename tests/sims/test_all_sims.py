@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import sims
-from ridgepoint.sim_embed import chart_svg
+from ridgepoint.sim_embed.charts import chart_svg
 from sims.charts import DATASET
 from sims.contract import Choice, InputError, Number
 
