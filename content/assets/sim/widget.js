@@ -106,6 +106,7 @@ class Sim {
   send() {
     this.sent = { ...this.controls.values };
     this.stuck = null;
+    this.results.markStale(!sameInputs(this.sent, this.shown)); // the URL's inputs, at first
     this.watchdog = setTimeout(() => {
       this.dispatch({ type: "timeout", stuck: sameInputs(this.controls.values, this.sent) });
     }, runTimeout());
