@@ -3,7 +3,7 @@
 //
 // The build writes the widget (ridgepoint's widget HTML module) and marks every element the
 // script looks for with data-sim-part="<name>"; the script finds them only through `part`
-// and `required` below, never by class or tag, so the classes are the stylesheet's alone. A
+// and `required` below, never by class or tag: classes are left to the stylesheet. A
 // test reads this table under Node and checks that every part exists where it should in
 // the HTML the build writes (tests/pipeline/test_widget_parts.py): a part renamed on one
 // side only fails there, not in a reader's browser.

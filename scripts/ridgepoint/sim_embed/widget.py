@@ -8,7 +8,8 @@ controls and takes over with Pyodide; its config travels in a JSON script elemen
 Every element the script binds to carries `data-sim-part="<name>"`, a name from the one
 table of parts in `content/assets/sim/parts.js` (with its key attribute where a part comes
 once per input, chart or table); tests/pipeline/test_widget_parts.py checks that every part
-of that table is where the script looks for it. Classes are for the stylesheet.
+of that table is where the script looks for it. Classes are left to the stylesheet (and to
+tests that read the page).
 """
 
 from __future__ import annotations
