@@ -12,41 +12,43 @@ names where the number comes from, and staging writes the value in:
 A sim runs once per distinct set of inputs per build. A reference to a sim, input, metric,
 result file or key that does not exist is a content error with the file and line, so a
 renamed metric breaks the build instead of silently printing a stale number.
+
+A figure the site does not compute is typed by hand, and marked so that a reader of the
+source (and tests/pipeline/test_hand_typed_numbers.py) can tell it from a forgotten
+placeholder; staging writes the text as it is:
+
+    {{ cited: 2.3-2.8x }}   a figure quoted from the outside source the sentence names
+    {{ input: 30 µs }}      an input the reader sets, or an assumption the page states
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
+from ridgepoint import simrun
 from ridgepoint.errors import ContentError, ContentErrors
+from ridgepoint.layout import Layout
 
-PLACEHOLDER = re.compile(r"\{\{\s*(sim|data):(.*?)\s*\}\}")
+PLACEHOLDER = re.compile(r"\{\{\s*(sim|data|cited|input):(.*?)\s*\}\}")
+MARKED = ("cited", "input")  # hand-typed figures, written as they are
 FENCE = re.compile(r"^\s*(```|~~~)")
 SCALE = re.compile(r"^x(\d+(?:\.\d+)?(?:e-?\d+)?)$")
-
-EXPERIMENTS_DIR = Path("content/data/experiments")
 
 SimRunner = Callable[[str, dict[str, str]], dict[str, Any]]
 
 
-def run_sim(module: str, inputs: dict[str, str]) -> dict[str, Any]:
-    """Run a sim natively (cached across builds, see ridgepoint.simrun); LookupError for an
-    unknown module, ValueError for a bad input."""
-    from ridgepoint import simrun
-
-    return simrun.run(module, inputs)
-
-
 class FigureSource:
-    """Resolves placeholders against sims and experiment result files, caching each run."""
+    """Resolves placeholders against sims and experiment result files (`layout.experiments`),
+    caching each run. `runner` runs a sim (LookupError for an unknown module, ValueError for
+    a bad input); by default natively, cached across builds (ridgepoint.simrun)."""
 
-    def __init__(self, root: Path, runner: SimRunner = run_sim) -> None:
-        self.root = root
-        self.runner = runner
+    def __init__(self, layout: Layout, runner: SimRunner | None = None) -> None:
+        self.layout = layout
+        self.runner = runner or functools.partial(simrun.run, layout)
         self._runs: dict[tuple[str, tuple[tuple[str, str], ...]], dict[str, Any]] = {}
         self._data: dict[str, Any] = {}
 
@@ -61,9 +63,9 @@ class FigureSource:
 
     def data_value(self, experiment: str, path: list[str]) -> Any:
         if experiment not in self._data:
-            file = self.root / EXPERIMENTS_DIR / f"{experiment}.json"
+            file = self.layout.experiments / f"{experiment}.json"
             if not file.is_file():
-                raise KeyError(f"no result file {EXPERIMENTS_DIR / (experiment + '.json')}")
+                raise KeyError(f"no result file {self.layout.relative(file)}")
             self._data[experiment] = json.loads(file.read_text(encoding="utf-8"))
         value: Any = self._data[experiment]
         for depth, key in enumerate(path):
@@ -87,6 +89,10 @@ def _format(value: Any, scale: float | None, spec: str) -> str:
 
 def _resolve(source: FigureSource, kind: str, body: str) -> str:
     """One placeholder's text, or ValueError/KeyError/LookupError saying what is wrong."""
+    if kind in MARKED:
+        if not any(character.isdigit() for character in body):
+            raise ValueError(f"a {kind} figure must contain the figure it marks")
+        return body.strip()
     reference, _, spec = body.partition("|")
     words = reference.split()
     if not words:
@@ -139,7 +145,8 @@ def render_figures(markdown: str, relpath: str, source: FigureSource) -> str:
                     ContentError(
                         relpath, number, "figure", f"{found.group(0)}: {message}",
                         "{{ sim:<module>.<metric> [input=value ...] [x<factor>] [| <format>] }}"
-                        " or {{ data:<experiment>.<key>... }}",
+                        ", {{ data:<experiment>.<key>... }}, {{ cited: <figure> }}"
+                        " or {{ input: <figure> }}",
                     )
                 )
                 return found.group(0)

@@ -1,4 +1,4 @@
-"""Where every page and feed lives, as site-root-relative URLs (design.md's URL contract).
+"""Where every page and feed lives, as site-root-relative URLs (the README's URL contract).
 
 Pages, feeds and glossary links all derive their addresses from these functions, so a URL
 is spelled once. Page URLs end in "/" (MkDocs' use_directory_urls); `source_path` maps one
@@ -59,6 +59,13 @@ def catalogue_entry(kind: str, key: str) -> str:
     """A GPU's or a model's anchor on the catalogue page (`kind` is "gpu" or "model"); a key
     may hold dots (llama-3.1-8b), an anchor does not."""
     return f"{CATALOGUE}#{kind}-{key.replace('.', '-')}"
+
+
+def catalogue_links(here: str) -> dict[str, str]:
+    """From the page at `here`, the catalogue sections a sim's GPU and model controls link to
+    (input name -> page-relative URL)."""
+    return {"gpu": relative(here, f"{CATALOGUE}#gpus"),
+            "model": relative(here, f"{CATALOGUE}#models")}
 
 
 def source_path(url: str) -> str:
