@@ -10,12 +10,10 @@ content/assets/sim/livechart.js): the rate axis spans the sweep, value axes come
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sims import charts, timeline
-
-if TYPE_CHECKING:  # the sim imports this module: only its types are needed here
-    from sims.goodput import Run, Slo
+from sims.goodput_model import Run, Slo
 
 MEDIAN, TAIL = timeline.MIXED_WORK, timeline.WORK
 MET, MISSED = timeline.MIXED_WORK, timeline.COMMUNICATION
@@ -165,7 +163,7 @@ def _attainment_chart(rows: list[dict[str, Any]], top: float, slo: Slo, capacity
 
 
 def _goodput_chart(rows: list[dict[str, Any]], top: float, chosen: Run) -> dict[str, Any]:
-    title = "Requests per second"
+    title = "Requests per second (requests/s)"
     y = {"type": "quantitative", "title": title, **charts.value_axis(top)}
     labels = ["arriving", "served", "served within the SLO"]
     colours = [REFERENCE, MEDIAN, TAIL]

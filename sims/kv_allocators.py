@@ -105,7 +105,7 @@ class _Meter:
         seen = sums.steps or 1
         shares = {part: value / seen / self.slots if self.slots else 0.0
                   for part, value in sums.parts.items()}
-        every = -(-len(self.samples) // SAMPLES)  # thinned to at most SAMPLES
+        every = max(1, -(-len(self.samples) // SAMPLES))  # thinned to at most SAMPLES
         return Outcome(shares, sums.running / seen, max_running, preempted, refused, steps,
                        self.samples[::every])
 

@@ -63,8 +63,8 @@ def _running_chart(runs: dict[str, Outcome], last: int) -> dict[str, Any]:
         mark={"type": "line", "interpolate": "step-after"},
         encoding={
             "x": _steps_axis(last),
-            "y": {"field": "running", "type": "quantitative", "title": "Requests in flight",
-                  **charts.value_axis(top)},
+            "y": {"field": "running", "type": "quantitative",
+                  "title": "Requests in flight (requests)", **charts.value_axis(top)},
             "color": {"field": "allocator", "type": "nominal", "title": None,
                       "scale": {"domain": list(ALLOCATOR_COLOURS),
                                 "range": list(ALLOCATOR_COLOURS.values())},
@@ -82,7 +82,7 @@ def _block_chart(sweep: dict[int, Outcome], chosen: int) -> dict[str, Any]:
     sizes = [rows[0]["block_size"], rows[-1]["block_size"]]
     x = {"field": "block_size", "type": "quantitative", "title": "Block size (tokens)",
          "scale": {"type": "log", "base": 2, "domain": sizes}}
-    waste_title, running_title = "Waste (% of the KV room)", "Requests in flight, mean"
+    waste_title, running_title = "Waste (% of the KV room)", "Requests in flight, mean (requests)"
     tooltip = [{"field": "block_size", "title": "block size (tokens)"},
                {"field": "waste_pct", "title": waste_title, "format": ".2f"},
                {"field": "running", "title": running_title, "format": ".1f"}]
