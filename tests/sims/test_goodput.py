@@ -4,10 +4,20 @@ or against another run of the sim, never against a step time typed in."""
 from __future__ import annotations
 
 import pytest
+from explainer_pages import hardware_claims, rendered
 
 from sims import goodput
 from sims.goodput import simulate
-from sims.physics import GPUS, MODELS, prefill
+from sims.kv_space import kv_space
+from sims.physics import (
+    COMPUTE_EFFICIENCY,
+    GPUS,
+    MEMORY_EFFICIENCY,
+    MODELS,
+    USABLE_MEMORY_FRACTION,
+    precision_for,
+    prefill,
+)
 
 
 @pytest.fixture(scope="module")
@@ -142,3 +152,73 @@ def test_the_requests_chart_shows_every_request_of_the_chosen_rate(default: dict
 def test_the_same_seed_gives_the_same_runs(default: dict) -> None:
     assert simulate() == default
     assert simulate(seed=2) != default
+
+
+# -- the page ---------------------------------------------------------------------------
+
+def page_figures() -> list[tuple[str, float, str]]:
+    """(phrase with {} for the figure, value, format) of the page's "check it yourself",
+    each computed here from the shared physics or read from the sim."""
+    gpu, model = GPUS["h100"], MODELS["llama-3.1-8b"]
+    precision = precision_for(gpu, model)
+    space = kv_space(gpu, model, 1, precision)
+    rate = gpu.bf16_flops * COMPUTE_EFFICIENCY
+    matmuls = 2 * model.params_active * 2048
+    pairs = 2048 * 2049 / 2
+    attention = 4 * model.layers * model.heads * model.head_dim
+    share = 2048 / (2048 + 128)
+    rows = _sweep(simulate())
+    passing, failing = rows[2], rows[3]
+    fraction = (passing["attainment_pct"] - 90) / (passing["attainment_pct"]
+                                                   - failing["attainment_pct"])
+    low = simulate(request_rate=0.5, length_spread=0.0)["summary"]
+    return [
+        *hardware_claims(gpu, "H100", ".2f"),
+        ("so {} TFLOP/s", rate / 1e12, ".1f"),
+        ("and {} TB/s.", gpu.hbm_bytes_per_s * MEMORY_EFFICIENCY / 1e12, ".2f"),
+        ("90% of the H100's {} GB", gpu.hbm_bytes / 1e9, ".0f"),
+        ("80 GB: {} GB.", gpu.hbm_bytes * USABLE_MEMORY_FRACTION / 1e9, ".1f"),
+        ("The weights take {} GB", space.weights_bytes / 1e9, ".2f"),
+        ("({} billion parameters at two bytes)", model.params / 1e9, ".2f"),
+        ("× 128 dimensions × 2 bytes = {} bytes", space.bytes_per_token, ",.0f"),
+        ("so the {} GB left", space.usable_bytes / 1e9, ".2f"),
+        ("left hold {} tokens", space.token_slots(), ",d"),
+        ("about two hundred requests of {} tokens", 2048 + 128, ",d"),
+        ("goes through {} billion parameters", model.params_active / 1e9, ".2f"),
+        ("each per token: {} TFLOP", matmuls / 1e12, ".1f"),
+        ("TFLOP, {} ms at 692.3 TFLOP/s", matmuls / rate * 1e3, ".1f"),
+        ("4 × 32 × 32 × 128 = {} FLOPs", attention, ",d"),
+        ("pairs make {} TFLOP", attention * pairs / 1e12, ".2f"),
+        ("TFLOP, {} ms. Priced", attention * pairs / rate * 1e3, ".1f"),
+        ("the prefill takes {} ms", prefill(gpu, model, 2048).time_s * 1e3, ".1f"),
+        ("the median first token comes after {} ms", low["p50_ttft_s"] * 1e3, ".0f"),
+        ("costs at least their arithmetic, {} ms", matmuls / rate * 1e3, ".1f"),
+        ("serves {} requests' worth", share, ".2f"),
+        ("0.94 / 0.0444 s = {} requests", share / (matmuls / rate), ".0f"),
+        ("levels off well below that, at {}:", rows[-1]["throughput_rps"], ".1f"),
+        ("At {} requests per second", passing["rate"], ".2f"),
+        ("second {}% of requests meet both", passing["attainment_pct"], ".1f"),
+        ("at {}, 71.6% do", failing["rate"], ".2f"),
+        ("16.11, {}% do", failing["attainment_pct"], ".1f"),
+        ("= {} of the way", fraction, ".2f"),
+        ("12.08 + 0.30 × {} =", failing["rate"] - passing["rate"], ".2f"),
+        ("= {} requests per second.", simulate()["summary"]["capacity_rps"], ".1f"),
+    ]
+
+
+@pytest.mark.parametrize(("phrase", "value", "spec"), page_figures())
+def test_check_it_yourself_figures_match_the_physics(phrase: str, value: float, spec: str
+                                                     ) -> None:
+    assert phrase.format(format(value, spec)) in rendered("goodput")
+
+
+def test_the_ceiling_bounds_every_throughput_on_the_sweep(default: dict) -> None:
+    gpu, model = GPUS["h100"], MODELS["llama-3.1-8b"]
+    ceiling = 2048 / 2176 / (2 * model.params_active * 2048 / (gpu.bf16_flops
+                                                               * COMPUTE_EFFICIENCY))
+    assert all(r["throughput_rps"] < ceiling for r in _sweep(default))
+
+
+def test_the_page_renders_every_figure() -> None:
+    text = rendered("goodput")
+    assert "```sim module: goodput ```" in text and "{{" not in text

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from explainer_pages import rendered
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -13,7 +14,13 @@ from sims import kv_memory
 from sims.kv_allocators import PARTS, contiguous, paged
 from sims.kv_memory import simulate
 from sims.kv_space import kv_space
-from sims.physics import GPUS, MODELS, precision_for
+from sims.physics import (
+    COMPUTE_EFFICIENCY,
+    GPUS,
+    MODELS,
+    USABLE_MEMORY_FRACTION,
+    precision_for,
+)
 from sims.step_table import step_table
 from sims.workload import Request
 
@@ -171,3 +178,55 @@ def test_weights_that_fill_the_gpu_leave_nothing_to_allocate() -> None:
 
 def test_deterministic(default: dict) -> None:
     assert simulate() == default
+
+
+# -- the page ---------------------------------------------------------------------------
+
+def page_figures() -> list[tuple[str, float, str]]:
+    """The page's "check it yourself", every figure from the physics or the sim."""
+    gpu, model = GPUS["h100"], MODELS["llama-3.1-8b"]
+    space = kv_space(gpu, model, 1, precision_for(gpu, model))
+    fp8 = kv_space(gpu, model, 1, precision_for(gpu, model, kv="fp8"))
+    alike = simulate(length_spread=0.0)["summary"]
+    ranges = simulate(length_spread=0.0, allocator="contiguous")["summary"]
+    slots = space.token_slots()
+    held = 2048 + 128 + 8
+    victim = alike["mean_preempted_tokens"]
+    swap_bytes = victim * space.bytes_per_token
+    matmuls = 2 * model.params_active * victim
+    return [
+        ("Llama 3.1 8B has {} layers", model.layers, "d"),
+        ("each with {} KV heads", model.kv_heads, "d"),
+        ("KV heads of {} dimensions", model.head_dim, "d"),
+        ("2 × 32 × 8 × 128 × 2 = {} bytes", model.kv_bytes_per_token("bf16"), ",.0f"),
+        ("In FP8, one byte each: {}.", model.kv_bytes_per_token("fp8"), ",.0f"),
+        ("the H100's 80 GB is {} GB", gpu.hbm_bytes * USABLE_MEMORY_FRACTION / 1e9, ".1f"),
+        ("the weights take {} GB", space.weights_bytes / 1e9, ".2f"),
+        ("leaving {} GB, which", space.usable_bytes / 1e9, ".2f"),
+        ("which is {} tokens at", slots, ",d"),
+        ("({} in FP8)", fp8.token_slots(), ",d"),
+        ("so 426,784 / 4,096 = {} ranges fit", alike["contiguous_max_concurrent"], "d"),
+        ("with {} tokens over", slots - 104 * 4096, ",d"),
+        ("104 × 1,792 / 426,784 = {}% of the room", ranges["internal_fraction"] * 100, ".1f"),
+        ("426,784 / 2,184 = {} requests", alike["paged_mean_concurrent"], ".0f"),
+        ("426,784 / 2,184 = 195", slots / held, ".0f"),
+        ("195 × 7.5 / 426,784 = {}% of the room", alike["paged_waste_fraction"] * 100, ".2f"),
+        ("preempted with {} tokens", victim, ",.0f"),
+        ("2,125 × 131,072 = {} MB", swap_bytes / 1e6, ".0f"),
+        ("PCIe Gen5 at {} GB/s", gpu.host_link_bytes_per_s / 1e9, ".0f"),
+        ("64,000 s = {} ms", alike["swap_s_per_preemption"] * 1e3, ".1f"),
+        ("per token make {} TFLOP", matmuls / 1e12, ".1f"),
+        ("TFLOP, {} ms at 692.3", matmuls / (gpu.bf16_flops * COMPUTE_EFFICIENCY) * 1e3, ".0f"),
+        ("the sim prices it at {} ms", alike["recompute_s_per_preemption"] * 1e3, ".0f"),
+    ]
+
+
+@pytest.mark.parametrize(("phrase", "value", "spec"), page_figures())
+def test_check_it_yourself_figures_match_the_physics(phrase: str, value: float, spec: str
+                                                     ) -> None:
+    assert phrase.format(format(value, spec)) in rendered("kv-memory")
+
+
+def test_the_page_renders_every_figure() -> None:
+    text = rendered("kv-memory")
+    assert "```sim module: kv_memory ```" in text and "{{" not in text
