@@ -26,37 +26,54 @@ def _rate_axis(top: float) -> dict[str, Any]:
             "scale": {"domain": [0, top], "nice": False}}
 
 
-def _line(field: str, label: str, colour: str, y: dict[str, Any], title: str,
-          dash: list[int] | None = None) -> dict[str, Any]:
-    mark: dict[str, Any] = {"type": "line", "point": True, "color": colour}
-    if dash:
-        mark["strokeDash"] = dash
-    return {
-        "mark": mark,
+def _lines(rows: list[dict[str, Any]], series: dict[str, tuple[str, str]], y: dict[str, Any],
+           value_title: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The sweep's `rows` as one row per rate and series (`series`: field -> (label,
+    colour)), and the one line layer that draws them all: a single y definition, so that the
+    y scale has one domain."""
+    long = [{"rate": row["rate"], "series": label, "value": row[field]}
+            for row in rows for field, (label, _) in series.items()]
+    labels = [label for label, _ in series.values()]
+    colours = [colour for _, colour in series.values()]
+    layer = {
+        "mark": {"type": "line", "point": True},
         "encoding": {
-            "y": {"field": field, **y},
-            "color": {"datum": label},
-            "tooltip": [{"field": "rate", "type": "quantitative", "title": RATE_TITLE,
+            "y": {"field": "value", **y},
+            "color": {"field": "series", "type": "nominal", "title": None,
+                      **_legend(labels, colours)},
+            "tooltip": [{"field": "series", "title": "series"},
+                        {"field": "rate", "type": "quantitative", "title": RATE_TITLE,
                          "format": ".1f"},
-                        {"field": field, "type": "quantitative", "title": title,
+                        {"field": "value", "type": "quantitative", "title": value_title,
                          "format": ".3~g"}],
         },
     }
+    return long, layer
+
+
+# Keeps the first row of the chart's data only: a reference line or label drawn from it is
+# one mark, not one per row (a label drawn many times over itself looks bold and blurred).
+FIRST_ROW = [{"window": [{"op": "row_number", "as": "row"}]}, {"filter": "datum.row == 1"}]
 
 
 def _rule(channel: str, value: float, label: str) -> list[dict[str, Any]]:
     """A dashed reference line at `value` on `channel` ("x" or "y"), labelled."""
-    other = "y" if channel == "x" else "x"
-    text: dict[str, Any] = {"type": "text", "color": REFERENCE, "fontSize": 11}
-    text |= ({"align": "left", "dx": 4, "baseline": "top", "dy": 4} if channel == "x"
-             else {"align": "right", "baseline": "bottom", "dy": -3})
+    if channel == "x":
+        place = {"x": {"datum": value}}
+        line, at = place, {**place, "y": {"value": 0}}
+        text = {"align": "left", "dx": 4, "baseline": "top", "dy": 4}
+    else:
+        place = {"y": {"datum": value}}
+        line = {**place, "x": {"value": 0}, "x2": {"value": "width"}}
+        at = {**place, "x": {"value": "width"}}
+        text = {"align": "right", "baseline": "bottom", "dy": -3}
     return [
-        {"mark": {"type": "rule", "strokeDash": [4, 3], "color": REFERENCE},
-         "encoding": {channel: {"datum": value}}},
-        {"mark": text,
-         "encoding": {channel: {"datum": value},
-                      other: {"value": 0} if channel == "x" else {"value": "width"},
-                      "text": {"value": label}}},
+        {"transform": FIRST_ROW, "mark": {"type": "rule", "strokeDash": [4, 3],
+                                          "color": REFERENCE},
+         "encoding": line},
+        {"transform": FIRST_ROW, "mark": {"type": "text", "color": REFERENCE, "fontSize": 11,
+                                          **text},
+         "encoding": {**at, "text": {"value": label}}},
     ]
 
 
@@ -101,19 +118,15 @@ def _ttft_chart(rows: list[dict[str, Any]], top: float, chosen: Run, slo: Slo
     title = "Time to first token (s, log scale)"
     y = _log_axis([slo.ttft_s, *(r[k] for r in rows for k in ("p50_ttft_s", "p99_ttft_s"))],
                   title)
-    labels = ["median", "99th percentile"]
+    long, lines = _lines(rows, {"p50_ttft_s": ("median", MEDIAN),
+                                "p99_ttft_s": ("99th percentile", TAIL)}, y, title)
     return charts.chart(
-        "The tail of the first-token wait turns up at the knee",
+        "The first-token tail turns up at the knee",
         "Median and 99th-percentile time to first token against the arrival rate, with the "
         "SLO and the chosen rate marked.",
-        rows,
-        encoding={"x": _rate_axis(top), "color": _legend(labels, [MEDIAN, TAIL])},
-        layer=[
-            _line("p50_ttft_s", labels[0], MEDIAN, y, "median TTFT (s)"),
-            _line("p99_ttft_s", labels[1], TAIL, y, "p99 TTFT (s)"),
-            *_rule("y", slo.ttft_s, "SLO"),
-            *_rule("x", chosen.rate, "chosen rate"),
-        ],
+        long,
+        encoding={"x": _rate_axis(top)},
+        layer=[lines, *_rule("y", slo.ttft_s, "SLO"), *_rule("x", chosen.rate, "chosen rate")],
     )
 
 
@@ -122,64 +135,52 @@ def _tpot_chart(rows: list[dict[str, Any]], top: float, chosen: Run, slo: Slo
     title = "Time per output token (ms)"
     highest = max([slo.tpot_s * 1000, *(r["p99_tpot_ms"] or 0 for r in rows)])
     y = {"type": "quantitative", "title": title, **charts.value_axis(highest)}
-    labels = ["median", "99th percentile"]
+    long, lines = _lines(rows, {"p50_tpot_ms": ("median", MEDIAN),
+                                "p99_tpot_ms": ("99th percentile", TAIL)}, y, title)
     return charts.chart(
-        "Every request in the batch pays for a longer step",
+        "Every request pays for a longer step",
         "Median and 99th-percentile time per output token after the first against the "
         "arrival rate, with the SLO and the chosen rate marked.",
-        rows,
-        encoding={"x": _rate_axis(top), "color": _legend(labels, [MEDIAN, TAIL])},
-        layer=[
-            _line("p50_tpot_ms", labels[0], MEDIAN, y, "median TPOT (ms)"),
-            _line("p99_tpot_ms", labels[1], TAIL, y, "p99 TPOT (ms)"),
-            *_rule("y", slo.tpot_s * 1000, "SLO"),
-            *_rule("x", chosen.rate, "chosen rate"),
-        ],
+        long,
+        encoding={"x": _rate_axis(top)},
+        layer=[lines, *_rule("y", slo.tpot_s * 1000, "SLO"),
+               *_rule("x", chosen.rate, "chosen rate")],
     )
 
 
 def _attainment_chart(rows: list[dict[str, Any]], top: float, slo: Slo, capacity: float
                       ) -> dict[str, Any]:
-    y = {"type": "quantitative", "title": "Requests meeting the SLO (%)",
-         "scale": {"domain": [0, 100]}}
-    labels = ["both SLOs", "first token", "later tokens"]
+    title = "Requests meeting the SLO (%)"
+    y = {"type": "quantitative", "title": title, "scale": {"domain": [0, 100]}}
+    long, lines = _lines(rows, {"attainment_pct": ("both SLOs", TAIL),
+                                "ttft_attainment_pct": ("first token", MEDIAN),
+                                "tpot_attainment_pct": ("later tokens", timeline.OTHER_WORK)},
+                         y, title)
     return charts.chart(
-        "Capacity: the highest rate that keeps the target",
+        "Capacity: where attainment meets the target",
         f"Share of requests meeting both SLOs, and each alone, against the arrival rate, "
         f"with the {slo.target:.0%} target and the capacity it gives marked.",
-        rows,
-        encoding={"x": _rate_axis(top),
-                  "color": _legend(labels, [TAIL, MEDIAN, timeline.OTHER_WORK])},
-        layer=[
-            _line("ttft_attainment_pct", labels[1], MEDIAN, y, "first token in time (%)",
-                  [4, 2]),
-            _line("tpot_attainment_pct", labels[2], timeline.OTHER_WORK, y,
-                  "later tokens in time (%)", [1, 2]),
-            _line("attainment_pct", labels[0], TAIL, y, "both (%)"),
-            *_rule("y", slo.target * 100, "target"),
-            *_rule("x", capacity, "capacity"),
-        ],
+        long,
+        encoding={"x": _rate_axis(top)},
+        layer=[lines, *_rule("y", slo.target * 100, "target"),
+               *_rule("x", capacity, "capacity")],
     )
 
 
 def _goodput_chart(rows: list[dict[str, Any]], top: float, chosen: Run) -> dict[str, Any]:
     title = "Requests per second (requests/s)"
     y = {"type": "quantitative", "title": title, **charts.value_axis(top)}
-    labels = ["arriving", "served", "served within the SLO"]
-    colours = [REFERENCE, MEDIAN, TAIL]
+    long, lines = _lines(rows, {"offered_rps": ("arriving", REFERENCE),
+                                "throughput_rps": ("served", MEDIAN),
+                                "goodput_rps": ("served within the SLO", TAIL)}, y, title)
     return charts.chart(
         "Goodput rises, peaks and falls",
         "Requests arriving, served and served within the SLO per second, against the "
         "arrival rate: throughput levels off where the replica saturates, goodput falls "
         "once requests miss their SLO.",
-        rows,
-        encoding={"x": _rate_axis(top), "color": _legend(labels, colours)},
-        layer=[
-            _line("offered_rps", labels[0], REFERENCE, y, "arriving (requests/s)", [2, 2]),
-            _line("throughput_rps", labels[1], MEDIAN, y, "throughput (requests/s)"),
-            _line("goodput_rps", labels[2], TAIL, y, "goodput (requests/s)"),
-            *_rule("x", chosen.rate, "chosen rate"),
-        ],
+        long,
+        encoding={"x": _rate_axis(top)},
+        layer=[lines, *_rule("x", chosen.rate, "chosen rate")],
     )
 
 

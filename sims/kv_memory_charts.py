@@ -128,7 +128,7 @@ def _preemption_chart(table: StepTable, space: KvSpace, gpu: Gpu, longest: int
             rows.append({"tokens": tokens, "way": "swap out and back", "ms": swap * 1000})
     link = gpu.host_link or "no host link in the catalogue"
     return charts.chart(
-        "Recompute or swap: what a preempted request costs",
+        "Recompute or swap a preempted request",
         f"Time to recompute a preempted request's KV (a prefill of every token it held) and "
         f"to copy it to host memory and back over the host link ({link}), against its "
         f"length.",

@@ -25,8 +25,25 @@ def default() -> dict:
     return simulate()
 
 
+# The sweep's charts draw one row per rate and series; their series, by chart, as fields.
+SERIES = (
+    {"median": "p50_ttft_s", "99th percentile": "p99_ttft_s"},
+    {"median": "p50_tpot_ms", "99th percentile": "p99_tpot_ms"},
+    {"both SLOs": "attainment_pct", "first token": "ttft_attainment_pct",
+     "later tokens": "tpot_attainment_pct"},
+    {"arriving": "offered_rps", "served": "throughput_rps",
+     "served within the SLO": "goodput_rps"},
+)
+
+
 def _sweep(result: dict) -> list[dict]:
-    return result["charts"][0]["data"]["values"]
+    """The sweep as one row per rate with every figure the four charts draw."""
+    rows: dict[float, dict] = {}
+    for chart, series in zip(result["charts"], SERIES, strict=False):
+        for point in chart["data"]["values"]:
+            rows.setdefault(point["rate"], {"rate": point["rate"]})[
+                series[point["series"]]] = point["value"]
+    return [rows[rate] for rate in sorted(rows)]
 
 
 def test_at_low_load_the_wait_is_about_one_prefill() -> None:
