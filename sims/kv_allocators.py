@@ -41,7 +41,7 @@ from sims.workload import Request
 # Where memory goes, in the order the charts stack it.
 USED, FUTURE, NEVER, SLACK, EXTERNAL, FREE = (
     "tokens' KV", "reserved for tokens to come", "reserved, never used",
-    "last block's empty slots", "gaps too small to use", "free, too little for the next")
+    "last block's empty slots", "gaps too small to use", "free")
 PARTS = (USED, FUTURE, NEVER, SLACK, EXTERNAL, FREE)
 SAMPLES = 120  # points of the memory-over-time charts
 

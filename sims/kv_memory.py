@@ -157,5 +157,5 @@ def simulate(
         "summary": summary,
         "charts": kv_memory_charts.charts_for(
             allocator, runs, sweep, block, table, space, chip,
-            max(prompt_tokens + max_output_tokens, 256)),
+            max(prompt_tokens + max_output_tokens, 512)),
     }
