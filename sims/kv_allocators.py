@@ -24,7 +24,7 @@ share for its whole life (in whole blocks, when paged).
 
 Shares of memory are averaged over the steps during which requests were waiting (over the
 whole run if none ever did): then every slot not holding a token's KV is memory the
-allocator kept from a request.
+allocator kept from a request. A run ends when the backlog is served or after MAX_STEPS.
 """
 
 from __future__ import annotations
@@ -44,6 +44,11 @@ USED, FUTURE, NEVER, SLACK, EXTERNAL, FREE = (
     "last block's empty slots", "gaps too small to use", "free")
 PARTS = (USED, FUTURE, NEVER, SLACK, EXTERNAL, FREE)
 SAMPLES = 120  # points of the memory-over-time charts
+# A run follows the backlog for at most this many decode steps: long enough for the cache's
+# mix to settle (the starting backlog lasts about 2,000 steps), and a bound on the time a
+# run takes when few long requests fit at once (a backlog of thousands would last hundreds
+# of thousands of steps, and every figure here is an average that has settled by then).
+MAX_STEPS = 4096
 
 
 class Outcome(NamedTuple):
@@ -147,7 +152,7 @@ def contiguous(requests: Sequence[Request], slots: int, window_slots: int,
             starts.insert(index, start)
             sizes.insert(index, size)
 
-    while waiting or ends:
+    while (waiting or ends) and step < MAX_STEPS:
         while waiting:  # first come, first served, while the head finds a range
             request = requests[waiting[0]]
             size = need(request)
@@ -170,7 +175,7 @@ def contiguous(requests: Sequence[Request], slots: int, window_slots: int,
         max_running = max(max_running, running)
         if not ends:  # cannot happen: an empty room holds any request that was not refused
             raise RuntimeError("a request waits with nothing running")
-        span = ends[0][0] - step
+        span = min(ends[0][0], MAX_STEPS) - step
         if span > 0:
             used = held_base + running * (step + (span - 1) / 2)
             free = slots - reserved
@@ -236,7 +241,7 @@ def paged(requests: Sequence[Request], slots: int, window_slots: int, block_size
         final_blocks -= blocks_for(length0[number] + remaining[number])
         phases[(length0[number] - admitted[number]) % size] -= 1
 
-    while waiting or running:
+    while (waiting or running) and step < MAX_STEPS:
         while waiting:  # first come, first served, while the head's blocks are free
             number = waiting[0]
             need = blocks_for(length0[number])
