@@ -56,9 +56,9 @@ INPUTS = (
     Choice("arrivals", "Arrivals", "poisson", ARRIVALS,
            help="Poisson: independent arrivals. Bursty: the same mean rate in clumps (gaps "
                 "three times as variable)."),
-    Number("prompt_tokens", "Mean prompt", default=2048, min=16, max=16384, step=16,
+    Number("prompt_tokens", "Mean prompt", default=2048, min=16, max=8192, step=16,
            unit="tokens"),
-    Number("output_tokens", "Mean answer", default=128, min=1, max=4096, unit="tokens"),
+    Number("output_tokens", "Mean answer", default=128, min=1, max=2048, unit="tokens"),
     Number("length_spread", "Length spread", default=1.0, min=0.0, max=2.0, step=0.1,
            help="Standard deviation over mean of both lengths (log-normal): 0 makes every "
                 "request alike, 1 gives a long tail of long requests."),
@@ -72,7 +72,7 @@ INPUTS = (
     Choice("scheduler", "Scheduler", "chunked", SCHEDULERS,
            help="Chunked: decodes first, then prompt chunks fill the token budget. "
                 "Prefill-first: a waiting prompt runs as a step of its own, decodes pause."),
-    Number("token_budget", "Token budget", default=2048, min=256, max=16384, step=256,
+    Number("token_budget", "Token budget", default=2048, min=512, max=16384, step=256,
            unit="tokens", help="Most tokens one step may carry."),
     Number("max_batch", "Batch limit", default=256, min=8, max=1024, step=8,
            unit="requests", help="Most requests running at once (vLLM's max_num_seqs)."),

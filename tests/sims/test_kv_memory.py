@@ -83,7 +83,7 @@ def _roomy_setups() -> list[tuple[str, str, str]]:
     return found
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(setup=st.sampled_from(_roomy_setups()), prompt=st.integers(1024, 8192),
        answer=st.integers(64, 1024), seed=st.integers(0, 99))
 def test_fp8_kv_holds_about_twice_the_requests_of_bf16_when_weights_leave_room(
@@ -91,14 +91,16 @@ def test_fp8_kv_holds_about_twice_the_requests_of_bf16_when_weights_leave_room(
 ) -> None:
     model, gpu, tp = setup
     inputs = {"model": model, "gpu": gpu, "tp": tp, "prompt_tokens": prompt,
-              "output_tokens": answer, "seed": seed, "requests": 2000}
+              "output_tokens": answer, "seed": seed, "requests": 1000}
     bf16 = simulate(**inputs)["summary"]
     fp8 = simulate(kv_precision="fp8", **inputs)["summary"]
     # Memory, not the size of the backlog, must set how many run, even at FP8.
-    assume(fp8["paged_max_concurrent"] < 1000)
+    assume(fp8["paged_max_concurrent"] < 500)
     assert abs(fp8["kv_capacity_tokens"] - 2 * bf16["kv_capacity_tokens"]) <= 1
+    # "About": a few dozen requests at a time move in whole requests, and the preemptions
+    # that keep a full cache full come and go differently at each size.
     ratio = fp8["paged_mean_concurrent"] / bf16["paged_mean_concurrent"]
-    assert 1.8 <= ratio <= 2.3
+    assert 1.7 <= ratio <= 2.4
 
 
 @settings(max_examples=25, deadline=None)
