@@ -76,7 +76,7 @@ INPUTS = (
            unit="tokens", help="Most tokens one step may carry."),
     Number("max_batch", "Batch limit", default=256, min=8, max=1024, step=8,
            unit="requests", help="Most requests running at once (vLLM's max_num_seqs)."),
-    Number("requests", "Requests per run", default=250, min=100, max=1000, step=50,
+    Number("requests", "Requests per run", default=250, min=100, max=500, step=50,
            unit="requests", help="How many requests each rate's run sends."),
     Number("seed", "Random seed", default=1, min=0, max=999,
            help="Draws other lengths and gaps; the same seed gives the same runs."),
@@ -85,6 +85,14 @@ INPUTS = (
     Choice("tp", "Tensor-parallel GPUs", "1", tuple(str(t) for t in TP_DEGREES),
            help="GPUs the replica's model is split over."),
 )
+
+# The slowest inputs found (scripts/bench/native.py tries these first): the longest run
+# allowed, at a low rate, with long-tailed long prompts chunked by the smallest budget, so
+# every request is alone for many short steps.
+WORST_CASE = {
+    "request_rate": 0.1, "prompt_tokens": 8192, "output_tokens": 2048, "length_spread": 2.0,
+    "token_budget": 512, "max_batch": 1024, "requests": 500, "seed": 999, "gpu": "a100",
+}
 
 METRICS = {
     "p50_ttft_s": "Median time to first token, queueing included (s)",

@@ -63,6 +63,14 @@ INPUTS = (
     Choice("tp", "Tensor-parallel GPUs", "1", tuple(str(t) for t in TP_DEGREES)),
 )
 
+# The slowest inputs found (scripts/bench/native.py tries these first): the largest backlog
+# of long-tailed long answers, on a replica with room for hundreds of them, so that every
+# allocator runs its MAX_STEPS with many sequences to grow.
+WORST_CASE = {
+    "prompt_tokens": 1000, "output_tokens": 4096, "max_output_tokens": 8192,
+    "length_spread": 2.0, "requests": 2000, "model": "deepseek-v3", "gpu": "h200", "tp": "8",
+}
+
 METRICS = {
     "max_concurrent_requests": "Most requests in flight at once (requests)",
     "mean_concurrent_requests": "Requests in flight on average while others waited (requests)",

@@ -289,7 +289,8 @@ class _Replica:
         room = (self.policy.kv_slots - self.reserved - context) // decodes
         steps = max(1, min(steps, room))
         a, b, _, _ = self.table.coefficients(decodes, 0)
-        if self.next_arrival < len(self.arrivals):
+        # An arrival matters only to an empty queue: behind a waiting request it waits too.
+        if not self.waiting and self.next_arrival < len(self.arrivals):
             gap = self.arrivals[self.next_arrival] - self.now
             steps = min(steps, _steps_to_reach(gap, a + b * context, b * decodes))
         seconds = steps * (a + b * (context + decodes * (steps - 1) / 2))
