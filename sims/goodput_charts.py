@@ -113,39 +113,39 @@ def _rows(runs: list[Run]) -> list[dict[str, Any]]:
     return rows
 
 
-def _ttft_chart(rows: list[dict[str, Any]], top: float, chosen: Run, slo: Slo
-                ) -> dict[str, Any]:
-    title = "Time to first token (s, log scale)"
-    y = _log_axis([slo.ttft_s, *(r[k] for r in rows for k in ("p50_ttft_s", "p99_ttft_s"))],
-                  title)
-    long, lines = _lines(rows, {"p50_ttft_s": ("median", MEDIAN),
-                                "p99_ttft_s": ("99th percentile", TAIL)}, y, title)
+def _percentile_chart(rows: list[dict[str, Any]], top: float, chosen: Run, metric: str,
+                      y: dict[str, Any], slo: float, heading: str, what: str
+                      ) -> dict[str, Any]:
+    """Median and p99 of `metric` (fields p50_<metric>, p99_<metric>) against the rate, with
+    the SLO at `slo` and the chosen rate marked."""
+    long, lines = _lines(rows, {f"p50_{metric}": ("median", MEDIAN),
+                                f"p99_{metric}": ("99th percentile", TAIL)}, y, y["title"])
     return charts.chart(
-        "The first-token tail turns up at the knee",
-        "Median and 99th-percentile time to first token against the arrival rate, with the "
-        "SLO and the chosen rate marked.",
+        heading,
+        f"Median and 99th-percentile {what} against the arrival rate, with the SLO and the "
+        f"chosen rate marked.",
         long,
         encoding={"x": _rate_axis(top)},
-        layer=[lines, *_rule("y", slo.ttft_s, "SLO"), *_rule("x", chosen.rate, "chosen rate")],
+        layer=[lines, *_rule("y", slo, "SLO"), *_rule("x", chosen.rate, "chosen rate")],
     )
+
+
+def _ttft_chart(rows: list[dict[str, Any]], top: float, chosen: Run, slo: Slo
+                ) -> dict[str, Any]:
+    y = _log_axis([slo.ttft_s, *(r[k] for r in rows for k in ("p50_ttft_s", "p99_ttft_s"))],
+                  "Time to first token (s, log scale)")
+    return _percentile_chart(rows, top, chosen, "ttft_s", y, slo.ttft_s,
+                             "The first-token tail turns up at the knee", "time to first token")
 
 
 def _tpot_chart(rows: list[dict[str, Any]], top: float, chosen: Run, slo: Slo
                 ) -> dict[str, Any]:
-    title = "Time per output token (ms)"
     highest = max([slo.tpot_s * 1000, *(r["p99_tpot_ms"] or 0 for r in rows)])
-    y = {"type": "quantitative", "title": title, **charts.value_axis(highest)}
-    long, lines = _lines(rows, {"p50_tpot_ms": ("median", MEDIAN),
-                                "p99_tpot_ms": ("99th percentile", TAIL)}, y, title)
-    return charts.chart(
-        "Every request pays for a longer step",
-        "Median and 99th-percentile time per output token after the first against the "
-        "arrival rate, with the SLO and the chosen rate marked.",
-        long,
-        encoding={"x": _rate_axis(top)},
-        layer=[lines, *_rule("y", slo.tpot_s * 1000, "SLO"),
-               *_rule("x", chosen.rate, "chosen rate")],
-    )
+    y = {"type": "quantitative", "title": "Time per output token (ms)",
+         **charts.value_axis(highest)}
+    return _percentile_chart(rows, top, chosen, "tpot_ms", y, slo.tpot_s * 1000,
+                             "Every request pays for a longer step",
+                             "time per output token after the first")
 
 
 def _attainment_chart(rows: list[dict[str, Any]], top: float, slo: Slo, capacity: float
