@@ -11,6 +11,7 @@ from typing import Any
 
 from playwright.sync_api import Playwright, sync_playwright
 
+import sims
 from bench import buildcost, interaction, native, pageload, transfer
 from bench.chromium import profile
 from bench.report import Figure
@@ -28,6 +29,9 @@ EXPLAINER_BYTES_KB = 250
 PIPELINE_OVERHEAD = 0.25
 GROWTH_EXPONENT = 1.1  # linear, with room for noise
 SIM_WORST_MS = 20
+# A sim at its defaults (issue 18's target for its sims; every sim meets it). A sim whose
+# issue sets its own target for its most expensive inputs declares it as WORST_MS.
+SIM_DEFAULTS_MS = 20
 PAGE_GROWTH = 1.05  # a page at 100x the content, against 1x
 
 EXPLAINER = "explainers/batching/"
@@ -38,9 +42,11 @@ def sims_group() -> tuple[list[Figure], list[dict[str, Any]]]:
     timings = native.measure_all()
     figures = []
     for timing in timings:
-        figures.append(Figure("sims", f"{timing.module}: defaults", timing.defaults_ms, "ms"))
+        worst_target = getattr(sims.load(timing.module), "WORST_MS", SIM_WORST_MS)
+        figures.append(Figure("sims", f"{timing.module}: defaults", timing.defaults_ms, "ms",
+                              SIM_DEFAULTS_MS))
         figures.append(Figure("sims", f"{timing.module}: most expensive", timing.worst_ms, "ms",
-                              SIM_WORST_MS, note=str(timing.worst_inputs)))
+                              worst_target, note=str(timing.worst_inputs)))
     return figures, [asdict(timing) for timing in timings]
 
 

@@ -175,7 +175,7 @@ def test_a_gpu_without_a_host_link_figure_says_so() -> None:
 def test_weights_that_fill_the_gpu_leave_nothing_to_allocate() -> None:
     summary = simulate(model="deepseek-v3", gpu="a100")["summary"]
     assert summary["fits"] is False and summary["max_concurrent_requests"] == 0
-    assert summary["refused"] == 600
+    assert summary["refused"] == 400
 
 
 def test_deterministic(default: dict) -> None:
@@ -214,7 +214,7 @@ def page_figures() -> list[tuple[str, float, str]]:
         ("426,784 / 2,184 = 195", slots / held, ".0f"),
         ("195 × 7.5 / 426,784 = {}% of the room", alike["paged_waste_fraction"] * 100, ".2f"),
         ("preempted with {} tokens", victim, ",.0f"),
-        ("2,125 × 131,072 = {} MB", swap_bytes / 1e6, ".0f"),
+        ("2,109 × 131,072 = {} MB", swap_bytes / 1e6, ".0f"),
         ("PCIe Gen5 at {} GB/s", gpu.host_link_bytes_per_s / 1e9, ".0f"),
         ("64,000 s = {} ms", alike["swap_s_per_preemption"] * 1e3, ".1f"),
         ("per token make {} TFLOP", matmuls / 1e12, ".1f"),
