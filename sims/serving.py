@@ -201,7 +201,11 @@ class _Replica:
 
     def _start_decoding(self, request: int) -> None:
         """A prefill just ended with this step: its token is out; decode the rest."""
-        self.prefilling.remove(request)
+        prefilling = self.prefilling
+        if prefilling[0] == request:  # the usual case: the oldest prompt ends first
+            del prefilling[0]
+        else:
+            prefilling.remove(request)
         self.generated[request] += 1
         if self.first[request] < 0:
             self.first[request] = self.now
@@ -251,7 +255,7 @@ class _Replica:
             self.done_prefill[request] += take
             if self.done_prefill[request] == self.to_prefill[request]:
                 self._start_decoding(request)
-        if decodes:
+        if decodes and self.finishing and self.finishing[0][0] <= self.clock:
             self._retire()
 
     def _run_chunks(self) -> bool:
@@ -304,7 +308,8 @@ class _Replica:
 
     def serve(self) -> None:
         arrivals, refused, waiting = self.arrivals, self.refused, self.waiting
-        chunked, kv_slots = self.policy.chunked, self.policy.kv_slots
+        policy = self.policy
+        chunked, kv_slots = policy.chunked, policy.kv_slots
         count = len(arrivals)
         while True:
             index, now = self.next_arrival, self.now
@@ -326,8 +331,12 @@ class _Replica:
             decoders = self.decoders
             if self.reserved + self.base_sum + decoders * (self.clock + 1) > kv_slots:
                 self._make_room()
-            if chunked and self.prefilling and self._run_chunks():
-                continue
+            if chunked and self.prefilling:
+                first = self.prefilling[0]
+                # Cheap test first: a run needs a prompt that fills at least two more steps.
+                if (self.to_prefill[first] - self.done_prefill[first] > 2 * (
+                        policy.token_budget - self.decoders) and self._run_chunks()):
+                    continue
             chunks = self._plan_chunks() if chunked and (self.prefilling or waiting) else None
             if chunks:
                 self._run_prefill_step(chunks, with_decodes=True)
