@@ -35,7 +35,7 @@ __all__ = [
     "WEIGHTS_INPUT", "Gpu", "MemoryFit", "Model", "Precision", "StepCost", "Work",
     "all_to_all_time", "allreduce_time", "check_group", "decode_step", "host_link_time",
     "memory_fit", "p2p_time", "precision_for", "prefill", "ridge_tokens", "scale_out_time",
-    "smallest_fitting_tp", "step_cost", "touched_experts", "tp_degrees",
+    "smallest_fitting_tp", "step_cost", "step_series", "touched_experts", "tp_degrees",
 ]
 
 GPUS: dict[str, Gpu] = build_gpus(catalogue_data.GPUS)
@@ -119,6 +119,20 @@ def step_cost(
     `precision` defaults to `precision_for(gpu, model)`: the checkpoint's formats."""
     check_group(gpu, model, tp, layout)
     return pricer(gpu, model, precision or precision_for(gpu, model), tp, layout).price(work)
+
+
+def step_series(
+    gpu: Gpu, model: Model, fixed: list[Work], new: int, first: int, stride: int, count: int,
+    tp: int = 1, precision: Precision | None = None, layout: str = "tp",
+    logit_tokens: int | None = None,
+) -> list[float]:
+    """Times (s) of `count` steps, step k over `fixed` plus Work(new, first + k * stride,
+    logit_tokens): a prefill cut into chunks of `new` tokens riding along the same work, as
+    step_cost would price each, in a fraction of its time (sims.pricing.Pricer.series)."""
+    check_group(gpu, model, tp, layout)
+    chosen = precision or precision_for(gpu, model)
+    return pricer(gpu, model, chosen, tp, layout).series(fixed, new, first, stride, count,
+                                                         logit_tokens)
 
 
 def decode_step(
