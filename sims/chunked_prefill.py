@@ -234,7 +234,8 @@ def ttft(steps: list[Step]) -> float:
 
 
 def _timeline(
-    title: str, description: str, steps: list[Step], streams: int, domain: tuple[float, float]
+    title: str, description: str, steps: list[Step], streams: int,
+    domain: tuple[float, float],
 ) -> dict[str, Any]:
     stream_row = "the stream" if streams == 1 else f"each of {streams} streams"
     first_token = ttft(steps)
@@ -356,7 +357,7 @@ def simulate(
         },
         "charts": [
             _timeline(
-                f"Prefill alone: every stream waits{fit.flag}",
+                charts.titled("Prefill alone: every stream waits", fit.note),
                 f"Token times of {streams} decoding streams and the long prompt when its "
                 f"{prompt_tokens}-token prefill runs as a step of its own, from "
                 f"{LEAD_STEPS} steps before it arrives (time 0).",

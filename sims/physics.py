@@ -171,11 +171,17 @@ class MemoryFit(NamedTuple):
 
     @property
     def flag(self) -> str:
-        """What a chart's title adds when the configuration does not fit; empty when it does."""
+        """The note as a title suffix, " (does not fit: ...)"; empty when it fits."""
+        return f" ({self.note})" if self.note else ""
+
+    @property
+    def note(self) -> str:
+        """What a chart's subtitle says when the configuration does not fit; empty when it
+        does (sims.charts.titled)."""
         if self.fits:
             return ""
-        return (f" (does not fit: {self.needed_per_gpu_bytes / 1e9:.1f} of "
-                f"{self.usable_per_gpu_bytes / 1e9:.1f} GB per GPU)")
+        return (f"does not fit: {self.needed_per_gpu_bytes / 1e9:.1f} of "
+                f"{self.usable_per_gpu_bytes / 1e9:.1f} GB per GPU")
 
     @property
     def reason(self) -> str:
