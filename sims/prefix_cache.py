@@ -119,14 +119,14 @@ def run(users: int, turns: int, system_prompt_tokens: int, user_tokens: int,
     return requests, cache
 
 
-def _per_request_chart(requests: list[Request], flag: str) -> dict:
+def _per_request_chart(requests: list[Request], note: str) -> dict:
     rows = [
         {"request": r.number, "user": r.user, "turn": r.turn, "part": part, "tokens": tokens}
         for r in requests
         for part, tokens in (("computed", r.computed), ("from cache", r.cached))
     ]
     return charts.chart(
-        f"What each request reuses and what it computes{flag}",
+        charts.titled("What each request reuses and what it computes", note),
         "One bar per request in arrival order, split into prompt tokens served from the "
         "prefix cache and prompt tokens the GPU had to compute.",
         rows,
@@ -220,7 +220,7 @@ def simulate(
     ]
     return {
         "summary": summary,
-        "charts": [_per_request_chart(requests, fit.flag), _cumulative_chart(requests)],
+        "charts": [_per_request_chart(requests, fit.note), _cumulative_chart(requests)],
         "tables": [{
             "title": "Every request, in arrival order",
             "columns": [
