@@ -137,10 +137,9 @@ def test_shares_of_memory_add_up_to_the_whole_room() -> None:
     requests = [Request(0.0, 300 + 7 * i, 40 + i) for i in range(200)]
     for outcome in (contiguous(requests, 20000, 0, 256), paged(requests, 20000, 0, 16)):
         assert sum(outcome.shares[part] for part in PARTS) == pytest.approx(1.0)
-        for _, running, parts in outcome.samples:
-            assert sum(parts.values()) == pytest.approx(outcome.samples[0][2][PARTS[0]]
-                                                        + sum(list(outcome.samples[0][2]
-                                                                   .values())[1:]))
+        # At every sample the parts add up to the same room.
+        totals = {round(sum(parts.values()), 6) for _, _, parts in outcome.samples}
+        assert len(totals) == 1
 
 
 def test_preemption_costs_are_a_prefill_and_a_round_trip_over_the_host_link(default: dict

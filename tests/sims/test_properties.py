@@ -179,7 +179,7 @@ def goodput_tails_and_goodput_are_bounded(summary: dict, inputs: dict) -> None:
     assert summary["p99_ttft_s"] >= summary["p50_ttft_s"] >= 0
     assert summary["p99_tpot_s"] >= summary["p50_tpot_s"] >= 0
     assert 0 <= summary["goodput_rps"] <= summary["throughput_rps"]
-    assert 0 <= summary["peak_goodput_rps"]
+    assert summary["peak_goodput_rps"] >= 0
     _fraction(summary["slo_attainment"], summary["ttft_attainment"], summary["tpot_attainment"])
     assert summary["slo_attainment"] <= min(summary["ttft_attainment"],
                                             summary["tpot_attainment"])
