@@ -19,11 +19,22 @@ MEDIAN, TAIL = timeline.MIXED_WORK, timeline.WORK
 MET, MISSED = timeline.MIXED_WORK, timeline.COMMUNICATION
 REFERENCE = "#9e9e9e"  # reference lines: mid grey reads on a light and a dark page
 RATE_TITLE = "Arrival rate (requests/s)"
+# The rate and time axes end where the sweep or the run does, rarely on a tick: a label near
+# the end would stick out by a different amount on every run and move the plot (see
+# sims/timeline.py); labels that close to an end are drawn flush with it.
+FLUSH = {"labelFlush": timeline.FLUSH_PX}
+# ...and run a little past the last point drawn, whose mark would otherwise stick out of the
+# plot by its radius on some runs and not on others.
+EDGE_ROOM = 1.04
+
+
+def _rate_scale(top: float) -> dict[str, Any]:
+    return {"domain": [0, top], "nice": False}
 
 
 def _rate_axis(top: float) -> dict[str, Any]:
     return {"field": "rate", "type": "quantitative", "title": RATE_TITLE,
-            "scale": {"domain": [0, top], "nice": False}}
+            "scale": _rate_scale(top), "axis": FLUSH}
 
 
 def _lines(rows: list[dict[str, Any]], series: dict[str, tuple[str, str]], y: dict[str, Any],
@@ -56,24 +67,43 @@ def _lines(rows: list[dict[str, Any]], series: dict[str, tuple[str, str]], y: di
 FIRST_ROW = [{"window": [{"op": "row_number", "as": "row"}]}, {"filter": "datum.row == 1"}]
 
 
-def _rule(channel: str, value: float, label: str) -> list[dict[str, Any]]:
-    """A dashed reference line at `value` on `channel` ("x" or "y"), labelled."""
+# A reference line's label sits on the side of the line with room for it: past this share
+# of the axis, on the other side. Both sides are always in the spec, one of them empty, so
+# that a line moving across keeps the chart's view (the labels' texts are its parameters).
+LABEL_SIDE_SHARE = 0.75
+
+
+def _rule(channel: str, value: float, label: str, scale: dict[str, Any]
+          ) -> list[dict[str, Any]]:
+    """A dashed reference line at `value` on `channel` ("x" or "y"), labelled on whichever
+    side of it keeps the label inside the plot; `scale` is the axis's (its domain, and its
+    type: a log axis's share is measured in logs)."""
+    low, high = scale["domain"]
+    where = math.log if scale.get("type") == "log" else float
+    position = ((where(value) - where(low)) / (where(high) - where(low))
+                if high > low else 0.0)
+    far = position > LABEL_SIDE_SHARE
     if channel == "x":
         place = {"x": {"datum": value}}
-        line, at = place, {**place, "y": {"value": 0}}
-        text = {"align": "left", "dx": 4, "baseline": "top", "dy": 4}
+        line = place
+        sides = [({"align": "left", "dx": 4}, not far), ({"align": "right", "dx": -4}, far)]
+        at = {**place, "y": {"value": 0}}
+        base = {"baseline": "top", "dy": 4}
     else:
         place = {"y": {"datum": value}}
         line = {**place, "x": {"value": 0}, "x2": {"value": "width"}}
+        sides = [({"baseline": "bottom", "dy": -3}, not far), ({"baseline": "top", "dy": 3},
+                                                               far)]
         at = {**place, "x": {"value": "width"}}
-        text = {"align": "right", "baseline": "bottom", "dy": -3}
+        base = {"align": "right"}
     return [
         {"transform": FIRST_ROW, "mark": {"type": "rule", "strokeDash": [4, 3],
                                           "color": REFERENCE},
          "encoding": line},
-        {"transform": FIRST_ROW, "mark": {"type": "text", "color": REFERENCE, "fontSize": 11,
-                                          **text},
-         "encoding": {**at, "text": {"value": label}}},
+        *({"transform": FIRST_ROW,
+           "mark": {"type": "text", "color": REFERENCE, "fontSize": 11, **base, **side},
+           "encoding": {**at, "text": {"value": label if shown else ""}}}
+          for side, shown in sides),
     ]
 
 
@@ -126,7 +156,8 @@ def _percentile_chart(rows: list[dict[str, Any]], top: float, chosen: Run, metri
         f"chosen rate marked.",
         long,
         encoding={"x": _rate_axis(top)},
-        layer=[lines, *_rule("y", slo, "SLO"), *_rule("x", chosen.rate, "chosen rate")],
+        layer=[lines, *_rule("y", slo, "SLO", y["scale"]),
+               *_rule("x", chosen.rate, "chosen rate", _rate_scale(top))],
     )
 
 
@@ -162,8 +193,8 @@ def _attainment_chart(rows: list[dict[str, Any]], top: float, slo: Slo, capacity
         f"with the {slo.target:.0%} target and the capacity it gives marked.",
         long,
         encoding={"x": _rate_axis(top)},
-        layer=[lines, *_rule("y", slo.target * 100, "target"),
-               *_rule("x", capacity, "capacity")],
+        layer=[lines, *_rule("y", slo.target * 100, "target", y["scale"]),
+               *_rule("x", capacity, "capacity", _rate_scale(top))],
     )
 
 
@@ -180,7 +211,7 @@ def _goodput_chart(rows: list[dict[str, Any]], top: float, chosen: Run) -> dict[
         "once requests miss their SLO.",
         long,
         encoding={"x": _rate_axis(top)},
-        layer=[lines, *_rule("x", chosen.rate, "chosen rate")],
+        layer=[lines, *_rule("x", chosen.rate, "chosen rate", _rate_scale(top))],
     )
 
 
@@ -192,7 +223,7 @@ def _requests_chart(chosen: Run) -> dict[str, Any]:
              "outcome": labels[0] if met else labels[1]}
             for request, wait, per_token, met in zip(chosen.requests, chosen.ttft, chosen.tpot,
                                                      chosen.met, strict=True)]
-    last = max(row["arrival_s"] for row in rows) or 1.0
+    last = (max(row["arrival_s"] for row in rows) or 1.0) * EDGE_ROOM
     y = _log_axis([row["ttft_s"] for row in rows], "Time to first token (s, log scale)")
     tooltip = [{"field": field, "type": "quantitative", "title": title, "format": ".3~g"}
                for field, title in (("arrival_s", "arrived at (s)"),
@@ -209,7 +240,7 @@ def _requests_chart(chosen: Run) -> dict[str, Any]:
         mark={"type": "point", "filled": True, "size": 18, "opacity": 0.7},
         encoding={
             "x": {"field": "arrival_s", "type": "quantitative", "title": "Arrived at (s)",
-                  "scale": {"domain": [0, last], "nice": False}},
+                  "scale": {"domain": [0, last], "nice": False}, "axis": FLUSH},
             "y": {"field": "ttft_s", **y},
             "color": {"field": "outcome", "type": "nominal", "title": None,
                       **_legend(labels, [MET, MISSED])},
@@ -222,7 +253,7 @@ def charts_for(runs: list[Run], chosen: Run, slo: Slo, capacity: float, top: flo
                ) -> list[dict[str, Any]]:
     """The five charts, over the sweep's `runs` (the rate axis up to `top`)."""
     rows = _rows(runs)
-    top = max(top, chosen.rate)
+    top = max(top, chosen.rate) * EDGE_ROOM
     return [
         _ttft_chart(rows, top, chosen, slo),
         _tpot_chart(rows, top, chosen, slo),

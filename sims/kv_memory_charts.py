@@ -11,22 +11,27 @@ from typing import Any
 
 from sims import charts, timeline
 from sims.hardware import Gpu
-from sims.kv_allocators import PARTS, Outcome
+from sims.kv_allocators import MAX_STEPS, PARTS, Outcome
 from sims.kv_space import KvSpace, swap_s
 from sims.step_table import StepTable
 
 PART_COLOURS = (timeline.WORK, "#9ecae9", timeline.OTHER_WORK, timeline.MIXED_WORK,
                 timeline.COMMUNICATION, timeline.IDLE)
 ALLOCATOR_COLOURS = {"paged": timeline.WORK, "contiguous": timeline.OTHER_WORK}
+# The clock runs a little past the last sample, whose line would otherwise end on the
+# plot's edge and stick out by its width on some runs and not on others.
+EDGE_ROOM = 1.02
 STEPS_TITLE = "Decode steps since the backlog arrived (steps)"
 
 
-def _steps_axis(last: int) -> dict[str, Any]:
+def _steps_axis(last: float) -> dict[str, Any]:
     return {"field": "step", "type": "quantitative", "title": STEPS_TITLE,
-            "scale": {"domain": [0, max(1, last)], "nice": False}}
+            "scale": {"domain": [0, max(1, last)], "nice": False},
+            # The run ends rarely on a tick: flush labels keep the plot in place (timeline).
+            "axis": {"labelFlush": timeline.FLUSH_PX}}
 
 
-def _memory_chart(name: str, outcome: Outcome, last: int) -> dict[str, Any]:
+def _memory_chart(name: str, outcome: Outcome, last: float) -> dict[str, Any]:
     samples = outcome.samples or [(0, 0, dict.fromkeys(PARTS, 0.0))]
     total = sum(samples[0][2].values()) or 1.0
     rows = [{"step": step, "part": part, "rank": rank, "share_pct": parts[part] / total * 100}
@@ -51,7 +56,7 @@ def _memory_chart(name: str, outcome: Outcome, last: int) -> dict[str, Any]:
     )
 
 
-def _running_chart(runs: dict[str, Outcome], last: int) -> dict[str, Any]:
+def _running_chart(runs: dict[str, Outcome], last: float) -> dict[str, Any]:
     rows = [{"step": step, "allocator": name, "running": running}
             for name, outcome in runs.items()
             for step, running, _ in outcome.samples or [(0, 0, {})]]
@@ -74,6 +79,13 @@ def _running_chart(runs: dict[str, Outcome], last: int) -> dict[str, Any]:
                         {"field": "running", "title": "requests in flight"}],
         },
     )
+
+
+def _right_axis(top: float) -> dict[str, Any]:
+    """charts.value_axis for a y axis on the right: ticks from zero and a domain rounded out
+    so that no label sticks out above the plot, which would move it between runs."""
+    axis = charts.value_axis(top)
+    return {"scale": axis["scale"], "axis": {**axis["axis"], "orient": "right"}}
 
 
 def _block_chart(sweep: dict[int, Outcome], chosen: int) -> dict[str, Any]:
@@ -102,8 +114,8 @@ def _block_chart(sweep: dict[int, Outcome], chosen: int) -> dict[str, Any]:
                           "tooltip": tooltip}},
             {"mark": {"type": "line", "point": True, "strokeDash": [6, 3]},
              "encoding": {"y": {"field": "running", "type": "quantitative",
-                                "title": running_title, "axis": {"orient": "right"},
-                                "scale": {"zero": False}},
+                                "title": running_title,
+                                **_right_axis(max(r["running"] for r in rows) or 1)},
                           "color": {"datum": "requests in flight",
                                     "legend": {"orient": "bottom"}},
                           "tooltip": tooltip}},
@@ -158,7 +170,10 @@ def charts_for(allocator: str, runs: dict[str, Outcome], sweep: dict[int, Outcom
                block: int, table: StepTable, space: KvSpace, gpu: Gpu, longest: int
                ) -> list[dict[str, Any]]:
     """The four charts; every run on one clock of decode steps."""
-    last = max(sample[0] for outcome in runs.values() for sample in outcome.samples or [(1,)])
+    # A run that served nobody (the weights fill the GPU) spans the longest a run may, so
+    # that its clock, like others, does not end on a tick.
+    last = max(sample[0] for outcome in runs.values()
+               for sample in outcome.samples or [(MAX_STEPS,)]) * EDGE_ROOM
     return [
         _memory_chart(allocator, runs[allocator], last),
         _running_chart(runs, last),
