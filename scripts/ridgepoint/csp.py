@@ -30,10 +30,14 @@ from pathlib import Path
 # Every directive that does not fall back to default-src, or must be stricter or looser.
 # style-src needs no 'unsafe-inline': the pages have no style attributes (checked below),
 # and Material and Vega style elements through the CSSOM, which the policy does not govern.
-# img-src allows data: for the icons Material's stylesheet embeds as data: URLs.
+# img-src allows data: for the icons Material's stylesheet embeds as data: URLs. worker-src
+# allows blob: because every worker starts from a blob: URL that imports its script, so that
+# it inherits this policy on hosts that send no headers
+# (overrides/partials/javascripts/host-policy.html).
 BASE_DIRECTIVES: dict[str, tuple[str, ...]] = {
     "default-src": ("'self'",),
     "script-src": ("'self'", "'wasm-unsafe-eval'"),
+    "worker-src": ("'self'", "blob:"),
     "style-src": ("'self'",),
     "img-src": ("'self'", "data:"),
     "object-src": ("'none'",),
