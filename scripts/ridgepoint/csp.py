@@ -11,10 +11,13 @@ The policy is applied to the HTML the builder produced, not inside a theme templ
 hashes exactly the scripts that ended up in the page, whichever builder that reads mkdocs.yml
 wrote them, and needs no template that a new theme version or builder would not read.
 
-A meta policy does not reach a worker (a worker's policy comes from the headers of its own
-script), so `_headers` (the format of Netlify and Cloudflare Pages) repeats the policy as a
-header for every file, with the union of all pages' hashes; the browser tests' server sends
-it. The policy cannot allow what the page does not need, so a page that would be broken by it
+A worker started from a URL takes its policy from the headers of its own script, not from
+the page's <meta>; the page's workers therefore start from blob: URLs, which inherit the
+page's policy on any host (overrides/partials/javascripts/host-policy.html; hence
+worker-src blob:). `_headers` (the format of Netlify and Cloudflare Pages) repeats the policy
+as a header for every file, with the union of all pages' hashes, adding what only a header
+can carry (frame-ancestors) and covering the service worker, whose policy can come from
+nowhere else; the browser tests' server sends it. The policy cannot allow what the page does not need, so a page that would be broken by it
 (an inline event handler, a `javascript:` URL, a `style` attribute) stops the build instead.
 """
 
