@@ -1,6 +1,7 @@
 # Ridgepoint: every target sets itself up on a fresh clone.
 #   make serve   set up, build, serve on http://127.0.0.1:8000 (rebuilds on save)
-#   make build   validate content and write site/
+#   make build   validate content and write site/ (for this machine: http://127.0.0.1:8000/)
+#   make publish SITE_URL=https://...   the same, for publication at that address
 #   make check   validate content only (fast)
 #   make test    set up and run every test
 #   make bench   run the benchmarks
@@ -18,7 +19,7 @@ export NO_MKDOCS_2_WARNING := 1
 # the pipeline and the sims again, about 70 ms of each rebuild.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: setup serve build check test bench experiments golden lint lock clean
+.PHONY: setup serve build publish check test bench experiments golden lint lock clean
 
 setup: $(SETUP)
 
@@ -37,8 +38,13 @@ node_modules/.installed: package-lock.json
 check: $(VENV)/.installed
 	$(PY) scripts/check.py
 
+# A local build ignores SITE_URL: the publication address comes in only through `make publish`,
+# which checks it (feed ids are made from it and are permanent).
 build: $(SETUP)
-	$(PY) scripts/build.py
+	env -u SITE_URL $(PY) scripts/build.py
+
+publish: $(SETUP)
+	$(PY) scripts/publish.py --site-url "$(SITE_URL)"
 
 serve: $(SETUP)
 	$(PY) scripts/serve.py
