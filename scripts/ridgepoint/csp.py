@@ -17,8 +17,9 @@ page's policy on any host (overrides/partials/javascripts/host-policy.html; henc
 worker-src blob:). `_headers` (the format of Netlify and Cloudflare Pages) repeats the policy
 as a header for every file, with the union of all pages' hashes, adding what only a header
 can carry (frame-ancestors) and covering the service worker, whose policy can come from
-nowhere else; the browser tests' server sends it. The policy cannot allow what the page does not need, so a page that would be broken by it
-(an inline event handler, a `javascript:` URL, a `style` attribute) stops the build instead.
+nowhere else; the browser tests' server sends it. The policy cannot allow what the page
+does not need, so a page that would be broken by it (an inline event handler, a
+`javascript:` URL, a `style` attribute) stops the build instead.
 """
 
 from __future__ import annotations

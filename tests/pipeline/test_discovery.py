@@ -57,7 +57,7 @@ def pages(published: Path) -> dict[str, Page]:
 def alternates(page: Page, kind: str) -> list[tuple[str, str]]:
     """(href, title) of each feed the page announces with this media type."""
     return [(link["href"], link.get("title", "")) for link in page.links
-            if link.get("rel") == "alternate" and link.get("type") == kind]
+            if "alternate" in link.get("rel", "").split() and link.get("type") == kind]
 
 
 def tags(site: Path) -> list[str]:
@@ -120,6 +120,8 @@ def test_every_page_has_its_own_title_and_description(pages: dict[str, Page]) ->
 
 def test_every_page_announces_the_site_feeds(pages: dict[str, Page], published: Path) -> None:
     for url, page in pages.items():
+        # Material fetches sitemap.xml beside every link whose rel is exactly "alternate".
+        assert [link for link in page.links if link.get("rel") == "alternate"] == [], url
         atom = [urljoin(url, href) for href, _ in alternates(page, "application/atom+xml")]
         json_feed = [urljoin(url, href) for href, _ in alternates(page, "application/feed+json")]
         if url.endswith("404.html"):  # served at any depth: its links are root-absolute
