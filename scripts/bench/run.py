@@ -11,7 +11,7 @@ from typing import Any
 
 from playwright.sync_api import Playwright, sync_playwright
 
-from bench import buildcost, interaction, native, pageload, transfer
+from bench import buildcost, interaction, lighthouse, native, pageload, transfer
 from bench.chromium import profile
 from bench.report import Figure
 from bench.server import serve
@@ -207,7 +207,12 @@ def growth_group(small: Path, large: Path, factor: int) -> tuple[list[Figure], d
     return figures, {"explainer_html_gzip": sizes, "search_index_gzip": index}
 
 
-GROUPS = ("sims", "page", "interaction", "bytes", "build")
+def lighthouse_group(base: str) -> tuple[list[Figure], list[dict[str, Any]]]:
+    results = lighthouse.measure(base)
+    return lighthouse.figures(results), [asdict(result) for result in results]
+
+
+GROUPS = ("sims", "page", "interaction", "bytes", "lighthouse", "build")
 
 
 def everything(layout: Layout, work: Path, quick: bool, only: frozenset[str] = frozenset(GROUPS),
@@ -224,7 +229,7 @@ def everything(layout: Layout, work: Path, quick: bool, only: frozenset[str] = f
     runs = 1 if quick else 3
     scales = [buildcost.measure(layout, work, 1, runs, warm_up=True, measured="build" in only)]
     site = scales[0].site
-    if only & {"page", "interaction", "bytes"}:
+    if only & {"page", "interaction", "bytes", "lighthouse"}:
         with serve(site) as (base, ledger), sync_playwright() as playwright:
             if "page" in only:
                 found, details["page_load"] = page_load_group(playwright, base, ledger, site,
@@ -235,6 +240,9 @@ def everything(layout: Layout, work: Path, quick: bool, only: frozenset[str] = f
                 figures += found
             if "bytes" in only:
                 found, details["bytes"] = bytes_group(playwright, base, ledger, site)
+                figures += found
+            if "lighthouse" in only:
+                found, details["lighthouse"] = lighthouse_group(base)
                 figures += found
     if "build" in only:
         # Every size is built once unmeasured first (its staged pages cached), as an

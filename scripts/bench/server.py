@@ -4,7 +4,8 @@ Python's http.server sends files raw and with no freshness, so a browser revalid
 file on a second visit and the bytes counted would be the uncompressed ones. A static host
 (GitHub Pages, Netlify, Cloudflare Pages) compresses text and binary formats that shrink
 (gzip here: the standard library has no brotli, so byte counts are if anything high), sends
-an ETag and a short max-age, and answers a revalidation with 304. This server does the
+an ETag and a short max-age, answers a revalidation with 304 and a missing path with the
+site's 404.html (status 404). This server does the
 same, compressing each file once (kept in memory), and counts the bytes it sends per
 path, which is what "transferred" means in the bench.
 """
@@ -24,6 +25,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 MAX_AGE_S = 600  # what GitHub Pages sends
+NOT_FOUND_PAGE = "404.html"  # served, with status 404, for any path the site does not have
 GZIP_LEVEL = 6  # the usual on-the-fly level
 WORTH_COMPRESSING = 0.9  # send gzip only when it saves at least 10%
 # Media types a CDN compresses by default (Cloudflare's list, abridged to what a site
@@ -135,6 +137,10 @@ def _handler(files: _Files, ledger: Ledger) -> type[http.server.BaseHTTPRequestH
         def respond(self, send_body: bool) -> None:
             url_path = urlsplit(self.path).path
             path = files.find(url_path)
+            status = 200
+            if path is None:  # as a static host: the site's 404.html, if it has one
+                path = files.find("/" + NOT_FOUND_PAGE)
+                status = 404
             if path is None:
                 self.finish_with(url_path, 404, {"Content-Type": "text/plain"}, b"not found\n")
                 return
@@ -142,14 +148,14 @@ def _handler(files: _Files, ledger: Ledger) -> type[http.server.BaseHTTPRequestH
             headers = {"Content-Type": content_type(path), "ETag": body.etag,
                        "Last-Modified": body.modified,
                        "Cache-Control": f"max-age={MAX_AGE_S}", "Vary": "Accept-Encoding"}
-            if self.headers.get("If-None-Match") == body.etag:
+            if status == 200 and self.headers.get("If-None-Match") == body.etag:
                 self.finish_with(url_path, 304, headers, b"")
                 return
             data = body.raw
             if body.compressed is not None and "gzip" in self.headers.get("Accept-Encoding", ""):
                 data = body.compressed
                 headers["Content-Encoding"] = "gzip"
-            self.finish_with(url_path, 200, headers, data if send_body else b"",
+            self.finish_with(url_path, status, headers, data if send_body else b"",
                              length=len(data))
 
         def finish_with(self, url_path: str, status: int, headers: dict[str, str],

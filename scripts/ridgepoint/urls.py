@@ -18,6 +18,8 @@ ARTICLES = "articles/"
 TAGS = "tags/"
 ATOM_FEED = "feed.xml"
 JSON_FEED = "feed.json"
+ROBOTS = "robots.txt"
+SITEMAP = "sitemap.xml"  # written by MkDocs from site_url
 
 
 def hub(tag: str) -> str:
