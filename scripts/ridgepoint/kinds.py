@@ -32,11 +32,12 @@ disagree, or when a property of a sample file does not reach its record; the rul
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from ridgepoint import checks, records
 from ridgepoint.checks import Check
 from ridgepoint.model import Article, Explainer, Hub, Reading, Tag, Term
-from ridgepoint.validate import schemas
+from ridgepoint.schemafiles import schemas
 
 YAML_SUFFIXES = (".yaml", ".yml")
 
@@ -45,6 +46,10 @@ YAML_SUFFIXES = (".yaml", ".yml")
 VOCABULARY = "feed/tags/_vocabulary.yaml"
 VOCABULARY_SCHEMA = "vocabulary.schema.json"
 VOCABULARY_RECORD = Tag
+# The value sets (ridgepoint.schemafiles) that are not a kind's slugs: the vocabulary's tags
+# and the sim modules in sims/.
+TAG_SET = "tag"
+SIM_SET = "sim"
 
 
 @dataclass(frozen=True)
@@ -59,6 +64,9 @@ class Kind:
     markdown: bool = False  # the front matter of .md files, rather than YAML files
     slug: str = "slug"  # the record field the file name fills
     checks: tuple[Check, ...] = ()  # rules beyond the schema (ridgepoint.checks)
+    # The value set its slugs are to other files' schemas (`values.schema.json#/$defs/<it>`,
+    # see ridgepoint.schemafiles): a term's `related` names terms, so terms are "term".
+    value_set: str | None = None
 
     def __post_init__(self) -> None:
         records.converters(self.record, frozenset((self.slug, "source")))  # buildable?
@@ -70,6 +78,22 @@ class Kind:
         return (".md",) if self.markdown else YAML_SUFFIXES
 
     @property
+    def key(self) -> str:
+        """What `make new KIND=...` calls it: its schema's name, e.g. "term"."""
+        return self.schema.removesuffix(".schema.json")
+
+    def files(self, root: Path) -> list[Path]:
+        """Its files in the content tree `root`, sorted (not hidden ones, not the vocabulary)."""
+        directory = root / self.folder
+        if not directory.is_dir():
+            return []
+        return [
+            file for file in sorted(directory.iterdir())
+            if file.suffix in self.suffixes and not file.name.startswith(".")
+            and f"{self.folder}/{file.name}" != VOCABULARY and file.is_file()
+        ]
+
+    @property
     def rules(self) -> tuple[Check, ...]:
         """Its own rules, and the vocabulary's for a kind whose schema has `tags`."""
         tagged = "tags" in schemas()[self.schema].get("properties", {})
@@ -77,8 +101,9 @@ class Kind:
 
 
 KINDS = (
-    Kind("terms", "glossary", "term.schema.json", Term, "term", checks=(checks.terms,)),
-    Kind("readings", "feed", "reading.schema.json", Reading, "reading"),
+    Kind("terms", "glossary", "term.schema.json", Term, "term", checks=(checks.terms,),
+         value_set="term"),
+    Kind("readings", "feed", "reading.schema.json", Reading, "reading", value_set="reading"),
     Kind("hubs", "feed/tags", "hub.schema.json", Hub, "hub file", slug="tag",
          checks=(checks.hubs,)),
     Kind("explainers", "content/explainers", "explainer.schema.json", Explainer, "explainer",
