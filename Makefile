@@ -2,6 +2,7 @@
 #   make serve   set up, build, serve on http://127.0.0.1:8000 (rebuilds on save)
 #   make build   validate content and write site/
 #   make check   validate content only (fast)
+#   make new     KIND=term|reading|hub|explainer|article SLUG=... [SIM=...]: a new content file
 #   make test    set up and run every test
 #   make bench   run the benchmarks
 #   make golden  rewrite the pipeline's golden files after an intended change
@@ -18,7 +19,7 @@ export NO_MKDOCS_2_WARNING := 1
 # the pipeline and the sims again, about 70 ms of each rebuild.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: setup serve build check test bench experiments golden lint lock clean
+.PHONY: setup serve build check new test bench experiments golden lint lock clean
 
 setup: $(SETUP)
 
@@ -36,6 +37,9 @@ node_modules/.installed: package-lock.json
 
 check: $(VENV)/.installed
 	$(PY) scripts/check.py
+
+new: $(VENV)/.installed
+	@$(PY) scripts/new.py "$(KIND)" "$(SLUG)" "$(SIM)"
 
 build: $(SETUP)
 	$(PY) scripts/build.py

@@ -158,7 +158,7 @@ def _describe(
     elif keyword == "format":
         message = f"{_quote(instance)} is not a real {error.validator_value}"
     elif keyword == "enum":
-        message = f"{_quote(instance)} is not allowed"
+        message = "is empty" if instance is None else f"{_quote(instance)} is not allowed"
         expected = "one of " + ", ".join(str(choice) for choice in error.validator_value)
     elif keyword in ("minItems", "minProperties"):
         message = "is empty"

@@ -167,6 +167,12 @@ class LanguageServer:
         items = result.get("items", []) if isinstance(result, dict) else (result or [])
         return [item["label"] for item in items]
 
+    def changed(self, file: Path) -> None:
+        """Tell the server a file changed on disk, as an editor's file watcher does (VS Code's
+        YAML extension watches every .yaml and .json file of the workspace)."""
+        self.notify("workspace/didChangeWatchedFiles",
+                    {"changes": [{"uri": file.resolve().as_uri(), "type": 2}]})
+
     def close(self) -> None:
         try:
             self.request("shutdown", {})
