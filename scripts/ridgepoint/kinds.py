@@ -8,9 +8,12 @@ files' `yaml-language-server` modeline.
 
 Adding a kind, e.g. one YAML file per GPU under content/catalogue/gpus/:
 
-1. Its schema, scripts/ridgepoint/schemas/gpu.schema.json: `additionalProperties: false`
-   and a `title` on every property (the title is the "expected ..." of its errors); each
-   file starts with `# yaml-language-server: $schema=<relative path to the schema>`.
+1. Its schema, scripts/ridgepoint/schemas/gpu.schema.json: `additionalProperties: false`,
+   a `title` on every property (the title is the "expected ..." of its errors) and a
+   `patternErrorMessage` on every pattern (what editors show); each file starts with
+   `# yaml-language-server: $schema=<relative path to the schema>` (ridgepoint.modeline;
+   `make check` requires it). A field naming files of another kind refers to that kind's
+   value set (ridgepoint.schemafiles), as a term's `related` does to `$defs/term`.
 2. Its record in ridgepoint/model.py: a frozen dataclass with `slug: str` (the file name),
    one field per schema property under the same name (a default for each property the
    schema does not require) and `source: Path | None = None`; a nested object is a nested
@@ -18,10 +21,13 @@ Adding a kind, e.g. one YAML file per GPU under content/catalogue/gpus/:
    records by slug: `gpus: dict[str, Gpu] = field(default_factory=dict)`.
 3. Its entry below: `Kind("gpus", "content/catalogue/gpus", "gpu.schema.json", Gpu,
    noun="GPU")`, plus `checks=(...)` for rules that span files (ridgepoint.checks), e.g.
-   that a model names a GPU that exists.
+   that a model names a GPU that exists, and `value_set="gpu"` if other files name GPUs.
 4. Tests: a file of the kind in the golden sample site (tests/pipeline/golden/site/input/)
    using every property, and a failing fixture in tests/pipeline/fixtures/bad/ for each
    constraint of the new schema.
+5. Editors: its folder in .vscode/settings.json, and what an editor types into its empty
+   fields in FILLS of tests/pipeline/test_scaffold.py; `make new KIND=gpu` then works, as
+   it writes every kind from its schema (ridgepoint.scaffold).
 
 tests/pipeline/test_kinds.py then holds the declaration together: it fails when the schema
 has a property the record lacks (or the reverse, at any depth), when Site and KINDS

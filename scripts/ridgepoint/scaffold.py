@@ -17,6 +17,7 @@ module that is taken or unknown.
 from __future__ import annotations
 
 import importlib.util
+import keyword
 import textwrap
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
@@ -49,9 +50,10 @@ class Written:
     sim: str | None  # the sim module written from the template, if one was
 
 
-def scaffold(layout: Layout, key: str, slug: str, today: date, sims: Collection[str],
+def scaffold(layout: Layout, key: str, slug: str, today: date, sim_names: Collection[str],
              sim: str | None = None) -> Written:
-    """Write a new file of the kind `key` ("term", "explainer", ...) named `slug`."""
+    """Write a new file of the kind `key` ("term", "explainer", ...) named `slug`;
+    `sim_names` are the sims there are, `sim` the one an explainer is to explain."""
     kind = _kind(key)
     if not SLUG.fullmatch(slug):
         example = plain(slug) if SLUG.fullmatch(plain(slug)) else "time-to-first-token"
@@ -60,14 +62,14 @@ def scaffold(layout: Layout, key: str, slug: str, today: date, sims: Collection[
     taken = [file for file in kind.files(layout.root) if file.stem == slug]
     if taken:
         raise Refused(f"{layout.relative(taken[0])} already exists")
-    sets = valuesets.editor_schema(layout.root, sims)["$defs"]
+    sets = valuesets.editor_schema(layout.root, sim_names)["$defs"]
     if kind.key == "hub" and slug not in sets[TAG_SET].get("enum", ()):
         raise Refused(f"{slug!r} is not a tag of {VOCABULARY}: add it there first")
     path = f"{kind.folder}/{slug}{kind.suffixes[0]}"
     fill: dict[str, str] = {}
     new_sim, metrics = None, {}
     if kind.key == "explainer":
-        fill[_SIM], new_sim = _sim_module(layout, slug, sim, sims)
+        fill[_SIM], new_sim = _sim_module(layout, slug, sim, sim_names)
         metrics = _metrics(None if new_sim else fill[_SIM])
     text = _text(kind, path, today, sets, fill, metrics)
     if new_sim is not None:
@@ -87,15 +89,17 @@ def _kind(key: str) -> Kind:
 
 
 def _sim_module(layout: Layout, slug: str, sim: str | None,
-                sims: Collection[str]) -> tuple[str, str | None]:
+                sim_names: Collection[str]) -> tuple[str, str | None]:
     """(the module the explainer names, the module to write from the template or None)."""
     if sim is not None:
-        if sim not in sims:
-            raise Refused(f"SIM={sim!r} is not a sim module: one of {', '.join(sorted(sims))}")
+        if sim not in sim_names:
+            known = ", ".join(sorted(sim_names))
+            raise Refused(f"SIM={sim!r} is not a sim module: one of {known}")
         return sim, None
     module = slug.replace("-", "_")
-    if not module[0].isalpha():
-        raise Refused(f"the sim module {module!r} must start with a letter: name one with SIM=")
+    if not module[0].isalpha() or keyword.iskeyword(module):
+        raise Refused(f"{module!r} cannot be a module name (it must start with a letter and "
+                      "not be a Python keyword): name one with SIM=")
     if (layout.sims / f"{module}.py").exists():
         raise Refused(f"sims/{module}.py already exists: pass SIM={module} to explain it")
     return module, module

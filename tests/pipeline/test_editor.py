@@ -90,23 +90,25 @@ def test_before_the_first_make_check_the_editor_names_the_missing_file(
     assert any("build/editor/values.schema.json" in message for message in messages), messages
 
 
-@pytest.mark.lsp
-def test_an_unknown_tag_is_flagged_in_plain_words(editor: LanguageServer, checked: Path) -> None:
-    found = shown(editor, checked, TERM, "tags: [latency", "tags: [latncy")
-    assert found == [(line_of(checked, TERM, "tags:"), "Not a tag of feed/tags/_vocabulary.yaml;"
-                      " completion lists the tags. A new tag is added there.")]
+UNKNOWN = [  # (file, text, the mistake, the line it is on, what the editor says)
+    (TERM, "tags: [latency", "tags: [latncy", "tags:",
+     "Not a tag of feed/tags/_vocabulary.yaml; completion lists the tags. A new tag is added "
+     "there."),
+    (TERM, "inter-token-latency", "inter-token-latncy", "related:",
+     "Not a term: there is no glossary/<slug>.yaml of that slug; completion lists the terms."),
+    (HUB, "- sarathi-serve", "- sarathi-serv", "- sarathi-serve",
+     "Not a reading: there is no feed/<slug>.yaml of that slug; completion lists the readings."),
+]
 
 
 @pytest.mark.lsp
-def test_a_misspelt_related_term_and_a_missing_hub_reading_are_flagged(
-    editor: LanguageServer, checked: Path
+@pytest.mark.parametrize(("path", "old", "new", "where", "message"), UNKNOWN,
+                         ids=["unknown tag", "misspelt related term", "missing hub reading"])
+def test_a_name_that_does_not_exist_is_flagged_in_plain_words_on_its_line(
+    editor: LanguageServer, checked: Path, path: str, old: str, new: str, where: str,
+    message: str,
 ) -> None:
-    related = shown(editor, checked, TERM, "inter-token-latency", "inter-token-latncy")
-    assert related == [(line_of(checked, TERM, "related:"), "Not a term: there is no "
-                        "glossary/<slug>.yaml of that slug; completion lists the terms.")]
-    reading = shown(editor, checked, HUB, "- sarathi-serve", "- sarathi-serv")
-    assert reading == [(line_of(checked, HUB, "- sarathi-serve"), "Not a reading: there is no "
-                        "feed/<slug>.yaml of that slug; completion lists the readings.")]
+    assert shown(editor, checked, path, old, new) == [(line_of(checked, path, where), message)]
 
 
 @pytest.mark.lsp

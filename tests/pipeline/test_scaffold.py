@@ -175,8 +175,8 @@ def test_the_new_sim_passes_the_sim_contract_tests(scaffolded) -> None:
     (("explainer", "batching"), "content/explainers/batching.md already exists"),
     (("explainer", "spec-sampling"), "sims/spec_sampling.py already exists: pass "
      "SIM=spec_sampling to explain it"),
-    (("explainer", "2-step"), "the sim module '2_step' must start with a letter: name one with "
-     "SIM="),
+    (("explainer", "2-step"), "'2_step' cannot be a module name (it must start with a letter "
+     "and not be a Python keyword): name one with SIM="),
     (("explainer", "new-one", "no_such_sim"), "SIM='no_such_sim' is not a sim module: one of "),
     (("term",), "usage: make new KIND=<kind> SLUG=<slug> [SIM=<module>]"),
 ])
