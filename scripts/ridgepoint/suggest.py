@@ -25,9 +25,9 @@ def plain(name: str) -> str:
 
 def closest(name: str, known: Iterable[str]) -> str | None:
     """The known name `name` most probably means, or None."""
-    candidates = sorted(set(known))
+    candidates = sorted(set(known) - {name})
     by_plain = {plain(candidate): candidate for candidate in candidates}
-    if (same := by_plain.get(plain(name))) is not None and same != name:
+    if (same := by_plain.get(plain(name))) is not None:
         return same
     close = difflib.get_close_matches(plain(name), list(by_plain), n=1, cutoff=CUTOFF)
     return by_plain[close[0]] if close else None
