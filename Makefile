@@ -3,6 +3,7 @@
 #   make build   validate content and write site/ (for this machine: http://127.0.0.1:8000/)
 #   make publish SITE_URL=https://...   the same, for publication at that address
 #   make check   validate content only (fast)
+#   make new     KIND=term|reading|hub|explainer|article SLUG=... [SIM=...]: a new content file
 #   make test    set up and run every test (lint, type check, pytest)
 #   make typecheck  type-check the browser JavaScript (TypeScript's checker, no output)
 #   make bench   run the benchmarks
@@ -20,7 +21,7 @@ export NO_MKDOCS_2_WARNING := 1
 # the pipeline and the sims again, about 70 ms of each rebuild.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: setup serve build publish check test typecheck bench experiments golden lint lock clean
+.PHONY: setup serve build publish check new test typecheck bench experiments golden lint lock clean
 
 setup: $(SETUP)
 
@@ -38,6 +39,9 @@ node_modules/.installed: package-lock.json
 
 check: $(VENV)/.installed
 	$(PY) scripts/check.py
+
+new: $(VENV)/.installed
+	@$(PY) scripts/new.py "$(KIND)" "$(SLUG)" "$(SIM)"
 
 # A local build ignores SITE_URL: the publication address comes in only through `make publish`,
 # which checks it (feed ids are made from it and are permanent).
