@@ -3,7 +3,7 @@
 #   make build   validate content and write site/ (for this machine: http://127.0.0.1:8000/)
 #   make publish SITE_URL=https://...   the same, for publication at that address
 #   make check   validate content only (fast)
-#   make new     KIND=term|reading|hub|explainer|article SLUG=... [SIM=...]: a new content file
+#   make new     KIND=term|reading|hub|explainer|article|gpu|model|calibration SLUG=... [SIM=...]: a new content file
 #   make test    set up and run every test (lint, type check, pytest)
 #   make typecheck  type-check the browser JavaScript (TypeScript's checker, no output)
 #   make bench   run the benchmarks

@@ -15,15 +15,17 @@ from pathlib import Path
 
 import sims
 from ridgepoint import valuesets
+from ridgepoint.catalogue_module import sync_sims_module
 from ridgepoint.errors import ContentErrors
 from ridgepoint.kinds import KINDS
-from ridgepoint.layout import repository
+from ridgepoint.layout import Layout, repository
 from ridgepoint.load import load_site
 
 
 def main(argv: list[str]) -> int:
     layout = repository()
     root = Path(argv[0]) if argv else layout.root
+    sync_sims_module(Layout.of(root))  # the sims' catalogue module, from the catalogue YAML
     try:
         site = load_site(root)
     except ContentErrors as exc:

@@ -1,7 +1,15 @@
-"""Command line: `python -m sims --list` and `python -m sims <module> [--<input> <value> ...]`.
+"""Command line: the sims, and the physics calculator.
 
-Prints a sim's result as one JSON object. A bad input exits with status 2 and a message
-that names the input and its allowed range (the same message the page shows).
+    python -m sims --list
+    python -m sims <module> [--<input> <value> ...]
+    python -m sims --catalogue
+    python -m sims step --gpu G --model M --tp N --batch B --context C --phase decode|prefill
+                        [--prompt_tokens P] [--weights PREC] [--activations PREC] [--kv PREC]
+                        [--layout tp|ep]
+    python -m sims allreduce --gpu G --tp N --bytes X
+
+Each prints one JSON object. A bad input exits with status 2 and a message that names the
+input and its allowed range (the same message the page shows).
 """
 
 from __future__ import annotations
@@ -9,9 +17,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
+from typing import Any
 
 from sims import load, sim_names
-from sims.contract import validate
+from sims.contract import Input, validate
+
+USAGE = __doc__.split("\n\n")[1]
 
 
 def _list() -> int:
@@ -20,10 +32,9 @@ def _list() -> int:
     return 0
 
 
-def _sim_parser(name: str) -> argparse.ArgumentParser:
-    module = load(name)
-    parser = argparse.ArgumentParser(prog=f"python -m sims {name}", description=module.TITLE)
-    for spec in module.INPUTS:
+def _parser(prog: str, description: str, inputs: tuple[Input, ...]) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    for spec in inputs:
         parser.add_argument(
             f"--{spec.name}",
             metavar="VALUE",
@@ -32,29 +43,49 @@ def _sim_parser(name: str) -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if not args or args[0] in ("-h", "--help"):
-        print("usage: python -m sims --list | python -m sims <module> [--<input> <value> ...]")
-        return 0 if args else 2
-    if args[0] == "--list":
-        return _list()
-    name, rest = args[0], args[1:]
+def _run(inputs: tuple[Input, ...], prog: str, description: str, rest: list[str],
+         compute: Callable[[dict[str, Any]], Any]) -> int:
+    """Parse `rest` against `inputs`, print `compute(given)` as JSON; 2 on a bad input."""
+    parsed = _parser(prog, description, inputs).parse_args(rest)
+    given = {k: v for k, v in vars(parsed).items() if v is not None}
     try:
-        module = load(name)
-    except LookupError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    given = {k: v for k, v in vars(_sim_parser(name).parse_args(rest)).items() if v is not None}
-    try:
-        validate(module.INPUTS, given)
-        result = module.simulate(**given)
+        validate(inputs, given)
+        result = compute(given)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     json.dump(result, sys.stdout, sort_keys=False)
     print()
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if not args or args[0] in ("-h", "--help"):
+        print(f"usage:\n{USAGE}")
+        return 0 if args else 2
+    if args[0] == "--list":
+        return _list()
+    name, rest = args[0], args[1:]
+    if name in ("--catalogue", "step", "allreduce"):
+        from sims import calculator  # the physics calculator (sims/calculator.py)
+        from sims.contract import normalise
+
+        if name == "--catalogue":
+            json.dump(normalise(calculator.catalogue_json()), sys.stdout)
+            print()
+            return 0
+        inputs, compute = ((calculator.INPUTS, calculator.step_json) if name == "step" else
+                           (calculator.ALLREDUCE_INPUTS, calculator.allreduce_json))
+        return _run(inputs, f"python -m sims {name}", f"The physics calculator: {name}", rest,
+                    lambda given: normalise(compute(given)))
+    try:
+        module = load(name)
+    except LookupError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return _run(module.INPUTS, f"python -m sims {name}", module.TITLE, rest,
+                lambda given: module.simulate(**given))
 
 
 if __name__ == "__main__":

@@ -10,10 +10,11 @@ to schedule it, both iteration-level:
   decode tokens plus one chunk. The streams keep getting a token each step; the prompt's
   first token comes at the end of the step holding its last slice.
 
-Why the ridge point is the natural chunk: a step is priced by the shared roofline
-(`sims.physics.step_cost`). Below the GPU's ridge in tokens the step costs about one read
-of the weights however many tokens it carries, so prompt tokens ride for almost free;
-above it each extra token adds compute time, and the streams' gap grows with the chunk.
+Why the ridge point is the natural chunk: a step is priced operator by operator by the
+shared physics (`sims.physics.step_cost`). Below the GPU's ridge in tokens the step costs
+about one read of the weights however many tokens it carries, so prompt tokens ride for
+little; above it each extra token adds compute time, and the streams' gap grows with the
+chunk.
 Smaller chunks keep the gap at a plain decode step but need more steps, each paying the
 weight read again, so the prompt waits longer for its first token.
 
@@ -38,14 +39,20 @@ from sims import charts, timeline
 from sims.contract import Choice, InputError, Number, simulation
 from sims.physics import (
     GPUS,
+    KV_INPUT,
     MODELS,
     TP_DEGREES,
+    WEIGHTS_INPUT,
     Gpu,
     Model,
+    Precision,
     Work,
+    check_group,
     memory_fit,
+    precision_for,
     ridge_tokens,
     step_cost,
+    step_series,
 )
 from sims.timeline import Mark, Span, timeline_chart
 
@@ -53,7 +60,8 @@ TITLE = "A long prompt should not stall everyone else"
 
 # The smallest chunk the reader may pick. Each step re-reads the weights, so a tiny chunk
 # means hundreds of steps; this bound keeps the sim well inside its time budget in the
-# browser while still reaching below every GPU's ridge point (the lowest is the A100's).
+# browser while still reaching below every GPU's BF16 ridge point (the lowest is the A100's).
+# A ridge below it (weight-only FP4 or FP8 lowers it) is run at this size.
 MIN_CHUNK_TOKENS = 128
 MAX_PROMPT_TOKENS = 32768
 MAX_CHUNK_TOKENS = 16384
@@ -85,10 +93,12 @@ INPUTS = (
            unit="tokens",
            help=f"Prompt tokens per step: 0 for the GPU's ridge point, else at least "
                 f"{MIN_CHUNK_TOKENS}."),
-    Choice("model", "Model", "llama-3-70b", tuple(MODELS)),
+    Choice("model", "Model", "llama-3.1-70b", tuple(MODELS)),
     Choice("gpu", "GPU", "h200", tuple(GPUS)),
     Choice("tp", "Tensor-parallel GPUs", "2", tuple(str(t) for t in TP_DEGREES),
            help="GPUs the model is split over."),
+    WEIGHTS_INPUT,
+    KV_INPUT,
 )
 
 METRICS = {
@@ -101,6 +111,7 @@ METRICS = {
     "unchunked_ttft_s": "Prefill alone: time to the prompt's first token (s)",
     "chunked_ttft_s": "Chunked: time to the prompt's first token (s)",
     "fits": "Weights and every KV cache fit on the GPUs",
+    "memory": "Memory each GPU needs, against what it can use",
 }
 
 
@@ -122,12 +133,13 @@ class Setup:
     gpu: Gpu
     model: Model
     tp: int
+    precision: Precision
     streams: int
     context_tokens: int
     prompt_tokens: int
 
     def step_s(self, work: list[Work]) -> float:
-        return step_cost(self.gpu, self.model, work, self.tp).time_s
+        return step_cost(self.gpu, self.model, work, self.tp, self.precision).time_s
 
     def decodes(self) -> Work:
         return Work(1, self.context_tokens, count=self.streams)
@@ -170,31 +182,16 @@ def prefill_alone(setup: Setup) -> list[Step]:
 def slice_times(setup: Setup, chunk: int) -> list[float]:
     """How long each step of the chunked prefill takes, in order.
 
-    Step k carries every decode plus prompt tokens [k*chunk, (k+1)*chunk). Only the last
-    slice needs logits (its final position samples the first token). For the slices before
-    it, the step's FLOPs and bytes grow linearly with k (attention over, and KV reads of,
-    the slices already done), so its compute and memory times do too. Pricing the first and
-    the last of them and interpolating each is exact, and keeps the chunk-size sweep to a
-    few roofline calls per size; the tests check it against pricing every step.
+    Step k carries every decode plus prompt tokens [k*chunk, (k+1)*chunk); only the last
+    slice needs logits (its final position samples the first token). Later slices cost more:
+    they attend to, and read the KV of, the slices already done.
     """
     full = (setup.prompt_tokens - 1) // chunk  # slices before the last one
     final = setup.prompt_tokens - full * chunk
-    cost = functools.partial(step_cost, setup.gpu, setup.model, tp=setup.tp)
-    last = cost([setup.decodes(), Work(final, full * chunk, logit_tokens=1)]).time_s
-    if full == 0:
-        return [last]
-    first = cost([setup.decodes(), Work(chunk, 0, logit_tokens=0)])
-    end = cost([setup.decodes(), Work(chunk, (full - 1) * chunk, logit_tokens=0)])
-    compute, memory, allreduce = first.compute_s, first.memory_s, first.allreduce_s
-    grow_compute, grow_memory = end.compute_s - compute, end.memory_s - memory
-    steps = max(full - 1, 1)  # one slice before the last: k = 0 only, so f = 0
-    times = []
-    for k in range(full):
-        f = k / steps
-        compute_s, memory_s = compute + f * grow_compute, memory + f * grow_memory
-        # max(compute_s, memory_s) written out: a call per slice is dear in a browser
-        times.append((memory_s if memory_s > compute_s else compute_s) + allreduce)
-    times.append(last)
+    decodes = setup.decodes()
+    times = step_series(setup.gpu, setup.model, [decodes], chunk, 0, chunk, full, setup.tp,
+                        setup.precision, logit_tokens=0)
+    times.append(setup.step_s([decodes, Work(final, full * chunk, logit_tokens=1)]))
     return times
 
 
@@ -237,7 +234,8 @@ def ttft(steps: list[Step]) -> float:
 
 
 def _timeline(
-    title: str, description: str, steps: list[Step], streams: int, domain: tuple[float, float]
+    title: str, description: str, steps: list[Step], streams: int,
+    domain: tuple[float, float],
 ) -> dict[str, Any]:
     stream_row = "the stream" if streams == 1 else f"each of {streams} streams"
     first_token = ttft(steps)
@@ -297,7 +295,7 @@ def _sweep_chart(rows: list[dict[str, Any]], ridge: int, prompt_tokens: int) -> 
 @simulation(INPUTS)
 def simulate(
     *, streams: int, context_tokens: int, prompt_tokens: int, chunk_tokens: int, model: str,
-    gpu: str, tp: str,
+    gpu: str, tp: str, weights: str, kv: str,
 ) -> dict[str, Any]:
     if 0 < chunk_tokens < MIN_CHUNK_TOKENS:
         raise InputError(
@@ -305,15 +303,21 @@ def simulate(
             f"expected 0 (the ridge point) or from {MIN_CHUNK_TOKENS} to {MAX_CHUNK_TOKENS} "
             f"tokens, got {chunk_tokens}",
         )
-    setup = Setup(GPUS[gpu], MODELS[model], int(tp), streams, context_tokens, prompt_tokens)
-    ridge = ridge_tokens(setup.gpu, setup.model)
-    chunk = chunk_tokens or ridge
+    chip, shape = GPUS[gpu], MODELS[model]
+    check_group(chip, shape, int(tp))
+    setup = Setup(chip, shape, int(tp), precision_for(chip, shape, weights, kv=kv), streams,
+                  context_tokens, prompt_tokens)
+    ridge = ridge_tokens(setup.gpu, setup.model, setup.precision)
+    # "0" is the ridge, but never a chunk below the smallest the reader may pick: FP4
+    # weights on a GPU without an FP4 rate bring the ridge down to a few dozen tokens, and
+    # a schedule of a thousand slices would not fit the sim's time budget.
+    chunk = chunk_tokens or max(ridge, MIN_CHUNK_TOKENS)
 
     alone = prefill_alone(setup)
     sliced = chunked(setup, chunk)
     decode_s = setup.decode_s
 
-    sizes = {ridge, chunk}
+    sizes = {max(ridge, MIN_CHUNK_TOKENS), chunk}
     size = MIN_CHUNK_TOKENS
     while size < prompt_tokens:
         sizes.add(size)
@@ -336,9 +340,8 @@ def simulate(
         lead + steps + decode_after(setup, steps, int((end - steps[-1].end) / decode_s) + 1)
         for steps in (alone, sliced)
     ]
-    fit = memory_fit(
-        setup.gpu, setup.model, streams * (context_tokens + 1) + prompt_tokens, setup.tp
-    )
+    fit = memory_fit(setup.gpu, setup.model, streams, context_tokens + 1, setup.tp,
+                     setup.precision, more=[(1, prompt_tokens + 1)])
     return {
         "summary": {
             "ridge_chunk_tokens": ridge,
@@ -350,10 +353,11 @@ def simulate(
             "unchunked_ttft_s": ttft(alone),
             "chunked_ttft_s": ttft(sliced),
             "fits": fit.fits,
+            "memory": fit.reason,
         },
         "charts": [
             _timeline(
-                "Prefill alone: every stream waits",
+                charts.titled("Prefill alone: every stream waits", fit.note),
                 f"Token times of {streams} decoding streams and the long prompt when its "
                 f"{prompt_tokens}-token prefill runs as a step of its own, from "
                 f"{LEAD_STEPS} steps before it arrives (time 0).",
@@ -365,6 +369,6 @@ def simulate(
                 f"decode steps, on the same clock.",
                 drawn[1], streams, domain,
             ),
-            _sweep_chart(sweep, ridge, prompt_tokens),
+            _sweep_chart(sweep, max(ridge, MIN_CHUNK_TOKENS), prompt_tokens),
         ],
     }

@@ -7,7 +7,7 @@
   only start once its last one has left the last stage.
 - `tp4_pp2`: two pipeline stages, each a tensor-parallel group of four.
 
-Each stage's step is priced by the shared roofline (`sims.physics.step_cost` over that
+Each stage's step is priced by the shared physics (`sims.physics.step_cost` over that
 stage's slice of the model, `Model.pipeline_stage`), and a pipeline hands activations to
 the next stage with `p2p_time`. The schedule is played out event by event from a cold
 start: a stage takes micro-batches in order, each as soon as both the stage and the
@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sims import timeline
+from sims.charts import titled
 from sims.contract import Choice, Number, simulation
 from sims.physics import (
     GPUS,
@@ -40,6 +41,8 @@ from sims.physics import (
     step_cost,
 )
 from sims.timeline import Mark, Span, timeline_chart
+
+ACTIVATION_BYTES = 2  # a stage hands on each request's hidden state in BF16
 
 TITLE = "Cut every matrix, or cut the stack"
 
@@ -88,12 +91,15 @@ INPUTS = (
     Number("microbatches", "Micro-batches", default=4, min=1, max=MAX_MICROBATCHES,
            unit="micro-batches",
            help="Groups the requests are split into for the pipelined layouts."),
-    Choice("model", "Model", "llama-3-70b", tuple(MODELS)),
-    Choice("gpu", "GPU", "h100", tuple(GPUS)),
+    Choice("model", "Model", "llama-3.1-70b", tuple(MODELS)),
+    Choice("gpu", "GPU", "h100", tuple(key for key, gpu in GPUS.items()
+                                       if gpu.scale_up_gpus >= GPU_COUNT),
+           help=f"GPUs whose scale-up domain holds all {GPU_COUNT}."),
 )
 
 METRICS = {
     "fits": "Weights and KV cache fit on eight GPUs",
+    "memory": "Memory each GPU needs, against what it can use",
     **{
         f"{layout.key}_{name}": f"{layout.key}: {label}"
         for layout in LAYOUTS
@@ -137,7 +143,7 @@ class Run:
     @property
     def busy_per_round(self) -> list[float]:
         """Per stage, seconds of matmuls in one round (every micro-batch once)."""
-        return [sum(costs[size].matmul_s for size in self.sizes) for costs in self.costs]
+        return [sum(costs[size].ops_s for size in self.sizes) for costs in self.costs]
 
     @property
     def flops_per_round(self) -> float:
@@ -175,7 +181,7 @@ class Run:
         rows = [_stage_row(self.layout, s) for s in range(last + 1)]
         labels = self.labels
         # Per stage and size: (matmul time, step time, whether it waits on all-reduces).
-        timings = [{size: (cost.matmul_s, cost.time_s, cost.allreduce_s > 0)
+        timings = [{size: (cost.ops_s, cost.time_s, cost.collective_s > 0)
                     for size, cost in costs.items()} for costs in self.costs]
         while self.rounds < MIN_ROUNDS or min(self.ready) < until:
             for j, size in enumerate(self.sizes):
@@ -218,7 +224,7 @@ def play(
          for size in set(sizes)}
         for stage in stages
     ]
-    sends = {size: p2p_time(gpu, size * model.hidden * model.bytes_per_param)
+    sends = {size: p2p_time(gpu, size * model.hidden * ACTIVATION_BYTES)
              for size in set(sizes)}
     run = Run(layout, sizes, costs, sends, [[] for _ in stages], [[] for _ in sizes],
               free=[0.0] * layout.pp, ready=[0.0] * parts)
@@ -239,7 +245,7 @@ def _with_bubbles(spans: list[Span], row: str, end: float) -> list[Span]:
     return out
 
 
-def _chart(run: Run, domain: tuple[float, float]) -> dict[str, Any]:
+def _chart(run: Run, domain: tuple[float, float], note: str) -> dict[str, Any]:
     layout = run.layout
     stage_rows = [_stage_row(layout, s) for s in range(layout.pp)]
     spans = []
@@ -249,7 +255,7 @@ def _chart(run: Run, domain: tuple[float, float]) -> dict[str, Any]:
     marks = [Mark(row, t, TOKEN) for row, times in zip(token_rows, run.tokens, strict=True)
              for t in times]
     return timeline_chart(
-        f"{layout.key}: {layout.label}",
+        titled(f"{layout.key}: {layout.label}", note),
         f"The model as {layout.label}, decoding {sum(run.sizes)} requests in {len(run.sizes)} "
         f"micro-batch(es) from a cold start: one row per pipeline stage, named by its GPUs "
         f"(busy, waiting on communication, idle in the pipeline bubble; the GPUs of a "
@@ -273,15 +279,13 @@ def simulate(
     for run in runs:
         run.advance(end)
 
-    summary: dict[str, Any] = {
-        "fits": memory_fit(
-            chip, shape, requests_in_flight * (context_tokens + 1), GPU_COUNT
-        ).fits,
-    }
+    fit = memory_fit(chip, shape, requests_in_flight, context_tokens + 1, GPU_COUNT)
+    summary: dict[str, Any] = {"fits": fit.fits, "memory": fit.reason}
     for run in runs:
         key = run.layout.key
         summary[f"{key}_token_interval_s"] = run.interval_s
         summary[f"{key}_throughput_tokens_per_s"] = run.throughput
         summary[f"{key}_busy_fraction"] = run.busy_fraction
         summary[f"{key}_microbatches"] = len(run.sizes)
-    return {"summary": summary, "charts": [_chart(run, (0.0, end)) for run in runs]}
+    return {"summary": summary,
+            "charts": [_chart(run, (0.0, end), fit.note) for run in runs]}

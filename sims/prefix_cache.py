@@ -8,7 +8,8 @@ wrote them, and a request computes only what follows its longest cached prefix.
 
 Requests go round by round: every user's first turn, then every user's second, and so on.
 The cache here never evicts (one engine with room to spare), so what it holds at the end
-is the peak. Sizes in bytes and seconds are for Llama 3 8B on one H100 (`sims.physics`).
+is the peak. Bytes and seconds are for the chosen model on one GPU of the chosen kind, with
+the checkpoint's own formats and a BF16 KV cache (`sims.physics`).
 """
 
 from __future__ import annotations
@@ -17,14 +18,11 @@ import functools
 from typing import NamedTuple
 
 from sims import charts
-from sims.contract import Number, simulation
+from sims.contract import Choice, Number, simulation
 from sims.kv_blocks import PrefixCache, Segment
-from sims.physics import GPUS, MODELS, prefill
+from sims.physics import GPUS, MODELS, Gpu, Model, memory_fit, prefill
 
 TITLE = "Compute the system prompt once"
-
-GPU = GPUS["h100"]
-MODEL = MODELS["llama-3-8b"]
 
 INPUTS = (
     Number("users", "Users", default=8, min=1, max=16, unit="users",
@@ -38,6 +36,8 @@ INPUTS = (
            help="Decoded by the model; its KV stays cached for the user's next turn."),
     Number("block_size", "KV block size", default=16, min=1, max=256, unit="tokens",
            help="The cache reuses whole blocks only (vLLM's default block size is 16)."),
+    Choice("model", "Model", "llama-3.1-8b", tuple(MODELS)),
+    Choice("gpu", "GPU", "h100", tuple(GPUS), help="One GPU serves every request."),
 )
 
 METRICS = {
@@ -45,10 +45,12 @@ METRICS = {
     "computed_tokens_without_cache": "Prompt tokens computed without a prefix cache (tokens)",
     "computed_tokens_with_cache": "Prompt tokens computed with the prefix cache (tokens)",
     "hit_rate": "Share of prompt tokens served from the cache",
-    "kv_cache_bytes": "KV the cache holds at the end, Llama 3 8B in BF16 (bytes)",
-    "prefill_s_without_cache": "Prefill time of all requests without the cache, H100 (s)",
-    "prefill_s_with_cache": "Prefill time of all requests with the cache, H100 (s)",
-    "last_prefill_s_with_cache": "Prefill time of the last request with the cache, H100 (s)",
+    "kv_cache_bytes": "KV the cache holds at the end, in BF16 (bytes)",
+    "prefill_s_without_cache": "Prefill time of all requests without the cache (s)",
+    "prefill_s_with_cache": "Prefill time of all requests with the cache (s)",
+    "last_prefill_s_with_cache": "Prefill time of the last request with the cache (s)",
+    "fits": "Weights and the cache's KV fit on the GPU",
+    "memory": "Memory the GPU needs, against what it can use",
 }
 
 FOUND = ("nothing", "the shared system prompt", "this user's conversation so far")
@@ -82,7 +84,8 @@ def conversation(user: int, turns: int, system_tokens: int, user_tokens: int,
 
 
 def run(users: int, turns: int, system_prompt_tokens: int, user_tokens: int,
-        reply_tokens: int, block_size: int) -> tuple[list[Request], PrefixCache]:
+        reply_tokens: int, block_size: int, gpu: Gpu, model: Model
+        ) -> tuple[list[Request], PrefixCache]:
     """Serve every request in order against one cache; return what each one found."""
     cache = PrefixCache(block_size)
     system_blocks = system_prompt_tokens // block_size * block_size
@@ -94,7 +97,7 @@ def run(users: int, turns: int, system_prompt_tokens: int, user_tokens: int,
 
     @functools.cache  # users in one round send equal prompts and find equal prefixes
     def prefill_s(computed: int, cached: int) -> float:
-        return prefill(GPU, MODEL, computed, cached_tokens=cached).time_s
+        return prefill(gpu, model, computed, cached_tokens=cached).time_s
 
     requests = []
     # Every user's prompt at a turn has the same length: the system prompt, the earlier
@@ -116,14 +119,14 @@ def run(users: int, turns: int, system_prompt_tokens: int, user_tokens: int,
     return requests, cache
 
 
-def _per_request_chart(requests: list[Request]) -> dict:
+def _per_request_chart(requests: list[Request], note: str) -> dict:
     rows = [
         {"request": r.number, "user": r.user, "turn": r.turn, "part": part, "tokens": tokens}
         for r in requests
         for part, tokens in (("computed", r.computed), ("from cache", r.cached))
     ]
     return charts.chart(
-        "What each request reuses and what it computes",
+        charts.titled("What each request reuses and what it computes", note),
         "One bar per request in arrival order, split into prompt tokens served from the "
         "prefix cache and prompt tokens the GPU had to compute.",
         rows,
@@ -187,9 +190,13 @@ def simulate(
     user_tokens: int,
     reply_tokens: int,
     block_size: int,
+    model: str,
+    gpu: str,
 ) -> dict:
+    chip, shape = GPUS[gpu], MODELS[model]
     requests, cache = run(users, turns, system_prompt_tokens, user_tokens, reply_tokens,
-                          block_size)
+                          block_size, chip, shape)
+    fit = memory_fit(chip, shape, 1, cache.tokens)
     sent = sum(r.sent for r in requests)
     computed = sum(r.computed for r in requests)
     summary = {
@@ -197,12 +204,14 @@ def simulate(
         "computed_tokens_without_cache": sent,
         "computed_tokens_with_cache": computed,
         "hit_rate": round((sent - computed) / sent, 4),
-        "kv_cache_bytes": cache.tokens * MODEL.kv_bytes_per_token,
+        "kv_cache_bytes": shape.kv_bytes(cache.tokens),
         "prefill_s_without_cache": round(sum(r.prefill_s_without for r in requests), 4),
         "prefill_s_with_cache": round(sum(r.prefill_s_with for r in requests), 4),
         # One request's time to first token behind a long cached prefix (the last turn of
         # the longest conversation), which the totals above average away.
         "last_prefill_s_with_cache": round(requests[-1].prefill_s_with, 5),
+        "fits": fit.fits,
+        "memory": fit.reason,
     }
     table_rows = [
         {"request": r.number, "user": r.user, "turn": r.turn, "sent": r.sent,
@@ -211,7 +220,7 @@ def simulate(
     ]
     return {
         "summary": summary,
-        "charts": [_per_request_chart(requests), _cumulative_chart(requests)],
+        "charts": [_per_request_chart(requests, fit.note), _cumulative_chart(requests)],
         "tables": [{
             "title": "Every request, in arrival order",
             "columns": [

@@ -12,9 +12,13 @@ batch of `batch_size` requests goes through both phases here:
   heads / KV heads (4 for Llama 3 8B) as context grows, because KV reads grow with the
   batch just as FLOPs do.
 
-Numbers come from `sims.physics` (datasheet peaks times its stated efficiencies). The
-batch runs on the fewest GPUs of one node that hold its weights and KV (tensor parallel);
-intensity does not depend on that split, times do.
+Numbers come from `sims.physics`: the catalogue's datasheet peaks at its stated efficiencies,
+each step priced operator by operator. The roof is the rate of the step's matmuls: the wider
+of the weights' and the activations' formats (FP8 weights on an H100 compute at the FP8
+rate, FP4 weights at BF16, since the H100 has no FP4 rate). The batch runs on the fewest
+GPUs of one node that hold its weights and KV (tensor parallel); intensity does not depend
+on that split, times do. A batch no group of the node can hold is still priced on the
+largest group, and the summary and the chart say it does not fit and why.
 """
 
 from __future__ import annotations
@@ -24,22 +28,30 @@ from sims.contract import Choice, Number, simulation
 from sims.physics import (
     COMPUTE_EFFICIENCY,
     GPUS,
+    KV_INPUT,
     MEMORY_EFFICIENCY,
     MODELS,
-    TP_DEGREES,
+    WEIGHTS_INPUT,
     Gpu,
+    Precision,
     StepCost,
     decode_step,
+    memory_fit,
+    precision_for,
     prefill,
     smallest_fitting_tp,
+    tp_degrees,
 )
+from sims.precision import LABELS, wider
 
 TITLE = "Two phases, two bottlenecks"
 
 INPUTS = (
     Choice("gpu", "GPU", "h100", tuple(GPUS),
-           help="Dense BF16 peak and HBM bandwidth from the vendor's datasheet."),
-    Choice("model", "Model", "llama-3-8b", tuple(MODELS)),
+           help="Dense peaks and memory bandwidth from the vendor's datasheet (the catalogue)."),
+    Choice("model", "Model", "llama-3.1-8b", tuple(MODELS)),
+    WEIGHTS_INPUT,
+    KV_INPUT,
     Number("batch_size", "Batch size", default=8, min=1, max=256, unit="requests",
            help="Requests prefilled together, then decoded together."),
     Number("seq_len", "Sequence length", default=2048, min=16, max=32768, unit="tokens",
@@ -59,6 +71,8 @@ METRICS = {
     "decode_kv_share": "Decode: share of bytes moved that are KV cache",
     "gpus": "GPUs the batch needs, tensor parallel (GPUs)",
     "fits": "Weights and KV fit on those GPUs",
+    "memory": "Memory each GPU needs, against what it can use",
+    "precision": "Formats of weights, activations and KV",
 }
 
 X_DOMAIN = (0.5, 65536.0)  # FLOP/byte: from batch-1 decode to the longest prefill
@@ -67,25 +81,33 @@ CONTEXTS = (512, 4096, 32768)
 YOUR_CONTEXT = "your context"
 
 
-def attainable_tflops(gpu: Gpu, intensity: float, efficient: bool = True) -> float:
+def compute_format(precision: Precision) -> str:
+    """The format the step's matmuls compute in: the wider of weights and activations."""
+    return wider(precision.weights, precision.activations)
+
+
+def attainable_tflops(gpu: Gpu, intensity: float, precision: str = "bf16",
+                      efficient: bool = True) -> float:
     """The roofline: the lower of the compute roof and bandwidth times intensity."""
-    compute, memory = gpu.bf16_flops, gpu.hbm_bytes_per_s
+    compute, memory = gpu.flops(precision), gpu.hbm_bytes_per_s
     if efficient:
         compute, memory = compute * COMPUTE_EFFICIENCY, memory * MEMORY_EFFICIENCY
     return min(compute, intensity * memory) / 1e12
 
 
-def _roofline_chart(gpu: Gpu, phases: dict[str, StepCost]) -> dict:
+def _roofline_chart(gpu: Gpu, phases: dict[str, StepCost], precision: Precision,
+                    note: str) -> dict:
     grid = [2.0**k for k in range(-1, 17)]
+    fmt = compute_format(precision)
     roofs = []
     for efficient, series in ((False, "datasheet peak"), (True, "at assumed efficiencies")):
-        ridge = gpu.effective_ridge_flops_per_byte if efficient else gpu.ridge_flops_per_byte
+        ridge = gpu.ridge(fmt, efficient)
         for x in sorted({*grid, ridge}):
             roofs.append({"kind": "roof", "series": series, "intensity": x,
-                          "tflops": attainable_tflops(gpu, x, efficient)})
+                          "tflops": attainable_tflops(gpu, x, fmt, efficient)})
     points = [
         {"kind": "phase", "phase": name, "intensity": cost.intensity,
-         "tflops": attainable_tflops(gpu, cost.intensity), "bound": f"{cost.bound}-bound"}
+         "tflops": attainable_tflops(gpu, cost.intensity, fmt), "bound": f"{cost.bound}-bound"}
         for name, cost in phases.items()
     ]
     x = {"field": "intensity", "type": "quantitative",
@@ -94,10 +116,10 @@ def _roofline_chart(gpu: Gpu, phases: dict[str, StepCost]) -> dict:
     y = {"field": "tflops", "type": "quantitative",
          "title": "Attainable compute per GPU (TFLOP/s)", "scale": {"type": "log"}}
     return charts.chart(
-        f"Roofline of one {gpu.name}",
-        "Log-log roofline: attainable compute against arithmetic intensity, at datasheet "
-        "peaks and at the efficiencies this model assumes, with the prefill and decode "
-        "steps of the current batch as points.",
+        charts.titled(f"Roofline of one {gpu.name}, {LABELS[fmt]} matmuls", note),
+        f"Log-log roofline: attainable {LABELS[fmt]} compute against arithmetic intensity, at "
+        "datasheet peaks and at the efficiencies this model assumes, with the prefill and "
+        "decode steps of the current batch as points.",
         roofs + points,
         layer=[
             {"transform": [{"filter": "datum.kind == 'roof'"}],
@@ -134,19 +156,21 @@ def _roofline_chart(gpu: Gpu, phases: dict[str, StepCost]) -> dict:
     )
 
 
-def _decode_chart(gpu: Gpu, model_key: str, batch_size: int, seq_len: int, tp: int) -> dict:
+def _decode_chart(gpu: Gpu, model_key: str, batch_size: int, seq_len: int, tp: int,
+                  precision: Precision) -> dict:
     model = MODELS[model_key]
     # A line for each fixed context, then one for the reader's: the legend's entries stay the
     # same whatever the inputs, so the page keeps the chart's view as the context moves.
     lines = [(f"{c:,} tokens", c) for c in CONTEXTS] + [(YOUR_CONTEXT, seq_len)]
     rows = [
         {"kind": "curve", "line": i, "batch": b, "context": label, "context_tokens": c,
-         "intensity": decode_step(gpu, model, b, c, tp).intensity}
+         "intensity": decode_step(gpu, model, b, c, tp, precision).intensity}
         for i, (label, c) in enumerate(lines) for b in sorted({*BATCHES, batch_size})
     ]
-    rows.append({"kind": "ridge", "intensity": gpu.effective_ridge_flops_per_byte})
+    rows.append({"kind": "ridge", "intensity": gpu.ridge(compute_format(precision), True)})
     rows.append({"kind": "now", "batch": batch_size, "context_tokens": seq_len,
-                 "intensity": decode_step(gpu, model, batch_size, seq_len, tp).intensity})
+                 "intensity": decode_step(gpu, model, batch_size, seq_len, tp,
+                                          precision).intensity})
     x = {"field": "batch", "type": "quantitative", "title": "Batch size (requests)",
          "scale": {"type": "log", "base": 2, "domain": [1, 256]}}
     y = {"field": "intensity", "type": "quantitative",
@@ -186,21 +210,23 @@ def _decode_chart(gpu: Gpu, model_key: str, batch_size: int, seq_len: int, tp: i
 
 
 @simulation(INPUTS)
-def simulate(*, gpu: str, model: str, batch_size: int, seq_len: int) -> dict:
+def simulate(*, gpu: str, model: str, weights: str, kv: str, batch_size: int,
+             seq_len: int) -> dict:
     device, shape = GPUS[gpu], MODELS[model]
-    kv_tokens = batch_size * (seq_len + 1)
-    tp = smallest_fitting_tp(device, shape, kv_tokens)
-    fits = tp is not None
-    tp = tp or TP_DEGREES[-1]
+    precision = precision_for(device, shape, weights, kv=kv)
+    tp = smallest_fitting_tp(device, shape, batch_size, seq_len + 1, precision)
+    tp = tp or max(tp_degrees(device))
+    fit = memory_fit(device, shape, batch_size, seq_len + 1, tp, precision)
     phases = {
-        "prefill": prefill(device, shape, seq_len, batch=batch_size, tp=tp),
-        "decode": decode_step(device, shape, batch_size, seq_len, tp=tp),
+        "prefill": prefill(device, shape, seq_len, batch=batch_size, tp=tp, precision=precision),
+        "decode": decode_step(device, shape, batch_size, seq_len, tp, precision),
     }
     decode = phases["decode"]
-    kv_bytes = batch_size * (seq_len + 1) * shape.kv_bytes_per_token
+    kv_bytes = batch_size * shape.kv_bytes(seq_len + 1, precision.kv)
+    fmt = compute_format(precision)
     summary = {
-        "ridge_flops_per_byte": round(device.effective_ridge_flops_per_byte, 1),
-        "peak_ridge_flops_per_byte": round(device.ridge_flops_per_byte, 1),
+        "ridge_flops_per_byte": round(device.ridge(fmt, efficient=True), 1),
+        "peak_ridge_flops_per_byte": round(device.ridge(fmt), 1),
         "prefill_intensity": round(phases["prefill"].intensity, 1),
         "decode_intensity": round(decode.intensity, 2),
         "prefill_bound": phases["prefill"].bound,
@@ -210,20 +236,22 @@ def simulate(*, gpu: str, model: str, batch_size: int, seq_len: int) -> dict:
         "decode_tokens_per_s": round(batch_size / decode.time_s, 1),
         "decode_kv_share": round(kv_bytes / decode.bytes, 3),
         "gpus": tp,
-        "fits": fits,
+        "fits": fit.fits,
+        "memory": fit.reason,
+        "precision": precision.label,
     }
     table = [
         {"phase": name, "tokens": batch_size * (seq_len if name == "prefill" else 1),
          "gflop": cost.flops / 1e9, "gb": cost.bytes / 1e9,
          "intensity": cost.intensity, "compute_ms": cost.compute_s * 1e3,
-         "memory_ms": cost.memory_s * 1e3, "allreduce_ms": cost.allreduce_s * 1e3,
-         "bound": cost.bound}
+         "memory_ms": cost.memory_s * 1e3, "ops_ms": cost.ops_s * 1e3,
+         "collective_ms": cost.collective_s * 1e3, "bound": cost.bound}
         for name, cost in phases.items()
     ]
     return {
         "summary": summary,
-        "charts": [_roofline_chart(device, phases),
-                   _decode_chart(device, model, batch_size, seq_len, tp)],
+        "charts": [_roofline_chart(device, phases, precision, fit.note),
+                   _decode_chart(device, model, batch_size, seq_len, tp, precision)],
         "tables": [{
             "title": f"The two steps, worked ({tp} GPU{'s' if tp > 1 else ''})",
             "columns": [
@@ -232,9 +260,10 @@ def simulate(*, gpu: str, model: str, batch_size: int, seq_len: int) -> dict:
                 {"key": "gflop", "label": "Work (GFLOP)"},
                 {"key": "gb", "label": "Bytes moved (GB)"},
                 {"key": "intensity", "label": "Intensity (FLOP/byte)"},
-                {"key": "compute_ms", "label": "Compute time per GPU (ms)"},
-                {"key": "memory_ms", "label": "Memory time per GPU (ms)"},
-                {"key": "allreduce_ms", "label": "All-reduces (ms)"},
+                {"key": "compute_ms", "label": "Compute time per GPU, summed over operators (ms)"},
+                {"key": "memory_ms", "label": "Memory time per GPU, summed over operators (ms)"},
+                {"key": "ops_ms", "label": "Operators, each priced on its own (ms)"},
+                {"key": "collective_ms", "label": "All-reduces (ms)"},
                 {"key": "bound", "label": "Bound"},
             ],
             "rows": table,

@@ -21,8 +21,9 @@ Policies:
 
 Load is the number of requests a replica has been sent so far: this sim has no clock, so
 it stands in for the in-flight count a real router watches. TTFT is the prefill of the
-uncached part of the prompt on top of the cached part (`sims.physics.prefill`), for
-Llama 3 8B on one H100 per replica, with no queueing: the cache's effect alone.
+uncached part of the prompt on top of the cached part (`sims.physics.prefill`), for the
+chosen model on one GPU of the chosen kind per replica, with no queueing: the cache's effect
+alone.
 """
 
 from __future__ import annotations
@@ -34,14 +35,12 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from sims import charts
-from sims.contract import Number, simulation
+from sims.contract import Choice, Number, simulation
 from sims.kv_blocks import PrefixCache, Segment
-from sims.physics import GPUS, MODELS, prefill
+from sims.physics import GPUS, MODELS, memory_fit, prefill
 
 TITLE = "The load balancer decides the hit rate"
 
-GPU = GPUS["h100"]
-MODEL = MODELS["llama-3-8b"]
 BLOCK_SIZE = 16  # vLLM's default KV block size, in tokens
 
 # The cache-aware router's overload test, in the form SGLang's router uses (both parts
@@ -66,10 +65,11 @@ INPUTS = (
     Number("reply_tokens", "Each reply", default=300, min=1, max=1024, unit="tokens"),
     Number("cache_tokens_per_replica", "Prefix cache per replica", default=32000, min=10000,
            max=400000, step=1000, unit="tokens",
-           help="KV each replica can keep. Llama 3 8B on an 80 GB H100 has room for about "
-                "427,000 tokens at 90% memory use."),
+           help="KV each replica can keep; the summary says whether the GPU has room for it."),
     Number("seed", "Random seed", default=1, min=0, max=999,
            help="Draws the session IDs and the order in which sessions speak."),
+    Choice("model", "Model", "llama-3.1-8b", tuple(MODELS)),
+    Choice("gpu", "GPU", "h100", tuple(GPUS), help="One GPU per replica."),
 )
 
 METRICS = {
@@ -79,13 +79,15 @@ METRICS = {
         for metric, label in (
             ("hit_rate", "share of prompt tokens served from cache"),
             ("load_imbalance", "busiest replica's requests over the mean"),
-            ("mean_ttft_s", "mean TTFT, Llama 3 8B on H100, no queueing (s)"),
+            ("mean_ttft_s", "mean TTFT, no queueing (s)"),
         )
     },
     "cache_aware_spills": "Cache-aware: requests sent away from their best prefix by the "
                           "load bound (requests)",
     "system_prompt_share": "Share of prompt tokens in the system prompt's full blocks",
     "no_cache_mean_ttft_s": "Mean TTFT if nothing were cached (s)",
+    "fits": "Weights and a full prefix cache fit on each replica's GPU",
+    "memory": "Memory each replica's GPU needs, against what it can use",
 }
 
 
@@ -274,7 +276,11 @@ def simulate(
     reply_tokens: int,
     cache_tokens_per_replica: int,
     seed: int,
+    model: str,
+    gpu: str,
 ) -> dict:
+    chip, shape = GPUS[gpu], MODELS[model]
+    fit = memory_fit(chip, shape, 1, cache_tokens_per_replica)
     rng = random.Random(seed)
     session_ids = [rng.getrandbits(64) for _ in range(sessions)]
     requests = arrivals(sessions, turns, system_prompt_tokens, user_tokens, reply_tokens, rng)
@@ -287,7 +293,7 @@ def simulate(
 
     @functools.cache  # many requests share a (computed, cached) pair
     def ttft_s(computed: int, cached: int) -> float:
-        return prefill(GPU, MODEL, computed, cached_tokens=cached).time_s
+        return prefill(chip, shape, computed, cached_tokens=cached).time_s
 
     sent_tokens = [r.tokens for r in requests]
     sent = sum(sent_tokens)
@@ -313,21 +319,23 @@ def simulate(
         sum(min(shared, (n - 1) // BLOCK_SIZE * BLOCK_SIZE) for n in sent_tokens) / sent, 4)
     summary["no_cache_mean_ttft_s"] = round(
         sum(map(ttft_s, sent_tokens, [0] * len(requests))) / len(requests), 5)
+    summary["fits"] = fit.fits
+    summary["memory"] = fit.reason
     summary = {key: summary[key] for key in METRICS}
 
     return {
         "summary": summary,
         "charts": [
-            _bar_chart("Prompt tokens served from cache",
+            _bar_chart(charts.titled("Prompt tokens served from cache", fit.note),
                        "Share of all prompt tokens each policy found already cached on the "
                        "replica it chose; the dashed line is the system prompt's share.",
                        hit_rows, "hit_rate", "Hit rate (% of prompt tokens)", ".0%",
                        (summary["system_prompt_share"], "system prompt")),
             _load_chart(load_rows, mean_load),
             _bar_chart("Mean time to first token",
-                       "Mean prefill time of the uncached part of each prompt, Llama 3 8B on "
-                       "one H100 per replica, no queueing; the dashed line is the mean with "
-                       "nothing cached.", ttft_rows, "ttft_ms", "Mean TTFT (ms)", ".1f",
+                       f"Mean prefill time of the uncached part of each prompt, {shape.name} "
+                       f"on one {chip.name} per replica, no queueing; the dashed line is the "
+                       "mean with nothing cached.", ttft_rows, "ttft_ms", "Mean TTFT (ms)", ".1f",
                        (summary["no_cache_mean_ttft_s"] * 1e3, "no cache")),
         ],
     }

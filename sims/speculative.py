@@ -7,7 +7,8 @@ probability a, the step yields 1 + a + ... + a^k tokens on average (Leviathan et
 target adds itself (a correction at the first rejection, or a bonus after the last guess).
 
 What the step costs is where the batch matters. The verify pass is priced by the shared
-roofline in `sims.physics`: a step with batch x (lookahead + 1) new tokens. While decode
+physics in `sims.physics`, operator by operator: a step with batch x (lookahead + 1) new
+tokens. While decode
 is memory-bound that costs about one plain decode step, so the extra tokens are almost
 free; once the batch alone fills the GPU's compute, verifying k + 1 tokens costs about
 k + 1 steps and speculation loses. With the verify pass costing exactly one step, the
@@ -27,6 +28,7 @@ from sims.physics import (
     TP_DEGREES,
     StepCost,
     Work,
+    check_group,
     decode_step,
     memory_fit,
     step_cost,
@@ -55,7 +57,7 @@ INPUTS = (
                 "(c in the paper)."),
     Number("batch_size", "Batch size", default=8, min=1, max=512, unit="sequences",
            help=f"Sequences decoding together, each {CONTEXT_TOKENS} tokens into its context."),
-    Choice("model", "Target model", "llama-3-70b", tuple(MODELS)),
+    Choice("model", "Target model", "llama-3.1-70b", tuple(MODELS)),
     Choice("gpu", "GPU", "h100", tuple(GPUS)),
     Choice("tp", "Tensor-parallel GPUs", "4", TP_CHOICES,
            help="GPUs the target is split over."),
@@ -71,6 +73,7 @@ METRICS = {
     "draft_time_s": "Drafting, all lookahead steps (s)",
     "verify_bound": "What limits the verify pass (compute or memory)",
     "fits_in_memory": "Target weights and KV cache fit on the GPUs",
+    "memory": "Memory each GPU needs, against what it can use",
 }
 
 
@@ -145,6 +148,7 @@ def simulate(
     tp: str,
 ) -> dict[str, Any]:
     shards = int(tp)
+    check_group(GPUS[gpu], MODELS[model], shards)
     target_s = _target_s(gpu, model, shards, batch_size)
 
     by_lookahead = []
@@ -171,8 +175,8 @@ def simulate(
         })
 
     verify = _verify(gpu, model, shards, batch_size, lookahead)
-    kv_tokens = batch_size * (CONTEXT_TOKENS + lookahead + 1)
-    fit = memory_fit(GPUS[gpu], MODELS[model], kv_tokens, shards)
+    fit = memory_fit(GPUS[gpu], MODELS[model], batch_size, CONTEXT_TOKENS + lookahead + 1,
+                     shards)
     return {
         "summary": {
             "expected_tokens_per_step": expected_tokens(acceptance_rate, lookahead),
@@ -184,10 +188,11 @@ def simulate(
             "draft_time_s": lookahead * draft_cost * target_s,
             "verify_bound": verify.bound,
             "fits_in_memory": fit.fits,
+            "memory": fit.reason,
         },
         "charts": [
             _speedup_chart(
-                "Speedup against lookahead",
+                charts.titled("Speedup against lookahead", fit.note),
                 "Speedup over plain decoding for each lookahead, other inputs as set. The "
                 "dashed line is break-even; the orange dot is the current lookahead.",
                 by_lookahead,

@@ -6,15 +6,16 @@ tp times sooner. But every layer has two points (after attention, after the MLP)
 the partial results on each GPU must be summed across all of them before the next matmul
 can start: an all-reduce, two per layer, every step.
 
-An all-reduce costs a fixed latency per call (launch, synchronisation, the link's own
-latency) plus a bandwidth term for its message: a ring moves 2(tp-1)/tp of the message
-through each GPU's link (`sims.physics.allreduce_time`). In decode the message is one
-hidden state per sequence, a few kilobytes to a few megabytes, so the fixed part is most
-of it, and it does not shrink when the shards do. That is why the all-reduce share of a
-step grows with tp, and why its cost barely moves with the batch.
+An all-reduce costs a fixed time per call (launch, synchronisation, the link's own latency)
+plus a part that grows with its message; both are fitted, for each number of GPUs, to
+measured NCCL times (`sims.physics.allreduce_time`, the GPU's catalogue file names the
+measurements). In decode the message is one hidden state per sequence, a few kilobytes to a
+few megabytes, so the fixed part is most of it, and it does not shrink when the shards do.
+That is why the all-reduce share of a step grows with tp, and why its cost barely moves
+with the batch.
 
 A configuration whose weights plus KV cache do not fit in the GPUs' usable memory is
-still priced (as if it fitted), and the result says it does not fit.
+still priced (as if it fitted), and the result says it does not fit and why.
 """
 
 from __future__ import annotations
@@ -24,17 +25,19 @@ from typing import Any
 from sims import charts
 from sims.contract import Choice, Number, simulation
 from sims.physics import (
-    ALLREDUCE_LATENCY_S,
-    GB,
     GPUS,
+    KV_INPUT,
     MODELS,
     TP_DEGREES,
+    WEIGHTS_INPUT,
     Gpu,
-    Model,
+    Precision,
     StepCost,
-    allreduce_time,
+    check_group,
     decode_step,
     memory_fit,
+    precision_for,
+    tp_degrees,
 )
 
 TITLE = "Every layer stops to agree, twice"
@@ -56,11 +59,10 @@ INPUTS = (
            help="Sequences decoding together, one new token each per step."),
     Number("context_tokens", "Context per sequence", default=2048, min=0, max=32768, step=256,
            unit="tokens", help="Tokens already in each sequence's KV cache."),
-    Choice("model", "Model", "llama-3-70b", tuple(MODELS)),
+    Choice("model", "Model", "llama-3.1-70b", tuple(MODELS)),
     Choice("gpu", "GPU", "h100", tuple(GPUS)),
-    Number("allreduce_latency_us", "All-reduce fixed latency",
-           default=round(ALLREDUCE_LATENCY_S * 1e6), min=0, max=100, unit="µs",
-           help="Cost of one all-reduce call before any data moves."),
+    WEIGHTS_INPUT,
+    KV_INPUT,
 )
 
 METRICS = {
@@ -76,14 +78,16 @@ METRICS = {
     "allreduce_time_s": "All-reduces of the step, together (s)",
     "allreduce_fraction": "Share of the step spent in all-reduce (fraction)",
     "allreduce_fixed_fraction": "Share of all-reduce time that is fixed latency (fraction)",
+    "allreduce_latency_us": "Fixed part of one all-reduce, fitted to measurements (µs)",
+    "allreduce_gb_per_s": "Message rate of one all-reduce beyond the fixed part (GB/s)",
+    "precision": "Formats of weights, activations and KV",
 }
 
 
-def _parts(gpu: Gpu, model: Model, cost: StepCost, batch: int, tp: int) -> dict[str, float]:
+def _parts(gpu: Gpu, cost: StepCost, tp: int) -> dict[str, float]:
     """The step split three ways: shard work, all-reduce latency, all-reduce data (s)."""
-    message = batch * model.hidden * model.bytes_per_param  # one hidden state per sequence
-    moving = cost.allreduces * allreduce_time(gpu, message, tp, latency_s=0.0)
-    return {SHARD: cost.matmul_s, FIXED: cost.allreduce_s - moving, DATA: moving}
+    fixed = cost.collectives * gpu.collectives.fits[tp].latency_s if tp > 1 else 0.0
+    return {SHARD: cost.ops_s, FIXED: fixed, DATA: cost.collective_s - fixed}
 
 
 def _label(tp: int, fits: bool) -> str:
@@ -128,30 +132,32 @@ def _split_chart(
 
 @simulation(INPUTS)
 def simulate(
-    *, tp: str, batch_size: int, context_tokens: int, model: str, gpu: str,
-    allreduce_latency_us: int,
+    *, tp: str, batch_size: int, context_tokens: int, model: str, gpu: str, weights: str,
+    kv: str,
 ) -> dict[str, Any]:
-    chip, shape, latency_s = GPUS[gpu], MODELS[model], allreduce_latency_us * 1e-6
+    chip, shape, degree = GPUS[gpu], MODELS[model], int(tp)
+    check_group(chip, shape, degree)
+    precision: Precision = precision_for(chip, shape, weights, kv=kv)
+    degrees = [t for t in tp_degrees(chip) if shape.heads % t == 0]
 
     def priced(degree: int, batch: int) -> tuple[StepCost, dict[str, float], bool]:
-        cost = decode_step(chip, shape, batch, context_tokens, degree, latency_s)
-        fit = memory_fit(chip, shape, batch * (context_tokens + 1), degree)
-        return cost, _parts(chip, shape, cost, batch, degree), fit.fits
+        cost = decode_step(chip, shape, batch, context_tokens, degree, precision)
+        fit = memory_fit(chip, shape, batch, context_tokens + 1, degree, precision)
+        return cost, _parts(chip, cost, degree), fit.fits
 
-    degree = int(tp)
     cost, parts, _ = priced(degree, batch_size)
-    fit = memory_fit(chip, shape, batch_size * (context_tokens + 1), degree)
+    fit = memory_fit(chip, shape, batch_size, context_tokens + 1, degree, precision)
 
     at_batch = []
-    for t in TP_DEGREES:
+    for t in degrees:
         _, split, fits = priced(t, batch_size)
         at_batch += [
             {"group": _label(t, fits), "gpus": t, "batch": batch_size, "fits": fits,
              "part": part, "order": i, "ms": split[part] * 1000}
             for i, part in enumerate(PARTS)
         ]
-    compared = []
-    for t in TP_DEGREES[1:]:  # one GPU has nothing to all-reduce
+    compared, split_over = [], degrees[1:] or degrees  # one GPU has nothing to all-reduce
+    for t in split_over:
         for batch in (SMALL_BATCH, LARGE_BATCH):
             _, split, fits = priced(t, batch)
             compared += [
@@ -161,39 +167,41 @@ def simulate(
                 for i, part in enumerate(PARTS)
             ]
 
-    allreduce_s = cost.allreduce_s
-    note = (
-        f"needs {fit.needed_per_gpu_bytes / GB:.1f} GB per GPU of "
-        f"{fit.usable_per_gpu_bytes / GB:.1f} GB usable"
-    )
+    allreduce_s = cost.collective_s
+    fitted = chip.collectives.fits.get(degree)
     return {
         "summary": {
             "fits": fit.fits,
-            "memory": ("fits: " if fit.fits else "does not fit: ") + note,
-            "weights_per_gpu_gb": fit.weights_per_gpu_bytes / GB,
-            "kv_per_gpu_gb": fit.kv_per_gpu_bytes / GB,
-            "usable_per_gpu_gb": fit.usable_per_gpu_bytes / GB,
-            "allreduces_per_token": cost.allreduces,
+            "memory": fit.reason,
+            "weights_per_gpu_gb": fit.weights_per_gpu_bytes / 1e9,
+            "kv_per_gpu_gb": fit.kv_per_gpu_bytes / 1e9,
+            "usable_per_gpu_gb": fit.usable_per_gpu_bytes / 1e9,
+            "allreduces_per_token": cost.collectives,
             "step_time_s": cost.time_s,
-            "matmul_time_s": cost.matmul_s,
+            "matmul_time_s": cost.ops_s,
             "bound": cost.bound,
             "allreduce_time_s": allreduce_s,
             "allreduce_fraction": allreduce_s / cost.time_s,
             "allreduce_fixed_fraction": parts[FIXED] / allreduce_s if allreduce_s else 0.0,
+            "allreduce_latency_us": fitted.latency_s * 1e6 if fitted else 0.0,
+            "allreduce_gb_per_s": fitted.bytes_per_s / 1e9 if fitted else 0.0,
+            "precision": precision.label,
         },
         "charts": [
             _split_chart(
-                f"One decode step at batch {batch_size}, split over 1 to 8 GPUs",
+                charts.titled(f"One decode step at batch {batch_size}, split over 1 to "
+                              f"{degrees[-1]} GPUs", fit.note),
                 f"Time of one decode step of {shape.name} on {chip.name} at batch "
                 f"{batch_size} and {context_tokens} tokens of context, split into the "
-                f"shard's own matmuls and the all-reduces, for 1, 2, 4 and 8 GPUs.",
+                f"shard's own operators and the all-reduces, for "
+                f"{', '.join(str(t) for t in degrees)} GPUs.",
                 at_batch, offset=False,
             ),
             _split_chart(
                 f"Batch {SMALL_BATCH} against batch {LARGE_BATCH}",
                 f"The same split at batch {SMALL_BATCH} (faded) and batch {LARGE_BATCH} "
-                f"(solid) for 2, 4 and 8 GPUs: the shard work grows with the batch's KV "
-                f"cache, the all-reduces much less.",
+                f"(solid) for {', '.join(str(t) for t in split_over)} GPUs: the shard work "
+                f"grows with the batch's KV cache, the all-reduces much less.",
                 compared, offset=True,
             ),
         ],

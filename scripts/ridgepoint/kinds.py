@@ -37,11 +37,13 @@ disagree, or when a property of a sample file does not reach its record; the rul
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ridgepoint import checks, records
-from ridgepoint.checks import Check
+from ridgepoint import catalogue_checks, checks, records
+from ridgepoint.catalogue_records import CalibrationSet, Gpu, LanguageModel
+from ridgepoint.checks import SLUG, Check
 from ridgepoint.model import Article, Explainer, Hub, Reading, Tag, Term
 from ridgepoint.schemafiles import schemas
 
@@ -73,11 +75,23 @@ class Kind:
     # The value set its slugs are to other files' schemas (`values.schema.json#/$defs/<it>`,
     # see ridgepoint.schemafiles): a term's `related` names terms, so terms are "term".
     value_set: str | None = None
+    # What a file name must be, when not a slug: a schema definition ("<schema>#/$defs/<name>")
+    # with a pattern and a title. Catalogue keys may hold dots (llama-3.1-8b).
+    file_name: str | None = None
 
     def __post_init__(self) -> None:
         records.converters(self.record, frozenset((self.slug, "source")))  # buildable?
         if self.schema not in schemas():
             raise LookupError(f"kind {self.name}: no schema {self.schema}")
+
+    @property
+    def file_name_rule(self) -> tuple[re.Pattern[str], str]:
+        """The pattern a file name (without suffix) must match, and the error's "expected"."""
+        if self.file_name is None:
+            return SLUG, "a file name that is a slug: lowercase letters, digits, single hyphens"
+        document, _, name = self.file_name.partition("#/$defs/")
+        definition = schemas()[document]["$defs"][name]
+        return re.compile(definition["pattern"]), f"a file name that is {definition['title']}"
 
     @property
     def suffixes(self) -> tuple[str, ...]:
@@ -116,4 +130,13 @@ KINDS = (
          markdown=True, checks=(checks.explainers,)),
     Kind("articles", "content/articles", "article.schema.json", Article, "article",
          markdown=True, checks=(checks.articles,)),
+    # The catalogue (ridgepoint.catalogue): the sims read the GPUs and models through
+    # sims/catalogue_data.py, written from these records.
+    Kind("gpus", "content/catalogue/gpus", "gpu.schema.json", Gpu, "GPU",
+         checks=(catalogue_checks.gpus,), file_name=catalogue_checks.KEY),
+    Kind("models", "content/catalogue/models", "model.schema.json", LanguageModel, "model",
+         checks=(catalogue_checks.models,), file_name=catalogue_checks.KEY),
+    Kind("calibration", "content/catalogue/calibration", "calibration.schema.json",
+         CalibrationSet, "calibration set", checks=(catalogue_checks.calibration,),
+         file_name=catalogue_checks.KEY),
 )

@@ -11,12 +11,12 @@ one kind.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
 from ridgepoint import modeline, records
-from ridgepoint.checks import SLUG, CrossFile, Documents
+from ridgepoint.checks import SLUG, CrossFile, Documents, tags_in_vocabulary
 from ridgepoint.errors import ContentError, ContentErrors
 from ridgepoint.kinds import (
     KINDS,
@@ -36,13 +36,18 @@ _FENCE = re.compile(r"---[ \t]*")
 _END_FENCE = re.compile(r"(---|\.\.\.)[ \t]*")
 
 
-def load_site(root: Path, sim_modules: Collection[str] | None = None) -> Site:
+def load_site(
+    root: Path, sim_modules: Collection[str] | None = None, kinds: Sequence[Kind] = KINDS
+) -> Site:
     """Read and validate all content under `root` (a repository-shaped tree).
 
     `sim_modules` names the sims an explainer may use; by default, `sims.sim_names()`.
-    Raises ContentErrors holding every problem found.
+    `kinds` limits the load to some kinds, checked among themselves (the sims' catalogue
+    module needs the catalogue's alone): the other Site fields stay empty, and the
+    vocabulary is read only when a kind has tags. Raises ContentErrors holding every
+    problem found.
     """
-    return _Loader(root, sim_modules).run()
+    return _Loader(root, sim_modules, kinds).run()
 
 
 def split_front_matter(text: str, path: str = "<markdown>") -> tuple[dict[str, Any], str, int]:
@@ -80,42 +85,46 @@ def _split(text: str, path: str) -> tuple[str | None, int, str, int]:
 class _Loader:
     """One load: the root, the problems found so far, and the raw documents."""
 
-    def __init__(self, root: Path, sim_modules: Collection[str] | None) -> None:
+    def __init__(
+        self, root: Path, sim_modules: Collection[str] | None, kinds: Sequence[Kind]
+    ) -> None:
         self.root = root
         self.errors: list[ContentError] = []
         self._sim_modules = sim_modules
+        self._kinds = kinds
         self._tags: set[str] | None = None
         self.slugs: dict[str, frozenset[str]] = {}
 
     def run(self) -> Site:
         # Every file's slug first: what other files may name is what exists, whether or not
         # it parses (a broken term must not make every mention of it an error too).
-        sources = {kind.name: self._sources(kind) for kind in KINDS}
+        sources = {kind.name: self._sources(kind) for kind in self._kinds}
         self.slugs = {
-            kind.name: frozenset(slug for slug in sources[kind.name] if SLUG.fullmatch(slug))
-            for kind in KINDS
+            kind.name: frozenset(filter(kind.file_name_rule[0].fullmatch, sources[kind.name]))
+            for kind in self._kinds
         }
-        vocabulary = self._yaml(VOCABULARY, VOCABULARY_SCHEMA, required=True)
+        tagged = any(tags_in_vocabulary in kind.rules for kind in self._kinds)
+        vocabulary = self._yaml(VOCABULARY, VOCABULARY_SCHEMA, required=True) if tagged else None
         self._tags = _tag_slugs(vocabulary)
-        documents = {kind.name: self._all(kind, sources[kind.name]) for kind in KINDS}
+        documents = {kind.name: self._all(kind, sources[kind.name]) for kind in self._kinds}
         other = CrossFile(
             documents=documents,
             slugs=self.slugs,
-            folders={kind.name: kind.folder for kind in KINDS},
+            folders={kind.name: kind.folder for kind in self._kinds},
             vocabulary=VOCABULARY,
             tags=self._tags,
             sims=self._sims,
         )
-        for kind in KINDS:
+        for kind in self._kinds:
             for rule in kind.rules:
                 self.errors.extend(rule(documents[kind.name], other))
-        if self.errors or vocabulary is None:
+        if self.errors or (tagged and vocabulary is None):
             raise ContentErrors(self.errors)
         tags = {
             slug: records.build(VOCABULARY_RECORD, entry, slug=slug)
-            for slug, entry in vocabulary.data["tags"].items()
+            for slug, entry in (vocabulary.data["tags"].items() if vocabulary else ())
         }
-        built = {kind.name: self._build(kind, documents[kind.name]) for kind in KINDS}
+        built = {kind.name: self._build(kind, documents[kind.name]) for kind in self._kinds}
         return Site(tags=tags, **built)
 
     # Phase 1: each file on its own.
@@ -139,10 +148,10 @@ class _Loader:
         for file in kind.files(self.root):
             path = f"{kind.folder}/{file.name}"
             slug = file.stem
-            if not SLUG.fullmatch(slug):
-                expected = "a file name that is a slug: lowercase letters, digits, single hyphens"
+            well_formed, expected = kind.file_name_rule
+            if not well_formed.fullmatch(slug):
                 renamed = plain(slug) + file.suffix
-                hint = f"; rename it {renamed!r}?" if SLUG.fullmatch(plain(slug)) else ""
+                hint = f"; rename it {renamed!r}?" if well_formed.fullmatch(plain(slug)) else ""
                 self._problem(path, 1, "slug", f"{slug!r} is malformed{hint}", expected)
             elif slug in found:
                 message = f"{slug!r} is already used by {found[slug]}"

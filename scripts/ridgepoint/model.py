@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, fields
 from datetime import date
 from pathlib import Path
 
+from ridgepoint.catalogue_records import CalibrationSet, Gpu, LanguageModel
+
 
 @dataclass(frozen=True)
 class Tag:
@@ -111,6 +113,9 @@ class Site:
     hubs: dict[str, Hub] = field(default_factory=dict)
     explainers: dict[str, Explainer] = field(default_factory=dict)
     articles: dict[str, Article] = field(default_factory=dict)
+    gpus: dict[str, Gpu] = field(default_factory=dict)  # the catalogue (catalogue_records)
+    models: dict[str, LanguageModel] = field(default_factory=dict)
+    calibration: dict[str, CalibrationSet] = field(default_factory=dict)
 
     def tags_in_use(self) -> list[str]:
         """Every tag that a hub file is for or a record of any kind carries, sorted."""

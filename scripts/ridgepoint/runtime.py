@@ -86,6 +86,15 @@ def _imports(sims_dir: Path, path: Path) -> frozenset[str]:
     return _parsed_imports(path, sims_dir, stat.st_mtime_ns, stat.st_size)
 
 
+def sims_imported_by(sims_dir: Path, dotted: str) -> frozenset[str]:
+    """The sims modules (dotted names) that the sims module `dotted` imports."""
+    path = _module_file(sims_dir, dotted)
+    if path is None:
+        return frozenset()
+    return frozenset(name for name in _imports(sims_dir, path)
+                     if _module_file(sims_dir, name) not in (None, path))
+
+
 def _import_statements(tree: ast.Module) -> Iterator[ast.Import | ast.ImportFrom]:
     """Every import statement in a module, at any depth. Statements nest only in other
     statements, except handlers and match cases, so the expressions that make up most of

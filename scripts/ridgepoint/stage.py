@@ -23,11 +23,13 @@ from pathlib import Path
 import yaml
 
 from ridgepoint import urls
+from ridgepoint.catalogue_module import sync_sims_module
 from ridgepoint.config import SiteConfig
 from ridgepoint.errors import ContentError, ContentErrors
 from ridgepoint.feeds import generate_feeds
 from ridgepoint.figures import FigureSource, render_figures
 from ridgepoint.glossary_links import TermLinker
+from ridgepoint.kinds import KINDS
 from ridgepoint.layout import Layout
 from ridgepoint.load import load_site, split_front_matter
 from ridgepoint.markup import esc
@@ -43,6 +45,8 @@ ESCAPED_META = ("title", "description")
 DESCRIPTION_FROM = ("summary", "hook")  # article, explainer
 WIDGET_SCRIPT = "assets/sim/widget.js"  # also in mkdocs.yml's extra_javascript
 SIM_MARKER = re.compile(r'data-sim="([A-Za-z_][A-Za-z0-9_]*)"')
+# Folders under content/ that hold a YAML kind (the catalogue): not copied into the site.
+DATA_FOLDERS = tuple(f"{kind.folder}/" for kind in KINDS if not kind.markdown)
 
 Staged = bytes | Path  # file contents, or a file to copy
 
@@ -98,7 +102,8 @@ class Stager:
             )
             body = self.linker.link(body, glossary)
         script = urls.relative(urls.page_url(relative), WIDGET_SCRIPT)
-        staged = render_sim_blocks(head + body, source, self.layout, script)
+        staged = render_sim_blocks(head + body, source, self.layout, script,
+                                   urls.catalogue_links(urls.page_url(relative)))
         _, body, _ = split_front_matter(staged, source)
         return _front_matter(meta) + body
 
@@ -111,6 +116,8 @@ class Stager:
             relative = path.relative_to(content).as_posix()
             if not path.is_file() or any(p.startswith(".") for p in relative.split("/")):
                 continue
+            if self.layout.relative(path).startswith(DATA_FOLDERS):
+                continue  # a YAML kind's files are data, read through the Site, not assets
             if path.suffix == ".md":
                 try:
                     files[relative] = self.markdown(relative, path.read_text("utf-8")).encode()
@@ -118,7 +125,8 @@ class Stager:
                     errors.extend(problem.errors)
             else:
                 files[relative] = path
-        generated = {path: text.encode() for path, text in generate_pages(self.site).items()}
+        generated = {path: self.generated(path, text).encode()
+                     for path, text in generate_pages(self.site).items()}
         generated |= generate_feeds(
             self.site, self.config.site_url, self.config.site_name, self.config.site_description
         )
@@ -130,6 +138,12 @@ class Stager:
         if errors:
             raise ContentErrors(errors)
         return files | generated
+
+    def generated(self, relative: str, text: str) -> str:
+        """A generated page, its ```sim blocks (the catalogue's calculator) made widgets."""
+        script = urls.relative(urls.page_url(relative), WIDGET_SCRIPT)
+        return render_sim_blocks(text, f"generated page {relative}", self.layout, script,
+                                 urls.catalogue_links(urls.page_url(relative)))
 
     def sim_modules(self, files: dict[str, Staged]) -> set[str]:
         """Sims the browser needs: each explainer's, and every widget on a staged page."""
@@ -203,6 +217,7 @@ def stage_site(
     """
     config = SiteConfig.read(config_file or layout.mkdocs_yml)
     stage_dir = (stage_dir or config.docs_dir).resolve()
+    sync_sims_module(layout)  # before anything imports the sims
     site = load_site(layout.root)
     stager = Stager(layout, site, config)
     files = stager.files()

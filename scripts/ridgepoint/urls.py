@@ -16,6 +16,8 @@ READINGS = "feed/"
 EXPLAINERS = "explainers/"
 ARTICLES = "articles/"
 TAGS = "tags/"
+CATALOGUE = "catalogue/"
+CALIBRATION = "calibration/"
 ATOM_FEED = "feed.xml"
 JSON_FEED = "feed.json"
 ROBOTS = "robots.txt"
@@ -53,6 +55,19 @@ def term(slug: str) -> str:
 def reading(slug: str) -> str:
     """A reading's anchor on the reading feed page (readings have no page of their own)."""
     return f"{READINGS}#{slug}"
+
+
+def catalogue_entry(kind: str, key: str) -> str:
+    """A GPU's or a model's anchor on the catalogue page (`kind` is "gpu" or "model"); a key
+    may hold dots (llama-3.1-8b), an anchor does not."""
+    return f"{CATALOGUE}#{kind}-{key.replace('.', '-')}"
+
+
+def catalogue_links(here: str) -> dict[str, str]:
+    """From the page at `here`, the catalogue sections a sim's GPU and model controls link to
+    (input name -> page-relative URL)."""
+    return {"gpu": relative(here, f"{CATALOGUE}#gpus"),
+            "model": relative(here, f"{CATALOGUE}#models")}
 
 
 def source_path(url: str) -> str:

@@ -52,12 +52,12 @@ def roofline(metric: str, **inputs: str) -> object:
 
 def test_the_published_measurement_lands_below_the_model() -> None:
     modelled = roofline(
-        "decode_tokens_per_s", model="llama-3-8b", gpu="a100", batch_size="1", seq_len="128"
+        "decode_tokens_per_s", model="llama-3.1-8b", gpu="a100", batch_size="1", seq_len="128"
     )
     assert float(modelled) > GPT_FAST_LLAMA3_8B_TOKENS_PER_S  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("model", ["llama-3.2-1b", "llama-3-8b", "llama-3-70b"])
+@pytest.mark.parametrize("model", ["llama-3.2-1b", "llama-3.1-8b", "llama-3.1-70b"])
 def test_decode_is_memory_bound_and_a_short_prefill_compute_bound(model: str) -> None:
     inputs = {"model": model, "gpu": "h100", "batch_size": "1", "seq_len": "512"}
     assert roofline("decode_bound", **inputs) == "memory"

@@ -67,6 +67,11 @@ def _type_disagreements(hint: Any, document: str, schema: dict[str, Any], where:
         if kind != "array":
             return [f"{where}: a tuple, but the schema says {kind}"]
         return _type_disagreements(args[0], document, schema.get("items", {}), f"{where}[]")
+    if origin is dict:  # a mapping of free keys: the schema's additionalProperties
+        entry = schema.get("additionalProperties")
+        if kind != "object" or not isinstance(entry, dict):
+            return [f"{where}: a dict, but the schema has no additionalProperties schema"]
+        return _type_disagreements(args[1], document, entry, f"{where}{{}}")
     if dataclasses.is_dataclass(hint):
         if kind != "object":
             return [f"{where}: a record, but the schema says {kind}"]
@@ -164,13 +169,17 @@ def _source_data(path: Path) -> dict[str, Any]:
 
 
 def _plain(value: Any) -> Any:
-    """A record value written back as YAML data, to compare with what the file says."""
+    """A record value written back as YAML data, to compare with what the file says (a
+    nested record's fields that the file leaves out, at their defaults, are left out)."""
     if isinstance(value, tuple):
         return [_plain(item) for item in value]
     if isinstance(value, date):
         return value.isoformat()
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
     if dataclasses.is_dataclass(value):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)
+                if getattr(value, f.name) != f.default}
     return value
 
 
@@ -215,3 +224,27 @@ def test_a_record_that_cannot_be_built_is_refused_when_its_kind_is_declared() ->
         Kind("odd", "odd", "term.schema.json", Odd, "odd")
     with pytest.raises(LookupError, match="no schema"):
         Kind("terms", "glossary", "nope.schema.json", Term, "term")
+
+
+def test_a_mapping_field_is_checked_against_its_schemas_free_keys() -> None:
+    """A dict field reads the schema's additionalProperties: an entry of another type, or a
+    mapping the schema does not describe, is reported."""
+    inner = {"type": "object", "additionalProperties": False,
+             "properties": {"when": {"type": "string", "format": "date"},
+                            "share": {"type": "number"}},
+             "required": ["when", "share"]}
+    outer = {"type": "object", "additionalProperties": False, "required": ["inner", "by_name"],
+             "properties": {"inner": {"type": "array", "items": inner},
+                            "by_name": {"type": "object", "additionalProperties": inner},
+                            "count": {"type": "integer"}, "note": {"type": "string"}}}
+    assert disagreements(Outer, "outer", outer, {"slug"}) == []
+    loose = {**outer, "properties": {**outer["properties"], "by_name": {"type": "object"}}}
+    assert disagreements(Outer, "outer", loose, {"slug"}) == [
+        "Outer.by_name: a dict, but the schema has no additionalProperties schema"
+    ]
+    counted = {**inner, "properties": {**inner["properties"], "share": {"type": "integer"}}}
+    wrong = {**outer, "properties": {**outer["properties"], "by_name": {
+        "type": "object", "additionalProperties": counted}}}
+    assert disagreements(Outer, "outer", wrong, {"slug"}) == [
+        "Inner.share: float, but the schema says integer"
+    ]

@@ -19,6 +19,13 @@ from tests.repo import REPO
 
 # What an editor types into the scaffold's empty fields, by kind: a field that is empty once
 # scaffolded gets this value. A kind added to KINDS needs its line here (a test says so).
+
+
+def figure(path: str, value: str) -> dict[str, str]:
+    """A catalogue figure's three fields: its value, its source and its row."""
+    return {f"{path}.value": value, f"{path}.source": "sheet", f"{path}.row": "the row it is in"}
+
+
 FILLS: dict[str, dict[str, str]] = {
     "term": {"term": "Queue delay", "definition": "The wait before a request's prefill starts.",
              "tags": "[latency]"},
@@ -29,9 +36,29 @@ FILLS: dict[str, dict[str, str]] = {
                 "tags": "[latency]"},
     "explainer": {"title": "When the reply arrives", "level": "beginner",
                   "hook": "Drag the gap between tokens.", "tags": "[latency]"},
+    # The catalogue's kinds nest their figures: a dotted path names a nested field.
+    "gpu": {"name": "A test GPU 80 GB", "sources": "{sheet: {title: A datasheet}}",
+            **figure("dense_flops.bf16", "100 TFLOP/s"), **figure("memory.capacity", "80 GB"),
+            **figure("memory.bandwidth", "2 TB/s"), "scale_up.link": "no NVLink",
+            **figure("scale_up.bandwidth_per_direction", "32 GB/s"),
+            **figure("scale_up.gpus", "1")},
+    "model": {"name": "A test model", "config_json.title": "Its config.json",
+              "config.hidden_size": "1024", "config.num_hidden_layers": "2",
+              "config.num_attention_heads": "8", "config.vocab_size": "32000",
+              "config.intermediate_size": "4096"},
+    "calibration": {"publication.title": "A paper", "measured_by": "Its authors, on an H100",
+                    "points[0].key": "a-test-point", "points[0].kind": "attention",
+                    "points[0].what": "Attention forward", "points[0].gpu": "h100",
+                    "points[0].where": "its table 1", "points[0].measured_ms": "1.5",
+                    "points[0].band": "0.15",
+                    "points[0].case": "{heads: 16, head_dim: 128, tokens: 1024}"},
 }
 SLUG = "queue-delay"
-EMPTY = re.compile(r"^(?P<key>[a-z_]+):(?: \[\])?(?P<comment>  #.*)?$")
+# An empty field as `make new` writes it (an optional one commented out with "# "): its
+# indent, a list item's dash, the key, an empty list, the comment saying what belongs there.
+FIELD = re.compile(
+    r"^(?P<indent> *)(?P<dash>- )?(?P<key>[a-z_0-9]+):(?: \[\])?(?P<comment>  #.*)?$"
+)
 
 
 def new(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -39,13 +66,26 @@ def new(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def fill(text: str, values: dict[str, str]) -> tuple[str, set[str]]:
-    """The text with every empty top-level field given its value, and the fields filled."""
-    filled, lines = set(), []
+    """The text with every empty field named in `values` given its value (a nested field by
+    its path as content errors name it, `points[0].key`; an optional one uncommented), and
+    the paths filled."""
+    filled: set[str] = set()
+    lines: list[str] = []
+    parents: list[tuple[int, str]] = []  # (indent, key) of the fields enclosing this line
     for line in text.split("\n"):
-        found = EMPTY.match(line)
-        if found and found["key"] in values:
-            line = f"{found['key']}: {values[found['key']]}{found['comment'] or ''}"
-            filled.add(found["key"])
+        found = FIELD.match(line.removeprefix("# "))
+        if found:
+            indent = len(found["indent"]) + (2 if found["dash"] else 0)
+            while parents and parents[-1][0] >= indent:
+                parents.pop()
+            if found["dash"] and parents:  # the first item of a list, as errors name it
+                parents[-1] = (parents[-1][0], f"{parents[-1][1]}[0]")
+            path = ".".join([key for _, key in parents] + [found["key"]])
+            parents.append((indent, found["key"]))
+            if path in values:
+                line = (f"{found['indent']}{found['dash'] or ''}{found['key']}: {values[path]}"
+                        f"{found['comment'] or ''}")
+                filled.add(path)
         lines.append(line)
     return "\n".join(lines), filled
 
@@ -122,7 +162,8 @@ def test_filled_scaffolds_of_every_kind_pass_make_check(scaffolded) -> None:
     root, written, _ = scaffolded
     for key, path in written.items():
         text, filled = fill((root / path).read_text(), FILLS[key])
-        assert filled == set(FILLS[key]) and filled | _prefilled(key) >= required(key), key
+        top = {path.split(".")[0].split("[")[0] for path in filled}
+        assert filled == set(FILLS[key]) and top | _prefilled(key) >= required(key), key
         (root / path).write_text(text)
     result = run(root, "scripts/check.py")
     assert result.returncode == 0, result.stderr
@@ -168,8 +209,8 @@ def test_the_new_sim_passes_the_sim_contract_tests(scaffolded) -> None:
     (("term", "time-to-first-token"), "glossary/time-to-first-token.yaml already exists"),
     (("term", "Time To First Token"), "SLUG='Time To First Token' is not a slug: lowercase "
      "letters and digits, words joined by single hyphens, e.g. time-to-first-token"),
-    (("gpu", "h100"), "KIND='gpu' is not a kind of content: one of "
-     "term|reading|hub|explainer|article"),
+    (("gpus", "h100"), "KIND='gpus' is not a kind of content: one of "
+     "term|reading|hub|explainer|article|gpu|model|calibration"),
     (("hub", "no-such-tag"), "'no-such-tag' is not a tag of feed/tags/_vocabulary.yaml: add "
      "it there first"),
     (("explainer", "batching"), "content/explainers/batching.md already exists"),

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
+from ridgepoint.kinds import KINDS, VOCABULARY, VOCABULARY_SCHEMA
 from ridgepoint.schemafiles import SCHEMA_DIR, schemas
 from tests.repo import REPO
 
@@ -57,20 +58,21 @@ def test_every_pattern_has_a_plain_message_for_editors(name: str) -> None:
 
 
 def expected_schema(file: Path) -> str:
-    """Which schema a content YAML file is written against, by where it lives."""
+    """Which schema a content YAML file is written against: its kind's, by its folder."""
     relative = file.relative_to(REPO).as_posix()
-    if relative == "feed/tags/_vocabulary.yaml":
-        return "vocabulary.schema.json"
-    if relative.startswith("feed/tags/"):
-        return "hub.schema.json"
-    return "reading.schema.json" if relative.startswith("feed/") else "term.schema.json"
+    if relative == VOCABULARY:
+        return VOCABULARY_SCHEMA
+    (schema,) = [kind.schema for kind in KINDS if kind.folder == file.parent.relative_to(
+        REPO).as_posix()]
+    return schema
 
 
 CONTENT_YAML = sorted(
     file
-    for folder in ("glossary", "feed", "feed/tags")
+    for kind in KINDS
+    if not kind.markdown
     for pattern in ("*.yaml", "*.yml")
-    for file in (REPO / folder).glob(pattern)
+    for file in (REPO / kind.folder).glob(pattern)
 )
 
 

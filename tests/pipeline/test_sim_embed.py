@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import html
 import json
 from html.parser import HTMLParser
 
 import pytest
 
 import sims
+from ridgepoint import urls
 from ridgepoint.errors import ContentErrors
 from ridgepoint.sim_embed import render_sim_blocks, widget
 from ridgepoint.sim_embed.blocks import modules_in
@@ -80,8 +82,9 @@ def test_a_block_becomes_the_prerendered_widget() -> None:
     assert widgets.controls == [spec.name for spec in module.INPUTS]
     config = widgets.configs[0]
     assert config["start"] == {spec.name: spec.default for spec in module.INPUTS}
-    assert config["files"] == ["__init__.py", "_runner.py", "batching.py", "charts.py",
-                               "contract.py", "physics.py"]
+    assert config["files"] == ["__init__.py", "_runner.py", "batching.py", "catalogue_data.py",
+                               "charts.py", "collectives.py", "contract.py", "hardware.py",
+                               "physics.py", "precision.py", "pricing.py", "shapes.py"]
     assert config["metrics"] == module.METRICS
     summary = module.simulate()["summary"]
     assert widgets.summary == [f"{module.METRICS[k]}|{display(v)}|" for k, v in summary.items()]
@@ -127,11 +130,11 @@ def test_modules_in_lists_the_embedded_sims() -> None:
         ("module: nosuchsim", 6, "sim.module", "no sim named 'nosuchsim'"),
         ("module: contract", 6, "sim.module", "no sim named 'contract'"),
         ("module: batching\ncolour: red", 7, "sim.colour", "unknown key"),
-        ("module: batching\nshow: [batch_size, gpu]", 7, "sim.show", "'gpu' is not an input"),
+        ("module: batching\nshow: [batch_size, tp]", 7, "sim.show", "'tp' is not an input"),
         ("module: batching\nshow: batch_size", 7, "sim.show", "must be a list"),
         ("module: batching\nstart:\n  seed: 3\n  batch_size: 0", 9, "sim.start.batch_size",
          "batch_size: expected an integer from 1 to 32 slots, got 0"),
-        ("module: batching\nstart: {gpu: h100}", 7, "sim.start.gpu", "not an input of this sim"),
+        ("module: batching\nstart: {tp: 2}", 7, "sim.start.tp", "not an input of this sim"),
         ("module: batching\nstart:\n  min_output_tokens: 500", 7,
          "sim.start.max_output_tokens", "expected at least the shortest answer"),
         ("module: [batching", 7, "sim", "not valid YAML"),  # where YAML notices
@@ -166,3 +169,17 @@ def test_config_json_cannot_close_its_script_element() -> None:
     assert json.loads(script.split(">", 1)[1].rsplit("<", 1)[0]) == {
         "text": "</script><script>alert(1)</script><!--"
     }
+
+
+def test_gpu_and_model_controls_link_to_their_catalogue_sections() -> None:
+    """Every GPU and model choice is described on the catalogue page; the widget says where,
+    with a page-relative link, and leaves other controls alone."""
+    links = urls.catalogue_links(urls.explainer("batching"))
+    assert links == {"gpu": "../../catalogue/#gpus", "model": "../../catalogue/#models"}
+    out = render_sim_blocks(page("module: batching\nshow: [batch_size, gpu, model]"), SOURCE,
+                            LAYOUT, links=links)
+    for name, text in (("gpu", "Every GPU's figures and sources"),
+                       ("model", "Every model's shape")):
+        assert f'<a href="{links[name]}">{html.escape(text)}</a>' in out
+    assert out.count('class="sim-help sim-catalogue"') == 2  # batch_size gets none
+    assert "sim-catalogue" not in render_sim_blocks(page("module: batching"), SOURCE, LAYOUT)

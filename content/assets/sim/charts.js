@@ -70,7 +70,9 @@ export function loadCharts() {
 function describeChart(container, spec, id) {
   const svg = container.querySelector("svg");
   if (!svg) return;
-  const labels = /** @type {const} */ ([["title", spec.title], ["desc", spec.description]]).map(([tag, text]) => {
+  // Sims give the title as an object (sims/charts.py: its text, and a width limit).
+  const title = spec.title && typeof spec.title === "object" ? spec.title.text : spec.title;
+  const labels = /** @type {const} */ ([["title", title], ["desc", spec.description]]).map(([tag, text]) => {
     let element = [...svg.children].find((child) => child.id === `${id}-${tag}`);
     if (!element) {
       element = document.createElementNS(SVG, tag);

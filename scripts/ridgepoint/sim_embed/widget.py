@@ -59,6 +59,10 @@ def early_scripts(widget_script: str) -> tuple[str, str]:
     return before, after
 
 
+# The inputs whose choices the catalogue page lists, and the words of the link to it.
+CATALOGUE_LINKS = {"gpu": "Every GPU's figures and sources", "model": "Every model's shape"}
+
+
 def _attr(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
@@ -71,11 +75,13 @@ def _json_script(data: Any) -> str:
             "</script>")
 
 
-def _control(spec: Input, value: Any, key: str) -> str:
+def _control(spec: Input, value: Any, key: str, link: str | None = None) -> str:
     """One labelled control, rendered disabled: the widget enables it once it runs.
 
     A number gets a slider and a text box showing its exact value (where an out-of-range
-    value can be typed, and refused next to the control); a choice gets a select.
+    value can be typed, and refused next to the control); a choice gets a select. `link`,
+    for a GPU or model choice, is the catalogue section listing every choice's figures and
+    sources, linked under the control.
     """
     base = f"sim-{key}-{spec.name}"
     described = f"{base}-help {base}-error" if spec.help else f"{base}-error"
@@ -106,6 +112,9 @@ def _control(spec: Input, value: Any, key: str) -> str:
     help_html = (
         f'<p class="sim-help" id="{base}-help">{html.escape(spec.help)}</p>' if spec.help else ""
     )
+    if link:
+        help_html += (f'<p class="sim-help sim-catalogue"><a href="{_attr(link)}">'
+                      f"{html.escape(CATALOGUE_LINKS[spec.name])}</a></p>")
     return (
         f'<div class="sim-control" data-sim-part="control" data-input="{_attr(spec.name)}">'
         f'<label for="{base}">{html.escape(spec.label)}</label>'
@@ -137,9 +146,12 @@ def table_html(table: Mapping[str, Any], index: int) -> str:
             f'<tbody data-sim-part="table" data-table="{index}">{body}</tbody></table></details>')
 
 
-def widget_html(block: SimBlock, key: str, layout: Layout) -> str:
+def widget_html(
+    block: SimBlock, key: str, layout: Layout, links: Mapping[str, str] | None = None
+) -> str:
     """The widget for one block, prerendered at its starting inputs, on a single line (so
-    Markdown passes it through as one raw HTML block)."""
+    Markdown passes it through as one raw HTML block). `links` maps an input name ("gpu",
+    "model") to the page-relative URL of the catalogue section its choices are listed in."""
     module = sims.load(block.module)
     result = simrun.run(layout, block.module, block.start)
     by_name = {spec.name: spec for spec in module.INPUTS}
@@ -152,7 +164,9 @@ def widget_html(block: SimBlock, key: str, layout: Layout) -> str:
         "start": block.start,
         "metrics": dict(module.METRICS),
     }
-    controls = "".join(_control(by_name[name], block.start[name], key) for name in block.show)
+    links = links or {}
+    controls = "".join(_control(by_name[name], block.start[name], key, links.get(name))
+                       for name in block.show)
     charts = "".join(
         f'<figure class="sim-chart" data-sim-part="chart" data-chart="{i}">'
         f'{chart_svg(spec, f"sim-{key}-chart{i}", layout.charts)}</figure>'

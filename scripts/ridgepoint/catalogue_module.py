@@ -1,0 +1,107 @@
+"""The catalogue for the sims: `sims/catalogue_data.py`, written from content/catalogue/.
+
+Sims are standard library only and run in the reader's browser, which has no YAML parser,
+so they read the catalogue as a Python module of plain literals. It is generated here from
+the YAML (the same records the catalogue page shows), committed so that a fresh clone and
+Pyodide have it, written only when its bytes change (the sim-run cache and the Pyodide
+snapshot hash the sims' files), and kept in sync by a test. `make check`, `make build` and
+`make serve` call `sync_sims_module` before anything imports the sims.
+"""
+
+from __future__ import annotations
+
+import graphlib
+import importlib
+import sys
+from typing import Any
+
+from ridgepoint.atomic import write_atomic
+from ridgepoint.catalogue import sims_data
+from ridgepoint.errors import ContentErrors
+from ridgepoint.kinds import KINDS
+from ridgepoint.layout import Layout
+from ridgepoint.load import load_site
+from ridgepoint.model import Site
+from ridgepoint.runtime import sims_imported_by
+
+MODULE = "catalogue_data.py"  # in the sims package
+SOURCES = ("gpus", "models")  # the kinds it is written from
+WIDTH = 100  # the linter's line length
+
+HEADER = '''"""The catalogue of GPUs and models, for the sims. GENERATED: edit the YAML instead.
+
+Written from content/catalogue/gpus/*.yaml and content/catalogue/models/*.yaml by
+scripts/ridgepoint/catalogue_module.py whenever `make check`, `make build` or `make serve`
+finds the YAML changed (tests/sims/test_catalogue_data.py keeps the two in sync).
+GPU figures are in base units (FLOP/s, bytes, bytes/s), but for measured all-reduce times:
+[GPUs, message bytes, milliseconds], as the YAML writes them. A model is its config.json
+fields as written. Every figure's source is in the YAML and on the catalogue page.
+"""
+
+'''
+
+
+def render(site: Site) -> str:
+    """The module's text: a header, then GPUS and MODELS as literals, keys sorted."""
+    gpus, models = sims_data(site)
+    body = "".join(f"{name} = {_literal(value, 0)}\n"
+                   for name, value in (("GPUS", gpus), ("MODELS", models)))
+    return HEADER + body
+
+
+def _literal(value: Any, indent: int) -> str:
+    """`value` as Python source: a mapping one key per line, a list on one line when it
+    fits in WIDTH and one item per line when not, everything else as repr writes it."""
+    inner = " " * (indent + 4)
+    if isinstance(value, dict):
+        items = "".join(f"{inner}{key!r}: {_literal(item, indent + 4)},\n"
+                        for key, item in value.items())
+        return "{\n" + items + " " * indent + "}" if value else "{}"
+    if isinstance(value, list):
+        flat = repr(value)
+        if indent + len(flat) + 40 <= WIDTH or not value:  # room for the key before it
+            return flat
+        items = "".join(f"{inner}{_literal(item, indent + 4)},\n" for item in value)
+        return "[\n" + items + " " * indent + "]"
+    return repr(value)
+
+
+def sync_sims_module(layout: Layout) -> bool:
+    """Rewrite the sims' catalogue_data.py if the layout's catalogue changed it; True when
+    it was written.
+
+    Only for a whole repository, whose sims are its own: a fixture or synthetic content tree
+    served by the repository's code must not rewrite the repository's sims. Nothing is
+    written while the catalogue has problems either: the full load reports them with the
+    rest of the content.
+    """
+    if layout.root != layout.code or not layout.sims.is_dir():
+        return False
+    try:
+        site = load_site(layout.root, kinds=[kind for kind in KINDS if kind.name in SOURCES])
+    except ContentErrors:
+        return False
+    text = render(site)
+    path = layout.sims / MODULE
+    if path.is_file() and path.read_text(encoding="utf-8") == text:
+        return False
+    write_atomic(path, text)  # a sim importing it never reads half a file
+    _reload_sims(layout)
+    return True
+
+
+def _reload_sims(layout: Layout) -> None:
+    """Run again, in place, the imported sims modules that read the catalogue (the data
+    module and whatever imports it, directly or not), each after those it imports: the
+    physics' GPUS and MODELS and the sims' choices are built at import, and a build or a
+    serve that imported them before the catalogue changed would otherwise price (and cache,
+    under the new files' fingerprint) the old catalogue. Modules that do not read it are
+    left alone, so classes others hold (the contract's inputs) stay the same objects."""
+    loaded = {name for name in sys.modules if name == "sims" or name.startswith("sims.")}
+    graph = {name: sims_imported_by(layout.sims, name) & loaded for name in loaded}
+    stale = {f"sims.{MODULE.removesuffix('.py')}"} & loaded
+    while grown := {name for name, imports in graph.items() if imports & stale} - stale:
+        stale |= grown
+    order = graphlib.TopologicalSorter({name: graph[name] & stale for name in stale})
+    for name in order.static_order():
+        importlib.reload(sys.modules[name])

@@ -1,0 +1,165 @@
+"""The calibration page `calibration/`, "How close is this to a real GPU?".
+
+Every calibration point (content/catalogue/calibration/) beside the physics' own figure
+(ridgepoint.calibration), grouped by kind, with the largest remaining errors named and what
+the model leaves out said plainly; the points held to no band follow, each with its reason.
+The banded rows are what tests/sims/test_calibration.py holds to their bands.
+"""
+
+from __future__ import annotations
+
+from ridgepoint import urls
+from ridgepoint.calibration import Row, table
+from ridgepoint.markup import esc, link
+from ridgepoint.model import Site
+from ridgepoint.pages.common import heading, page, paragraph
+from sims.hardware import COMPUTE_EFFICIENCY, MEMORY_EFFICIENCY
+from sims.pricing import KERNEL_OVERHEAD_S
+
+GROUPS = (
+    (("linear",), "Linear layers", "linear",
+     "Each matmul of a Llama 3 8B layer, alone, on an A100."),
+    (("layer", "decode", "prefill"), "Whole layers and steps", "steps",
+     "Many operators in a row: a layer's every operator but attention, a whole decode step, "
+     "and whole prefills from prompt to first token."),
+    (("attention",), "Attention kernels", "attention",
+     "The best rates FlashAttention-3 reports on an H100, compared as the time they imply "
+     "for one long sequence."),
+    (("all_reduce",), "All-reduce", "all-reduce",
+     "The measured NCCL times the collectives are fitted to: these rows show how far the "
+     "fitted line lies from its own points."),
+)
+
+# Why the largest errors of each kind remain (shown for the three largest).
+CAUSES = {
+    "all_reduce": "Small messages scatter from run to run (their medians range over 15-66 "
+                  "us at one size on the A100), and NCCL changes algorithm and channel count "
+                  "with the size: one fixed time and one bandwidth per number of GPUs "
+                  "cannot follow every step of that.",
+    "attention": "FlashAttention-3 reaches a smaller share of the FP8 peak (about 61%) than "
+                 "of the BF16 peak (75%); the model assumes one efficiency for every format.",
+    "linear": "Real GEMMs run in tiles and waves, so their time steps with the token count "
+              "where the model's is smooth; near the ridge and at a few hundred tokens the "
+              "measured kernels are 5-12% faster or slower than the smooth combination.",
+    "layer": "Element-wise kernels run at about half the bandwidth the model gives them, "
+             "a few percent of a layer.",
+    "decode": "A whole step adds the scheduler and sampling, which the model leaves out.",
+    "prefill": "A whole prefill adds the host's work before the first kernel and sampling "
+               "after the last, which the model leaves out.",
+}
+
+LEAVES_OUT = (
+    "The CPU: the scheduler, sampling, detokenizing and launching kernels. Engines hide "
+    "some of it with CUDA graphs and asynchronous scheduling, not all (see below).",
+    "Kernel shapes: tile and wave quantization, split-K, the choice of kernel by shape. The "
+    "model is smooth where real times step.",
+    "Overlap: communication overlapped with computation, and kernels overlapped with each "
+    "other. Every operator here waits for the one before it.",
+    "Engines' own collectives: vLLM's custom all-reduce and NVLink SHARP take less than "
+    "NCCL called through torch.distributed, which is what was measured.",
+    "Expert imbalance: routing is taken as perfectly balanced, and the distinct experts a "
+    "batch touches as if tokens chose independently.",
+    "Power and clocks: a GPU below its full power (gpt-fast's A100 ran at 330 W) or "
+    "throttling reaches less than its datasheet.",
+    "Memory beyond weights and KV: activations, the CUDA graphs' pools and the allocator's "
+    "slack are the 10% of memory every fit keeps free, whatever they really need.",
+)
+
+
+def calibration_page(site: Site) -> str:
+    """The lede and the model, the banded rows by group, the largest errors, what the model
+    leaves out, then the points held to no band."""
+    rows = table(site)
+    banded = [row for row in rows if row.within is not None]
+    here = urls.CALIBRATION
+    outside = [row for row in banded if not row.within]
+    lede = (
+        f"The physics every sim uses, held to {len(banded)} published measurements. A test "
+        f"(tests/sims/test_calibration.py) fails when a ratio leaves its band: 15% for "
+        f"matmuls, attention and steps dominated by them, 25% for collectives. "
+        + ("Every point is within its band today." if not outside else
+           f"{len(outside)} points are outside their bands.")
+    )
+    model = (
+        f"Each operator of a step (each matmul, the attention kernel, the element-wise "
+        f"kernels of a layer) takes sqrt(c^2 + m^2) + {KERNEL_OVERHEAD_S * 1e6:.0f} us: c its "
+        f"FLOPs at {COMPUTE_EFFICIENCY:.0%} of the tensor-core rate for its format, m its bytes "
+        f"at {MEMORY_EFFICIENCY:.0%} of the memory bandwidth, and a fixed cost per kernel. The "
+        f"step is the sum over its operators, plus its collectives, fitted per number of GPUs "
+        f"to measured NCCL times. The rates and bandwidths are the catalogue's."
+    )
+    blocks = [paragraph(esc(lede), "rp-lede"), heading(2, "The model", "model"),
+              paragraph(esc(model), "rp-note"),
+              paragraph(f"The GPUs and models are those of the "
+                        f"{link(urls.relative(here, urls.CATALOGUE), 'catalogue')}.", "rp-note")]
+    for kinds, title, anchor, note in GROUPS:
+        group = [row for row in banded if row.point.kind in kinds]
+        if group:
+            blocks += [heading(2, title, anchor), paragraph(esc(note), "rp-note"), _table(group)]
+    blocks += [heading(2, "Why not the longer of the two", "max"),
+               paragraph(esc(_plain(banded)), "rp-note")]
+    blocks += [heading(2, "The largest remaining errors", "largest"), _largest(banded)]
+    blocks += [heading(2, "What the model leaves out", "leaves-out"),
+               "<ul>" + "".join(f"<li>{esc(item)}</li>" for item in LEAVES_OUT) + "</ul>"]
+    unbanded = [row for row in rows if row.within is None]
+    if unbanded:
+        blocks += [heading(2, "Held to no band", "unbanded"), paragraph(esc(
+            "Published figures the physics is shown beside but not held to, each with the "
+            "reason: whole requests through an engine, and measurements whose conditions the "
+            "model does not describe."), "rp-note"), _table(unbanded, reasons=True)]
+    return page("How close is this to a real GPU?", *blocks,
+                description="The shared physics against published measurements, point by "
+                            "point, and what it leaves out.")
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:,.4g} ms"
+
+
+def _table(rows: list[Row], reasons: bool = False) -> str:
+    """The rows as a table; `reasons` gives the why-no-band column in place of the band."""
+    head = ("What was measured", "GPU", "Measured by", "Measured", "Ours", "Ours / measured",
+            "Why no band" if reasons else "Band", "Source")
+    cells = "".join(f"<th>{esc(cell)}</th>" for cell in head)
+    body = ""
+    for row in rows:
+        point, publication = row.point, row.publication.publication
+        measured = (_ms(row.measured_s) if point.measured_tflops is None
+                    else f"{point.measured_tflops:,.0f} TFLOP/s ({_ms(row.measured_s)})")
+        source = (link(publication.url, publication.title) if publication.url
+                  else esc(publication.title))
+        band = point.unbanded or "" if reasons else f"±{point.band:.0%}"
+        values = (esc(point.what), esc(point.gpu), esc(row.publication.measured_by),
+                  esc(measured), esc(_ms(row.ours_s)), esc(f"{row.ratio:.2f}"), esc(band),
+                  f"{source}: {esc(point.where)}")
+        status = {True: "within", False: "outside", None: "none"}[row.within]
+        body += f'<tr data-band="{status}">' + "".join(f"<td>{v}</td>" for v in values) + "</tr>"
+    return (f'<table class="rp-calibration"><thead><tr>{cells}</tr></thead>'
+            f"<tbody>{body}</tbody></table>")
+
+
+def _plain(rows: list[Row]) -> str:
+    linear = [row for row in rows if row.plain_ratio is not None]
+    if not linear:
+        return "No linear layer is in the table."
+    worst = max(linear, key=lambda row: abs(row.plain_ratio - 1))
+    ours = max(linear, key=lambda row: abs(row.ratio - 1))
+    return (
+        f"Pricing each operator as the longer of its compute and memory time, max(c, m), "
+        f"is what a roofline says. Against the linear layers above it is off by up to "
+        f"{abs(worst.plain_ratio - 1):.0%} ({worst.point.what}: {worst.plain_ratio:.2f}), "
+        f"because a matmul near its ridge is slower than either time alone; sqrt(c^2 + m^2) "
+        f"is off by at most {abs(ours.ratio - 1):.0%} ({ours.point.what}: "
+        f"{ours.ratio:.2f}). Far from the ridge the two agree."
+    )
+
+
+def _largest(rows: list[Row]) -> str:
+    ranked = sorted(rows, key=lambda row: abs(row.ratio - 1), reverse=True)[:3]
+    items = "".join(
+        f"<li>{esc(row.point.what)} on the {esc(row.point.gpu)}: ours / measured "
+        f"{row.ratio:.2f} (band ±{row.point.band:.0%}). "
+        f"{esc(CAUSES[row.point.kind])}</li>"
+        for row in ranked
+    )
+    return f"<ol>{items}</ol>"

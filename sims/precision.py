@@ -1,0 +1,50 @@
+"""Number formats per tensor class: what a value costs in memory, and which rate a matmul gets.
+
+Four classes of tensor each have a format: the weights of attention and dense layers, the
+weights of the routed experts (a checkpoint may quantize only those, as gpt-oss does), the
+activations, and the KV cache. Formats are BF16 (16 bits), FP8 (8 bits; its scales, one per
+tensor or per 128x128 block, cost nothing worth counting) and FP4 (MXFP4: blocks of 32 4-bit
+values share one 8-bit scale, 4.25 bits a value; NVFP4's 4.5 bits is not modelled apart).
+BF16 stands for either 16-bit format (a float16 checkpoint counts as BF16).
+
+A matmul runs at the GPU's tensor-core rate for the wider of its weights' and its
+activations' formats: FP4 weights with BF16 activations on a Hopper read a quarter of the
+bytes but compute at the BF16 rate. The activations' format must be one the GPU has a
+rate for; attention runs at the rate of the wider of the activations' and the KV cache's.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+PRECISIONS = ("bf16", "fp8", "fp4")  # widest first
+BITS = {"bf16": 16.0, "fp8": 8.0, "fp4": 4.25}
+LABELS = {"bf16": "BF16", "fp8": "FP8", "fp4": "FP4"}
+
+
+def bytes_per_value(precision: str) -> float:
+    """Bytes one value of this format occupies (scales included)."""
+    return BITS[precision] / 8
+
+
+def wider(first: str, second: str) -> str:
+    """The format with more bits: the one a mixed matmul computes in."""
+    return first if BITS[first] >= BITS[second] else second
+
+
+class Precision(NamedTuple):
+    """The format of each tensor class in one deployment (see the module docstring)."""
+
+    weights: str = "bf16"  # attention, dense MLP, shared experts, router
+    experts: str = "bf16"  # routed experts' weights
+    activations: str = "bf16"
+    kv: str = "bf16"
+
+    @property
+    def label(self) -> str:
+        """E.g. "weights FP8, activations FP8, KV BF16" (experts named when they differ)."""
+        parts = [f"weights {LABELS[self.weights]}"]
+        if self.experts != self.weights:
+            parts.append(f"experts {LABELS[self.experts]}")
+        parts += [f"activations {LABELS[self.activations]}", f"KV {LABELS[self.kv]}"]
+        return ", ".join(parts)
