@@ -50,11 +50,7 @@ function giveUp(reason) {
 /** @returns {Worker} */
 function current() {
   if (worker) return worker;
-  // The page may have started it before its first sim (the widget HTML's starter): take it,
-  // once.
-  const early = window.ridgepointWorker;
-  window.ridgepointWorker = null;
-  const started = early ?? new Worker(WORKER_URL, { type: "module" });
+  const started = new Worker(WORKER_URL, { type: "module" });
   worker = started;
   started.onmessage = ({ data }) => {
     if (started !== worker) return; // a replaced worker's last messages

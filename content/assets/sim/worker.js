@@ -79,13 +79,8 @@ const PYODIDE_OPTIONS = {
   createPyodideModule: async (/** @type {object} */ settings) => (await factory).default(settings),
 };
 
-// The page may start this worker before its widget listens (ridgepoint/sim_embed/widget.py's STARTER): nothing
-// is said until the widget's first message, so nothing is lost. Messages keep their order.
-/** @type {(value?: unknown) => void} */
-let heard;
-const listening = new Promise((resolve) => { heard = resolve; });
 function post(/** @type {object} */ message) {
-  listening.then(() => self.postMessage(message));
+  self.postMessage(message);
 }
 
 const files = new Map(); // sims file -> Promise, so shared modules are fetched once
@@ -239,7 +234,6 @@ function lastLine(/** @type {any} */ error) {
 }
 
 self.onmessage = async (event) => {
-  heard();
   const message = event.data;
   if (message.type === "load") {
     try {
