@@ -24,7 +24,8 @@ from ridgepoint.theme_bundle import theme_bundle_files
 PACKAGE = "sims"
 
 # Pyodide's files as the worker fetches them: its loader and Emscripten's module factory
-# (JavaScript, which every host compresses), the wasm gzipped here (ridgepoint.packed), and
+# (JavaScript, which every host compresses), the wasm gzipped here (ridgepoint.packed,
+# staged under its own name), and
 # the standard library and lock as the manifest names them (stage_snapshot). Pyodide's own
 # python_stdlib.zip is staged only for a build without a snapshot, which has no trimmed one.
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs")
@@ -215,7 +216,9 @@ def stage_snapshot(layout: Layout, target_dir: Path) -> snapshot.Snapshot | None
               file=sys.stderr)
         made = None
     pyodide = layout.node_modules / "pyodide"
-    wasm = f"{WASM}.gz"
+    # Gzipped under its own name: the name is what the offline worker and the tests know it
+    # by, and the worker inflates whatever it gets (a host may gzip it once more).
+    wasm = WASM
     _copy(packed.gzipped(pyodide / WASM, layout.packed), target_dir / wasm)
     manifest: dict[str, object] = {"file": None, "stdlib": FULL_STDLIB}
     if made is None:

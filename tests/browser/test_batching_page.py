@@ -269,7 +269,7 @@ def test_no_console_errors(page: Page, base_url: str, recorder: Recorder) -> Non
 @pytest.mark.parametrize(
     ("blocked", "reason"),
     [
-        (("**/pyodide.asm.wasm.gz",), "could not download pyodide.asm.wasm.gz"),  # Pyodide hangs
+        (("**/pyodide.asm.wasm",), "could not download pyodide.asm.wasm"),  # Pyodide hangs here
         # The runtime's manifest names every other file Python needs.
         (("**/assets/pyodide/snapshot.json",), "could not download snapshot.json"),
         # Sims files are fetched only when Python starts without the build's snapshot.

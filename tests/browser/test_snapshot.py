@@ -98,8 +98,8 @@ def test_every_restore_draws_fresh_random_numbers(page: Page, base_url: str) -> 
 # What Python's start fetches, and nothing else: Pyodide's loaders, the wasm, the trimmed
 # standard library and the snapshot (gzipped by the build), the manifest naming them.
 PYTHON_FILES = {"worker.js", "unpack.js", "pyodide.mjs", "pyodide.asm.mjs", "snapshot.json",
-                "pyodide.asm.wasm.gz", "snapshot-*.bin", "python_stdlib-*.zip.gz"}
-GZIPPED = ("pyodide.asm.wasm.gz", "snapshot-*.bin", "python_stdlib-*.zip.gz")
+                "pyodide.asm.wasm", "snapshot-*.bin", "python_stdlib-*.zip.gz"}
+GZIPPED = ("pyodide.asm.wasm", "snapshot-*.bin", "python_stdlib-*.zip.gz")
 
 
 def test_python_s_big_files_travel_gzipped_from_a_host_that_compresses_nothing(

@@ -2,9 +2,9 @@
 // Python's files as the worker gets them: downloaded (a failure names its file), inflated
 // when the site gzipped them itself, and the snapshot's heap rebuilt.
 //
-// The build gzips the wasm, the trimmed standard library and the snapshot (ridgepoint
-// packed.py, stdlib.py, snapshot.py), since a plain static host compresses none of those
-// types. A host that does add `Content-Encoding` has the browser inflate them already: the
+// The build gzips the wasm (kept under its own name, pyodide.asm.wasm), the trimmed
+// standard library and the snapshot (ridgepoint packed.py, stdlib.py, snapshot.py), since a
+// plain static host compresses none of those types. A host that does add `Content-Encoding` has the browser inflate them already: the
 // first two bytes tell (gzip's magic number 1f 8b), so either way works.
 
 const realFetch = self.fetch.bind(self);
