@@ -30,10 +30,13 @@ GZIP_LEVEL = 6  # the usual on-the-fly level
 WORTH_COMPRESSING = 0.9  # send gzip only when it saves at least 10%
 # Media types a CDN compresses by default (Cloudflare's list, abridged to what a site
 # serves): text, scripts, JSON, XML, SVG, fonts and wasm, but not application/octet-stream
-# or archives, which a site must compress itself if it wants them small.
-COMPRESSED_TYPES = ("text/", "application/javascript", "application/json", "application/xml",
-                    "application/manifest+json", "image/svg+xml", "image/x-icon",
-                    "application/wasm", "font/")
+# or archives, which a site must compress itself if it wants them small. A plain static
+# host compresses text only (HOSTS): the bench measures Python's bytes on both.
+TEXT_TYPES = ("text/", "application/javascript", "application/json", "application/xml",
+              "application/manifest+json", "image/svg+xml", "image/x-icon", "font/")
+COMPRESSED_TYPES = (*TEXT_TYPES, "application/wasm")
+HOSTS = {"a host compressing text and wasm": COMPRESSED_TYPES,
+         "a plain host compressing text only": TEXT_TYPES}
 TYPES = {".wasm": "application/wasm", ".mjs": "text/javascript", ".js": "text/javascript",
          ".json": "application/json", ".bin": "application/octet-stream",
          ".gz": "application/gzip", ".svg": "image/svg+xml", ".xml": "application/xml",
@@ -67,6 +70,17 @@ class Ledger:
         return taken
 
 
+# Python's files, ours and the reference page's (pageload.REFERENCE_DIR): the worker's
+# scripts, Pyodide's files, the sims' sources.
+PYTHON = ("/assets/pyodide/", "/assets/sims/", "/bench-reference/pyodide/",
+          "/assets/sim/worker.js", "/assets/sim/unpack.js")
+
+
+def python_bytes(sent: list[Sent]) -> int:
+    """What the responses for Python's files came to on the wire."""
+    return sum(item.size for item in sent if any(part in item.path for part in PYTHON))
+
+
 @dataclass(frozen=True)
 class _Body:
     raw: bytes
@@ -78,8 +92,9 @@ class _Body:
 class _Files:
     """File bodies with their gzip version, computed once per file and modification."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, compressed: tuple[str, ...]) -> None:
         self.root = root.resolve()
+        self.compressed = compressed
         self.cache: dict[Path, tuple[int, _Body]] = {}
         self.lock = threading.Lock()
 
@@ -100,7 +115,7 @@ class _Files:
             return cached[1]
         raw = path.read_bytes()
         packed = None
-        if content_type(path).startswith(COMPRESSED_TYPES):
+        if content_type(path).startswith(self.compressed):
             packed = gzip.compress(raw, compresslevel=GZIP_LEVEL, mtime=0)
             if len(packed) >= WORTH_COMPRESSING * len(raw):
                 packed = None
@@ -176,13 +191,15 @@ def _handler(files: _Files, ledger: Ledger) -> type[http.server.BaseHTTPRequestH
 
 
 @contextmanager
-def serve(root: Path) -> Iterator[tuple[str, Ledger]]:
-    """Serve `root` on a free localhost port: yields (base URL, ledger of responses).
+def serve(root: Path, compressed: tuple[str, ...] = COMPRESSED_TYPES
+          ) -> Iterator[tuple[str, Ledger]]:
+    """Serve `root` on a free localhost port, gzipping the media types `compressed`:
+    yields (base URL, ledger of responses).
 
     Every file is compressed before the first request, as a host that serves precompressed
     files would: no page load waits for the server to gzip a 10 MB wasm."""
     ledger = Ledger()
-    files = _Files(root)
+    files = _Files(root, compressed)
     for path in sorted(root.rglob("*")):
         if path.is_file():
             files.body(path.resolve())

@@ -40,6 +40,7 @@ class Layout:
     charts: Path  # prerendered chart SVGs (ridgepoint.sim_embed.charts)
     staged: Path  # staged pages (ridgepoint.stagecache)
     snapshots: Path  # the Pyodide memory snapshot (ridgepoint.snapshot)
+    packed: Path  # runtime files gzipped once (ridgepoint.packed)
 
     @classmethod
     def of(cls, root: Path, code: Path | None = None) -> Layout:
@@ -65,6 +66,7 @@ class Layout:
             charts=cache / "vl-svg",
             staged=cache / "staged",
             snapshots=cache / "pyodide-snapshot",
+            packed=cache / "packed",
         )
 
     def with_content(self, root: Path) -> Layout:

@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import ConsoleMessage, Page, Route, expect
 
 from tests.browser.conftest import READY_MS, Recorder
-from tests.browser.sim_pages import EXPLAINERS, SIM_ARTICLE
+from tests.browser.sim_pages import EXPLAINERS, SIM_ARTICLE, wake_every_sim
 
 INJECTED = "explainers/csp-injected/"  # served by page.route from a copy of a real page
 CSP_WORDS = ("Content Security Policy", "Content-Security-Policy", "Refused to")
@@ -50,6 +50,7 @@ def csp_console(messages: list[ConsoleMessage]) -> list[str]:
 def wait_for_sims(page: Page) -> None:
     sims = page.locator("[data-sim]")
     assert sims.count() > 0, f"{page.url} has no sim"
+    wake_every_sim(page)
     for index in range(sims.count()):
         sim = sims.nth(index)
         expect(sim).to_have_attribute("data-state", "ready", timeout=READY_MS)
