@@ -36,9 +36,11 @@ const manifest = /** @type {Promise<Manifest>} */ (
 const wasmResponse = manifest.then(async (known) =>
   inflated(await download(new URL(known.wasm, PYODIDE_URL)), "application/wasm"));
 // Pyodide's own requests: its wasm gets the response already being compiled (below), a
-// gzipped file (the standard library) is inflated, any other passes through.
+// gzipped file (the standard library) is inflated, any other passes through. A relative URL
+// is read against this script's own address: under the host-policy start the worker's
+// location is a blob: URL (overrides/partials/javascripts/host-policy.html).
 self.fetch = (resource, options) => {
-  const url = new URL(resource instanceof Request ? resource.url : String(resource), self.location.href);
+  const url = new URL(resource instanceof Request ? resource.url : String(resource), import.meta.url);
   if (url.href === WASM_URL) return wasmResponse;
   if (url.pathname.endsWith(".gz")) {
     return download(resource, options).then((response) => inflated(response, "application/octet-stream"));
