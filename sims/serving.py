@@ -21,6 +21,15 @@ queue, and when readmitted its prompt and the tokens it had generated are prefil
 Memory is counted in token slots (`KvSpace.token_slots`), a sequence's sliding windows as
 a fixed number of slots; blocks are not modelled here (their waste is kv_memory's subject).
 
+The contract other sims rely on: `serve(requests, policy, table, rate)` takes requests
+sorted by arrival (`sims.workload.Request`, arrival times at one request per second,
+divided by `rate`), a `Policy` and a `StepTable` (`sims.step_table.step_table`, the shared
+physics on a grid), and returns `Served`: per request, in input order, when its first and
+last tokens came (s, on the arrivals' clock; -1 if refused) and whether it was refused;
+for the run, the preemptions, steps and busy time. It keeps no state between calls, so a sweep
+may call it once per rate over the same requests. Latency figures (TTFT, TPOT, goodput)
+are the caller's to read off `Served` (sims.goodput_model does).
+
 Speed: between events (an arrival, a request finishing, memory running out) a run of
 decode-only steps has a fixed batch whose contexts all grow by one token a step, so it is
 summed in one go (`StepTable.decode_run_s`) rather than step by step; steps that carry

@@ -1,7 +1,15 @@
 """Requests for the sims that put a replica under load: when they arrive and how long they are.
 
-Two sims draw traffic (goodput, kv_memory); both take it from here so that "a prompt of
-1,024 tokens on average, spread 1" means the same thing on every page.
+Every sim that draws traffic takes it from here (goodput and kv_memory do), so that "a
+prompt of 1,024 tokens on average, spread 1" means the same thing on every page.
+
+The contract other sims rely on: `draw(count, seed, arrivals, prompt_mean, output_mean,
+spread, prompt_cap, output_cap)` returns `count` `Request`s sorted by arrival, the first at
+time 0, with arrival times for a rate of one request per second (divide by a rate to get
+seconds; `sims.serving.serve` does) and whole-token lengths in [1, cap]; the same arguments
+give the same requests under CPython and Pyodide. `lognormal` and `gap` are the single
+draws it is made of, for a sim that builds its own stream; `percentile` is the quantile
+every load figure is read with.
 
 Lengths are log-normal with a given mean and coefficient of variation (the spread: the
 standard deviation over the mean). Spread 0 makes every request the same; spread 1 gives

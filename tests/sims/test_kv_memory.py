@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from sims import kv_memory
-from sims.kv_allocators import PARTS, contiguous, paged
+from sims.kv_allocators import MAX_STEPS, PARTS, contiguous, paged
 from sims.kv_memory import simulate
 from sims.kv_space import kv_space
 from sims.physics import (
@@ -234,3 +234,26 @@ def test_check_it_yourself_figures_match_the_physics(phrase: str, value: float, 
 def test_the_page_renders_every_figure() -> None:
     text = rendered("kv-memory")
     assert "```sim module: kv_memory ```" in text and "{{" not in text
+
+
+def test_the_page_says_how_the_sim_stays_fast_as_the_sim_does_it() -> None:
+    """The page's "How the sim stays fast": the sweep's sizes, the choices beside them, the
+    step bound, and that the starting backlog is served well within that bound."""
+    text = rendered("kv-memory")
+    words = {5: "five", 9: "nine"}
+    *first, last = kv_memory.BLOCK_SWEEP
+    assert (f"at {words[len(kv_memory.BLOCK_SWEEP)]} sizes "
+            f"({', '.join(map(str, first))} and {last} tokens), "
+            f"not all {words[len(kv_memory.BLOCK_SIZES)]} you can choose") in text
+    assert f"at most {MAX_STEPS:,} decode steps" in text
+    defaults = {spec.name: spec.default for spec in kv_memory.INPUTS}
+    gpu, model = GPUS[defaults["gpu"]], MODELS[defaults["model"]]
+    space = kv_space(gpu, model, 1, precision_for(gpu, model))
+    backlog = kv_memory.draw(defaults["requests"], defaults["seed"], "poisson",
+                             defaults["prompt_tokens"], defaults["output_tokens"],
+                             defaults["length_spread"], kv_memory.PROMPT_CAP,
+                             defaults["max_output_tokens"])
+    slots, window = space.token_slots(), space.window_slots()
+    runs = (contiguous(backlog, slots, window, defaults["max_output_tokens"]),
+            paged(backlog, slots, window, int(defaults["block_size"])))
+    assert all(run.refused == 0 and run.steps < MAX_STEPS * 0.6 for run in runs)
