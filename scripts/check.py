@@ -1,8 +1,11 @@
-"""`make check`: validate all content, fast (no MkDocs), and say what is wrong where.
+"""`make check`: every rule the build enforces on content, fast (no MkDocs), and where.
 
-Prints every problem as `path:line: field: what is wrong (expected ...)` on stderr and exits
-1, or prints one line counting what loaded and exits 0. An optional argument names another
-repository-shaped tree to check instead of this one.
+Loads and validates every file, then checks each page as staging would (the Content
+Security Policy's rules at the page's own lines, `{{ sim:... }}` figures, ```sim blocks)
+without rendering anything. Prints every problem as `path:line: field: what is wrong
+(expected ...)` on stderr and exits 1, or prints one line counting what loaded and exits 0.
+An optional argument names another repository-shaped tree to check instead of this one
+(checked with its own mkdocs.yml, or this repository's when it has none).
 """
 
 from __future__ import annotations
@@ -13,13 +16,17 @@ from pathlib import Path
 from ridgepoint.errors import ContentErrors
 from ridgepoint.kinds import KINDS
 from ridgepoint.layout import repository
-from ridgepoint.load import load_site
+from ridgepoint.stage import check_content
 
 
 def main(argv: list[str]) -> int:
-    root = Path(argv[0]) if argv else repository().root
+    layout = repository()
+    config_file = layout.mkdocs_yml
+    if argv:
+        layout = layout.with_content(Path(argv[0]))
+        config_file = layout.mkdocs_yml if layout.mkdocs_yml.is_file() else config_file
     try:
-        site = load_site(root)
+        site = check_content(layout, config_file)
     except ContentErrors as exc:
         for error in exc.errors:
             print(error, file=sys.stderr)

@@ -27,7 +27,6 @@ from playwright.sync_api import Page, Playwright
 
 from bench.chromium import LongestTask, MainThreadTrace, profile
 from bench.server import Ledger
-from ridgepoint.runtime import browser_files
 
 T = TypeVar("T")
 
@@ -106,12 +105,12 @@ class Load:
     python_start: str  # "snapshot", "fresh" (with its reason) or "main thread"
 
 
-def write_reference_page(site: Path, module: str) -> str:
-    """Write the reference page for `module` into the built site; its path under the site."""
+def write_reference_page(site: Path, module: str, files: list[str]) -> str:
+    """Write the reference page for `module` (which needs the sims `files`) into the built
+    site; its path under the site."""
     folder = site / REFERENCE_DIR
     folder.mkdir(exist_ok=True)
-    page = REFERENCE_PAGE.format(module=json.dumps(module),
-                                 files=json.dumps(browser_files(module)))
+    page = REFERENCE_PAGE.format(module=json.dumps(module), files=json.dumps(files))
     (folder / "index.html").write_text(page, encoding="utf-8")
     return f"{REFERENCE_DIR}/"
 

@@ -17,6 +17,7 @@ from bench.report import Figure
 from bench.server import serve
 from bench.stats import growth_exponent, median, ratio
 from ridgepoint.layout import Layout
+from ridgepoint.simsource import SimSource
 
 # Targets (issue 7).
 FIRST_CHART_MS = 300
@@ -107,9 +108,9 @@ def _median_load(loads: list[pageload.Load], attribute: str) -> float:
     return median([getattr(load, attribute) for load in loads])
 
 
-def page_load_group(playwright: Playwright, base: str, ledger, site: Path, runs: int
-                    ) -> tuple[list[Figure], dict[str, Any]]:
-    reference = pageload.write_reference_page(site, REFERENCE_SIM)
+def page_load_group(playwright: Playwright, base: str, ledger, site: Path, runs: int,
+                    files: list[str]) -> tuple[list[Figure], dict[str, Any]]:
+    reference = pageload.write_reference_page(site, REFERENCE_SIM, files)
     loads: dict[str, dict[str, list[pageload.Load]]] = {
         page: {"cold": [], "warm": []} for page in (EXPLAINER, reference)}
     for _ in range(runs):  # interleaved, so both pages see the same machine
@@ -227,8 +228,9 @@ def everything(layout: Layout, work: Path, quick: bool, only: frozenset[str] = f
     if only & {"page", "interaction", "bytes"}:
         with serve(site) as (base, ledger), sync_playwright() as playwright:
             if "page" in only:
+                files = list(SimSource.read(layout.sims).files_of(REFERENCE_SIM))
                 found, details["page_load"] = page_load_group(playwright, base, ledger, site,
-                                                              runs)
+                                                              runs, files)
                 figures += found
             if "interaction" in only:
                 found, details["interaction"] = interaction_group(playwright, base, site, sims)

@@ -8,7 +8,9 @@ both). The snapshot is made under Node by make_snapshot.mjs with Pyodide's priva
 
 - the cache key (build/cache/pyodide-snapshot/, `Layout.snapshots`) covers the Pyodide
   version and loader, the bytes of every sims file and of the maker script: a rebuild with
-  nothing changed costs a few file hashes, any change makes a new snapshot (seconds);
+  nothing changed costs a few file hashes, any change makes a new snapshot (seconds). The
+  maker imports a copy of exactly the sims bytes the key was made from (the build's
+  SimSource), never sims/ itself, which a save may change meanwhile;
 - the file is staged under a name carrying its own digest, beside a small manifest
   (`snapshot.json`: file, size, modules) the worker reads first, so a browser never pairs
   an old cached snapshot with a new manifest;
@@ -39,6 +41,7 @@ from pathlib import Path
 
 from ridgepoint.atomic import write_atomic
 from ridgepoint.layout import Layout
+from ridgepoint.simsource import SimSource
 
 MAKER = Path(__file__).with_name("make_snapshot.mjs")  # part of this package, like this file
 HOME = "/home/pyodide/ridgepoint"  # where the worker keeps the sims package (worker.js HOME)
@@ -122,23 +125,20 @@ def _pyodide_identity(node_modules: Path) -> str:
     return f"{package['version']}|{hashlib.sha256(loader).hexdigest()}"
 
 
-def cache_key(sims_dir: Path, node_modules: Path) -> str:
-    """Everything the snapshot's bytes depend on, hashed."""
+def cache_key(source: SimSource, node_modules: Path) -> str:
+    """Everything the snapshot's bytes depend on, hashed: every sims file (the snapshot
+    imports them all), this Pyodide and the maker."""
     digest = hashlib.sha256()
-    for part in (_pyodide_identity(node_modules), HOME, str(PAGE), str(GZIP_LEVEL)):
+    for part in (_pyodide_identity(node_modules), HOME, str(PAGE), str(GZIP_LEVEL),
+                 source.digest):
         digest.update(part.encode() + b"\0")
     digest.update(hashlib.sha256(MAKER.read_bytes()).digest())
-    for path in sorted(sims_dir.rglob("*.py")):
-        if "__pycache__" in path.parts:
-            continue
-        digest.update(path.relative_to(sims_dir).as_posix().encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()
 
 
-def cached(layout: Layout) -> Snapshot | None:
+def cached(layout: Layout, source: SimSource) -> Snapshot | None:
     """The cached snapshot for these sims and this Pyodide, if one was made."""
-    key = cache_key(layout.sims, layout.node_modules)
+    key = cache_key(source, layout.node_modules)
     path, meta = layout.snapshots / f"{key}.bin", layout.snapshots / f"{key}.json"
     if not (path.is_file() and meta.is_file()):
         return None
@@ -160,17 +160,21 @@ def _run_maker(sims_dir: Path, heap_file: Path) -> list[str]:
     return json.loads(done.stdout.strip().splitlines()[-1])["modules"]
 
 
-def make(layout: Layout) -> Snapshot:
+def make(layout: Layout, source: SimSource) -> Snapshot:
     """The snapshot for these sims, from the cache or made now (seconds)."""
-    found = cached(layout)
+    found = cached(layout, source)
     if found is not None:
         return found
-    key = cache_key(layout.sims, layout.node_modules)
+    key = cache_key(source, layout.node_modules)
     cache_dir = layout.snapshots
     cache_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=cache_dir) as work:
         heap_file = Path(work) / "heap.bin"
-        modules = _run_maker(layout.sims, heap_file)
+        sims_copy = Path(work) / "sims"
+        for relative, data in source.files.items():
+            (sims_copy / relative).parent.mkdir(parents=True, exist_ok=True)
+            (sims_copy / relative).write_bytes(data)
+        modules = _run_maker(sims_copy, heap_file)
         packed = gzip.compress(sparse(heap_file.read_bytes()), GZIP_LEVEL, mtime=0)
     digest = hashlib.sha256(packed).hexdigest()
     # The meta goes last: a parallel build that finds it finds the whole snapshot too.
@@ -182,11 +186,11 @@ def make(layout: Layout) -> Snapshot:
     return Snapshot(cache_dir / f"{key}.bin", digest, tuple(modules))
 
 
-def current(layout: Layout) -> Snapshot | None:
-    """The snapshot to stage under the RIDGEPOINT_SNAPSHOT policy; None for none."""
+def current(layout: Layout, source: SimSource) -> Snapshot | None:
+    """The snapshot of `source` to stage under the RIDGEPOINT_SNAPSHOT policy; None for none."""
     chosen = policy()
     if chosen == "off":
         return None
     if chosen == "cached":
-        return cached(layout)
-    return make(layout)
+        return cached(layout, source)
+    return make(layout, source)

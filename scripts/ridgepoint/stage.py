@@ -17,6 +17,7 @@ import posixpath
 import re
 import shutil
 import stat
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,7 +35,9 @@ from ridgepoint.markup import esc
 from ridgepoint.model import Site
 from ridgepoint.pages import generate_pages
 from ridgepoint.runtime import stage_runtime
-from ridgepoint.sim_embed import render_sim_blocks
+from ridgepoint.sim_embed import check_sim_blocks, render_sim_blocks
+from ridgepoint.simrun import SimRuns
+from ridgepoint.sourcepolicy import refusals
 from ridgepoint.stagecache import StagedCache, context_digest
 
 LINKED_SECTIONS = ("explainers/", "articles/")
@@ -71,25 +74,54 @@ def _front_matter(meta: dict[str, object]) -> str:
 
 
 class Stager:
-    """Turns one loaded Site plus content/ into the staged files."""
+    """Turns one loaded Site plus content/ into the staged files, with one version of the
+    sims (`runs`: every page of a staging sees the same sims).
 
-    def __init__(self, layout: Layout, site: Site, config: SiteConfig) -> None:
+    With `check_only` (`make check`), each page gets every check staging makes (the
+    Content Security Policy's rules at the source's lines, figures, sim blocks) and nothing
+    is rendered: no glossary links, no widgets or charts, no cache entries written."""
+
+    def __init__(self, layout: Layout, site: Site, config: SiteConfig, runs: SimRuns,
+                 check_only: bool = False) -> None:
         self.layout = layout
         self.site = site
         self.config = config
+        self.runs = runs
+        self.check_only = check_only
         self.linker = TermLinker(site.terms.values())
-        self.figures = FigureSource(layout)
-        self.cache = StagedCache(context_digest(layout, site.terms.values()), layout.staged)
+        self.cache = StagedCache(
+            context_digest(layout, site.terms.values()), layout.staged, runs.digest
+        )
 
     def markdown(self, relative: str, text: str) -> str:
         """One content page, staged (see the module docstring for the steps); from the
-        cache when neither the page nor anything it depends on changed (stagecache.py)."""
+        cache when neither the page nor anything it depends on changed (stagecache.py). A
+        page with a current cache entry staged without errors, so `check_only` skips it."""
+        if self.check_only:
+            return self.cache.get(relative, text) or self._stage(relative, text)
         return self.cache.staged(relative, text, lambda: self._staged(relative, text))
 
-    def _staged(self, relative: str, text: str) -> str:
+    def _staged(self, relative: str, text: str) -> tuple[str, dict[str, str]]:
+        """The staged page and the sims it used, each with the digest of its code."""
+        self.runs.used.clear()
+        staged = self._stage(relative, text)
+        return staged, {module: self.runs.digest(module) for module in sorted(self.runs.used)}
+
+    def _stage(self, relative: str, text: str) -> str:
+        """The page staged, or ContentErrors with every problem each step found."""
         source = self.layout.relative(self.layout.content / relative)
-        text = render_figures(text, source, self.figures)
-        meta, body, _ = split_front_matter(text, source)
+        meta, body, body_line = split_front_matter(text, source)
+        errors = refusals(body, source, body_line)
+        try:
+            text = render_figures(text, source, FigureSource(self.layout, self.runs.run))
+        except ContentErrors as problem:
+            errors += problem.errors  # the blocks are still checked, on the unfilled text
+        if self.check_only:
+            errors += check_sim_blocks(text, source, self.runs)
+            if errors:
+                raise ContentErrors(errors)
+            return text
+        _, body, _ = split_front_matter(text, source)
         head = text[: len(text) - len(body)]
         if relative.startswith(LINKED_SECTIONS):
             glossary = posixpath.relpath(
@@ -97,7 +129,12 @@ class Stager:
             )
             body = self.linker.link(body, glossary)
         script = urls.relative(urls.page_url(relative), WIDGET_SCRIPT)
-        staged = render_sim_blocks(head + body, source, self.layout, script)
+        try:
+            staged = render_sim_blocks(head + body, source, self.runs, self.layout.charts, script)
+        except ContentErrors as problem:
+            raise ContentErrors([*errors, *problem.errors]) from None
+        if errors:
+            raise ContentErrors(errors)
         _, body, _ = split_front_matter(staged, source)
         return _front_matter(meta) + body
 
@@ -178,10 +215,12 @@ def sync(stage_dir: Path, files: dict[str, Staged]) -> StageReport:
     return report
 
 
-def runtime_files(layout: Layout, runtime_dir: Path, modules: set[str]) -> dict[str, Staged]:
+def runtime_files(
+    layout: Layout, runtime_dir: Path, modules: set[str], runs: SimRuns
+) -> dict[str, Staged]:
     """The browser runtime (ridgepoint.runtime), staged into its own folder first so that
     folder keeps its incremental copies and the staging tree has a single owner."""
-    stage_runtime(layout, runtime_dir, modules)
+    stage_runtime(layout, runtime_dir, modules, runs.source)
     return {
         path.relative_to(runtime_dir).as_posix(): path
         for path in sorted(runtime_dir.rglob("*"))
@@ -189,24 +228,53 @@ def runtime_files(layout: Layout, runtime_dir: Path, modules: set[str]) -> dict[
     }
 
 
+def load_content(layout: Layout, runs: SimRuns) -> Site:
+    """The layout's content, loaded and checked against the sims as they are now. A sim
+    that does not import is reported with the content's own problems, not instead of them
+    (explainers are then checked against the sims' file names)."""
+    broken: list[ContentError] = []
+    try:
+        names: Collection[str] = runs.code.names
+    except ContentErrors as errors:
+        broken = errors.errors
+        names = runs.source.module_names()
+    try:
+        site = load_site(layout.root, names)
+    except ContentErrors as errors:
+        raise ContentErrors([*broken, *errors.errors]) from None
+    if broken:
+        raise ContentErrors(broken)
+    return site
+
+
+def check_content(layout: Layout, config_file: Path | None = None) -> Site:
+    """Every rule staging enforces on content, without staging (`make check`): the loaded
+    Site, or ContentErrors holding every problem."""
+    config = SiteConfig.read(config_file or layout.mkdocs_yml)
+    runs = SimRuns.of(layout)
+    site = load_content(layout, runs)
+    Stager(layout, site, config, runs, check_only=True).files()
+    return site
+
+
 def stage_site(
     layout: Layout, config_file: Path | None = None, stage_dir: Path | None = None
 ) -> StageReport:
     """Load and validate the layout's content, then stage it; raises ContentErrors, having
-    written nothing, when content has problems, and StagingError when the runtime cannot
-    be staged (a package missing, a sim importing what Pyodide lacks).
+    written nothing, when content (or a sim) has problems, and StagingError when the
+    runtime cannot be staged (a package missing).
 
     `config_file` defaults to the layout's mkdocs.yml and `stage_dir` to its docs_dir, so a
     test can stage a fixture tree into a temporary folder.
     """
     config = SiteConfig.read(config_file or layout.mkdocs_yml)
     stage_dir = (stage_dir or config.docs_dir).resolve()
-    site = load_site(layout.root)
-    stager = Stager(layout, site, config)
+    runs = SimRuns.of(layout)
+    stager = Stager(layout, load_content(layout, runs), config, runs)
     files = stager.files()
     stager.cache.prune()
     files |= runtime_files(
-        layout, stage_dir.parent / f"{stage_dir.name}.runtime", stager.sim_modules(files)
+        layout, stage_dir.parent / f"{stage_dir.name}.runtime", stager.sim_modules(files), runs
     )
     stage_dir.mkdir(parents=True, exist_ok=True)
     return sync(stage_dir, files)

@@ -8,13 +8,16 @@ import pytest
 
 import sims
 from ridgepoint.sim_embed import charts, render_sim_blocks
+from ridgepoint.simrun import SimRuns
 from tests.repo import LAYOUT
+
+RUNS = SimRuns.of(LAYOUT)
 
 SOURCE = "content/articles/example.md"
 
 
 def test_charts_are_inline_svg_with_a_text_alternative() -> None:
-    out = render_sim_blocks("```sim\nmodule: batching\n```\n", SOURCE, LAYOUT)
+    out = render_sim_blocks("```sim\nmodule: batching\n```\n", SOURCE, RUNS, LAYOUT.charts)
     svgs = re.findall(r"<svg\b.*?</svg>", out)
     specs = sims.load("batching").simulate()["charts"]
     assert len(svgs) == len(specs)

@@ -3,7 +3,7 @@ for byte, at its defaults and at inputs taken from its declared ranges.
 
 The browser receives exactly the string `sims._runner.run` returns, so that is what is
 compared. Pyodide starts once for all cases; each module sees only the files the site would
-ship for it (`ridgepoint.runtime.browser_files`), which also checks that import closure.
+ship for it (`ridgepoint.simsource.SimSource.files_of`), which also checks that import closure.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 import sims
-from ridgepoint.runtime import browser_files
+from ridgepoint.simsource import SimSource
 from sims import _runner
 from sims.contract import Choice, Number
 from tests.repo import LAYOUT
@@ -63,7 +63,8 @@ def pyodide_answers() -> tuple[str, tuple[str, ...]]:
         pytest.fail("node_modules/pyodide is missing: run `make setup` (npm ci)")
     request = {
         "sims_dir": str(LAYOUT.sims),
-        "files": {module: browser_files(LAYOUT.sims, module) for module in sims.sim_names()},
+        "files": {module: list(SimSource.read(LAYOUT.sims).files_of(module))
+                  for module in sims.sim_names()},
         "cases": CASES,
     }
     done = subprocess.run(

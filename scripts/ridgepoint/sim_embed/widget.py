@@ -12,16 +12,13 @@ import html
 import json
 import posixpath
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
-import sims
-from ridgepoint import simrun
-from ridgepoint.layout import Layout
-from ridgepoint.runtime import browser_files
 from ridgepoint.sim_embed.blocks import SimBlock
 from ridgepoint.sim_embed.charts import chart_svg
 from ridgepoint.sim_embed.display import display, exact
-from sims.contract import Choice, Input, Number, describe
+from ridgepoint.simrun import SimRuns
 
 WORKER_SCRIPT = "worker.js"  # beside widget.js
 
@@ -64,16 +61,18 @@ def _json_script(data: Any) -> str:
     return f'<script type="application/json" class="sim-config">{text}</script>'
 
 
-def _control(spec: Input, value: Any, key: str) -> str:
+def _control(spec: Any, value: Any, key: str) -> str:
     """One labelled control, rendered disabled: the widget enables it once it runs.
 
     A number gets a slider and a text box showing its exact value (where an out-of-range
-    value can be typed, and refused next to the control); a choice gets a select.
+    value can be typed, and refused next to the control); a choice (an input with
+    `choices`) gets a select. `spec` is a Number or Choice of the sims copy being run
+    (ridgepoint.simcode), whose classes are not the ones `import sims` would give.
     """
     base = f"sim-{key}-{spec.name}"
     described = f"{base}-help {base}-error" if spec.help else f"{base}-error"
     common = f'aria-describedby="{described}" disabled'
-    if isinstance(spec, Choice):
+    if hasattr(spec, "choices"):
         options = "".join(
             f'<option value="{_attr(c)}"{" selected" if c == value else ""}>'
             f"{html.escape(c)}</option>"
@@ -81,7 +80,6 @@ def _control(spec: Input, value: Any, key: str) -> str:
         )
         fields = f'<select id="{base}" name="{_attr(spec.name)}" {common}>{options}</select>'
     else:
-        assert isinstance(spec, Number)
         shown = exact(value)
         unit = f" {spec.unit}" if spec.unit else ""
         label = f"{spec.label}, exact value" + (f" in {spec.unit}" if spec.unit else "")
@@ -127,17 +125,18 @@ def table_html(table: Mapping[str, Any], index: int) -> str:
             f"<tbody>{body}</tbody></table></details>")
 
 
-def widget_html(block: SimBlock, key: str, layout: Layout) -> str:
-    """The widget for one block, prerendered at its starting inputs, on a single line (so
-    Markdown passes it through as one raw HTML block)."""
-    module = sims.load(block.module)
-    result = simrun.run(layout, block.module, block.start)
+def widget_html(block: SimBlock, key: str, runs: SimRuns, charts_dir: Path) -> str:
+    """The widget for one block, prerendered at its starting inputs (run by `runs`, charts
+    cached in `charts_dir`), on a single line (so Markdown passes it through as one raw
+    HTML block)."""
+    module = runs.load(block.module)
+    result = runs.run(block.module, block.start)
     by_name = {spec.name: spec for spec in module.INPUTS}
     config = {
         "module": block.module,
         "key": key,
-        "files": browser_files(layout.sims, block.module),
-        "inputs": describe(module.INPUTS),
+        "files": list(runs.source.files_of(block.module)),
+        "inputs": runs.code.contract.describe(module.INPUTS),
         "show": list(block.show),
         "start": block.start,
         "metrics": dict(module.METRICS),
@@ -145,7 +144,7 @@ def widget_html(block: SimBlock, key: str, layout: Layout) -> str:
     controls = "".join(_control(by_name[name], block.start[name], key) for name in block.show)
     charts = "".join(
         f'<figure class="sim-chart" data-chart="{i}">'
-        f'{chart_svg(spec, f"sim-{key}-chart{i}", layout.charts)}</figure>'
+        f'{chart_svg(spec, f"sim-{key}-chart{i}", charts_dir)}</figure>'
         for i, spec in enumerate(result["charts"])
     )
     tables = "".join(table_html(t, i) for i, t in enumerate(result.get("tables", [])))
