@@ -228,16 +228,20 @@ def runtime_files(
     }
 
 
-def load_content(layout: Layout, runs: SimRuns) -> Site:
-    """The layout's content, loaded and checked against the sims as they are now. A sim
-    that does not import is reported with the content's own problems, not instead of them
-    (explainers are then checked against the sims' file names)."""
+def load_content(layout: Layout, runs: SimRuns, sim_modules: Collection[str] | None = None
+                 ) -> Site:
+    """The layout's content, loaded and checked against the sims as they are now (or the
+    names `sim_modules`, as a fixture may fix them). A sim that does not import is reported
+    with the content's own problems, not instead of them (explainers are then checked
+    against the sims' file names)."""
     broken: list[ContentError] = []
-    try:
-        names: Collection[str] = runs.code.names
-    except ContentErrors as errors:
-        broken = errors.errors
-        names = runs.source.module_names()
+    names = sim_modules
+    if names is None:
+        try:
+            names = runs.code.names
+        except ContentErrors as errors:
+            broken = errors.errors
+            names = runs.source.module_names()
     try:
         site = load_site(layout.root, names)
     except ContentErrors as errors:
@@ -247,12 +251,13 @@ def load_content(layout: Layout, runs: SimRuns) -> Site:
     return site
 
 
-def check_content(layout: Layout, config_file: Path | None = None) -> Site:
+def check_content(layout: Layout, config_file: Path | None = None,
+                  sim_modules: Collection[str] | None = None) -> Site:
     """Every rule staging enforces on content, without staging (`make check`): the loaded
     Site, or ContentErrors holding every problem."""
     config = SiteConfig.read(config_file or layout.mkdocs_yml)
     runs = SimRuns.of(layout)
-    site = load_content(layout, runs)
+    site = load_content(layout, runs, sim_modules)
     Stager(layout, site, config, runs, check_only=True).files()
     return site
 
