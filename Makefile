@@ -1,5 +1,5 @@
 # Ridgepoint: every target sets itself up on a fresh clone.
-#   make serve   set up, build, serve on http://127.0.0.1:8000 (rebuilds on save)
+#   make serve   set up, build, serve on http://127.0.0.1:8000 (rebuilds on save; PORT=8001)
 #   make build   validate content and write site/
 #   make check   validate content only (fast)
 #   make test    set up and run every test
@@ -8,6 +8,7 @@
 #   make lock    re-resolve requirements.lock from pyproject.toml (needs network)
 
 PYTHON ?= python3
+PORT ?= 8000
 VENV := .venv
 PY := $(VENV)/bin/python
 SETUP := $(VENV)/.installed node_modules/.installed
@@ -41,7 +42,7 @@ build: $(SETUP)
 	$(PY) scripts/build.py
 
 serve: $(SETUP)
-	$(PY) scripts/serve.py
+	$(PY) scripts/serve.py --dev-addr 127.0.0.1:$(PORT)
 
 test: $(SETUP)
 	$(PY) -m ruff check .

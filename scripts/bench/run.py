@@ -11,11 +11,11 @@ from typing import Any
 
 from playwright.sync_api import Playwright, sync_playwright
 
-from bench import buildcost, interaction, native, pageload, transfer
+from bench import buildcost, interaction, native, pageload, reload, transfer
 from bench.chromium import profile
 from bench.report import Figure
 from bench.server import serve
-from bench.stats import growth_exponent, median, ratio
+from bench.stats import growth_exponent, median, percentile, ratio
 from ridgepoint.layout import Layout
 from ridgepoint.simsource import SimSource
 
@@ -30,6 +30,7 @@ PIPELINE_OVERHEAD = 0.25
 GROWTH_EXPONENT = 1.1  # linear, with room for noise
 SIM_WORST_MS = 20
 PAGE_GROWTH = 1.05  # a page at 100x the content, against 1x
+SAVE_TO_RELOAD_S = {1: 1.0, 10: 1.5}  # p50 under make serve, by content scale (issue 15)
 
 EXPLAINER = "explainers/batching/"
 REFERENCE_SIM = "batching"
@@ -208,7 +209,24 @@ def growth_group(small: Path, large: Path, factor: int) -> tuple[list[Figure], d
     return figures, {"explainer_html_gzip": sizes, "search_index_gzip": index}
 
 
-GROUPS = ("sims", "page", "interaction", "bytes", "build")
+def serve_group(playwright: Playwright, layout: Layout, work: Path, repeats: int
+                ) -> tuple[list[Figure], list[dict[str, Any]]]:
+    """Save to reload under make serve, per kind of edit, at 1x and 10x the content."""
+    timings = [timing for factor in SAVE_TO_RELOAD_S
+               for timing in reload.measure(playwright, layout, work, factor, repeats)]
+    figures = []
+    for timing in timings:
+        spread = f"{min(timing.seconds):.2f} to {max(timing.seconds):.2f} s"
+        missed = (f"; {timing.missed} never shown within {reload.SHOW_TIMEOUT_S} s"
+                  if timing.missed else "")
+        figures.append(Figure(
+            "serve", f"{timing.factor}x: {timing.kind} edit, save to reload, p50",
+            percentile(timing.seconds, 0.5), "s", SAVE_TO_RELOAD_S[timing.factor],
+            note=f"{len(timing.seconds)} saves, {spread}{missed}"))
+    return figures, [asdict(timing) for timing in timings]
+
+
+GROUPS = ("sims", "page", "interaction", "bytes", "build", "serve")
 
 
 def everything(layout: Layout, work: Path, quick: bool, only: frozenset[str] = frozenset(GROUPS),
@@ -223,6 +241,13 @@ def everything(layout: Layout, work: Path, quick: bool, only: frozenset[str] = f
         found, details["sims"] = sims_group()
         figures += found
     runs = 1 if quick else 3
+    if "serve" in only:
+        with sync_playwright() as playwright:
+            found, details["serve"] = serve_group(playwright, layout, work, 3 if quick else 7)
+        figures += found
+    if not only & {"page", "interaction", "bytes", "build"}:
+        details["duration_s"] = math.ceil(time.perf_counter() - started)
+        return figures, details
     scales = [buildcost.measure(layout, work, 1, runs, warm_up=True, measured="build" in only)]
     site = scales[0].site
     if only & {"page", "interaction", "bytes"}:

@@ -47,13 +47,19 @@ def derived_config(config_file: Path, stage_dir: Path, purpose: str, **settings:
 PIPELINE = Path(__file__).resolve().parents[1]  # scripts/, holding this package
 
 
-def mkdocs(*args: str) -> int:
-    """Run the MkDocs CLI of this interpreter; its output goes to the terminal. The
-    pipeline it imports (the serve hook, the Markdown extensions mkdocs.yml names) is this
-    very package, whichever tree's venv the interpreter belongs to."""
+def mkdocs_command(*args: str) -> tuple[list[str], dict[str, str]]:
+    """The MkDocs CLI of this interpreter, and its environment. The pipeline it imports
+    (the serve hook, the Markdown extensions mkdocs.yml names) is this very package,
+    whichever tree's venv the interpreter belongs to."""
     path = os.pathsep.join(filter(None, (str(PIPELINE), os.environ.get("PYTHONPATH"))))
     environment = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": path}
-    return subprocess.run([sys.executable, "-m", "mkdocs", *args], env=environment).returncode
+    return [sys.executable, "-m", "mkdocs", *args], environment
+
+
+def mkdocs(*args: str) -> int:
+    """Run the MkDocs CLI (mkdocs_command); its output goes to the terminal."""
+    command, environment = mkdocs_command(*args)
+    return subprocess.run(command, env=environment).returncode
 
 
 def _swap(new: Path, site_dir: Path) -> None:
