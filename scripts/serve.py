@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     docs_dir = SiteConfig.read(layout.mkdocs_yml).docs_dir
     config = derived_config(layout.mkdocs_yml, docs_dir, "serve", hooks=hooks)
     # This process becomes the server: Ctrl-C and a stop signal reach MkDocs itself.
-    command, environment = mkdocs_command("serve", "--dirty", "--config-file", str(config),
+    command, environment = mkdocs_command(layout, "serve", "--dirty", "--config-file", str(config),
                                           "--dev-addr", f"{host}:{port}")
     sys.stdout.flush()
     sys.stderr.flush()
