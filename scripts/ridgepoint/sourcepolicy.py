@@ -27,8 +27,8 @@ from ridgepoint.prose import CODE, line_kinds
 
 _CODE_SPAN = re.compile(r"(?<!\\)(`+)(?!`).+?(?<!`)\1(?!`)")
 # `[text](url)` and `![alt](url)`, and a reference definition `[id]: url`.
-_LINK = re.compile(r"(!?)\[[^\]\n]*\]\(\s*<?([^)\s>]+)")
-_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:\s*<?(\S+?)>?(?:\s|$)", re.MULTILINE)
+LINK = re.compile(r"(!?)\[[^\]\n]*\]\(\s*<?([^)\s>]+)")
+DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:\s*<?(\S+?)>?(?:\s|$)", re.MULTILINE)
 # An attribute list as attr_list reads one: `{: #id .class key=value }`.
 _ATTR_LIST = re.compile(r"\{:?[ ]*([^}\n ][^}\n]*)[ ]*\}")
 _OTHER_HOST = re.compile(r"^\s*(?:[a-zA-Z][a-zA-Z0-9+.-]*:|//)")
@@ -51,7 +51,7 @@ def refusals(body: str, path: str, first_line: int = 1) -> list[ContentError]:
     """Every construct in a page's Markdown body (its front matter aside: staging escapes
     that) that the built page's policy would refuse; `first_line` is the body's line in
     the file at `path`."""
-    text = _without_code(body)
+    text = without_code(body)
     starts = [0, *(match.end() for match in re.finditer("\n", text))]
     return [
         ContentError(path, first_line - 1 + bisect.bisect_right(starts, offset), "html",
@@ -74,13 +74,13 @@ def _found(text: str) -> Iterator[tuple[int, str, str]]:
         for name, value in _urls(tag, attribute_text):
             if _OTHER_HOST.match(value) and not value.strip().lower().startswith("data:"):
                 yield match.start(), f'<{tag} {name}="{value.strip()}">', "host"
-    for match in _LINK.finditer(text):
+    for match in LINK.finditer(text):
         image, url = match.group(1), match.group(2)
         if url.lower().startswith("javascript:"):
             yield match.start(), f"{image}[...](javascript:...)", "javascript"
         elif image and _OTHER_HOST.match(url) and not url.lower().startswith("data:"):
             yield match.start(), f"![...]({url})", "host"
-    for match in _DEFINITION.finditer(text):
+    for match in DEFINITION.finditer(text):
         if match.group(1).lower().startswith("javascript:"):
             yield match.start(1), "[...]: javascript:...", "javascript"
     for match in _ATTR_LIST.finditer(text):
@@ -104,7 +104,7 @@ def _urls(tag: str, attribute_text: str) -> Iterator[tuple[str, str]]:
                     yield name, candidate.strip().split()[0]
 
 
-def _without_code(markdown: str) -> str:
+def without_code(markdown: str) -> str:
     """The page with code blocks, code spans and figure placeholders blanked out (same
     length, same lines), so that offsets still give the editor's lines."""
     lines = markdown.splitlines(keepends=True)

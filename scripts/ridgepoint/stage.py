@@ -1,24 +1,21 @@
 """Write the staging tree (mkdocs.yml's docs_dir) from content, generated pages and feeds.
 
-The whole tree is computed in memory first and only then synchronised to disk, so a
-content error leaves the last good staging as it was. Synchronising writes a file only when
-its bytes change and removes files no longer produced: `mkdocs serve` sees exactly what
-changed, and a deleted article does not linger in the site.
+The whole tree is computed in memory first and only then synchronised to disk
+(ridgepoint.sync), so a content error leaves the last good staging as it was.
 
 Markdown from content/ is staged in this order, each step keeping line numbers so errors
 point at the editor's file: figures (`{{ sim:... }}`), glossary links (explainers and
 articles only), sim blocks (```sim -> widget HTML); then the front matter is rewritten with
-its title and description escaped, since Material prints them unescaped.
+its title and description escaped, since Material prints them unescaped. Each page is
+checked first against the built page's Content Security Policy (ridgepoint.sourcepolicy),
+and every page's links against every staged file (ridgepoint.links).
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
-import shutil
-import stat
 from collections.abc import Collection
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
@@ -30,6 +27,7 @@ from ridgepoint.feeds import generate_feeds
 from ridgepoint.figures import FigureSource, render_figures
 from ridgepoint.glossary_links import TermLinker
 from ridgepoint.layout import Layout
+from ridgepoint.links import broken_links
 from ridgepoint.load import load_site, split_front_matter
 from ridgepoint.markup import esc
 from ridgepoint.model import Site
@@ -39,6 +37,7 @@ from ridgepoint.sim_embed import check_sim_blocks, render_sim_blocks
 from ridgepoint.simrun import SimRuns
 from ridgepoint.sourcepolicy import refusals
 from ridgepoint.stagecache import StagedCache, context_digest
+from ridgepoint.sync import Staged, StageReport, sync
 
 LINKED_SECTIONS = ("explainers/", "articles/")
 ESCAPED_META = ("title", "description")
@@ -46,15 +45,6 @@ DESCRIPTION_FROM = ("summary", "hook")  # article, explainer
 WIDGET_SCRIPT = "assets/sim/widget.js"  # also in mkdocs.yml's extra_javascript
 SIM_MARKER = re.compile(r'data-sim="([A-Za-z_][A-Za-z0-9_]*)"')
 
-Staged = bytes | Path  # file contents, or a file to copy
-
-
-@dataclass
-class StageReport:
-    """What a staging run changed on disk (paths relative to the staging folder)."""
-
-    written: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
 
 
 def _front_matter(meta: dict[str, object]) -> str:
@@ -143,13 +133,15 @@ class Stager:
         files: dict[str, Staged] = {}
         errors: list[ContentError] = []
         content = self.layout.content
+        pages: dict[str, str] = {}  # each content page's source text, for its links
         for path in sorted(content.rglob("*")):
             relative = path.relative_to(content).as_posix()
             if not path.is_file() or any(p.startswith(".") for p in relative.split("/")):
                 continue
             if path.suffix == ".md":
+                pages[relative] = path.read_text("utf-8")
                 try:
-                    files[relative] = self.markdown(relative, path.read_text("utf-8")).encode()
+                    files[relative] = self.markdown(relative, pages[relative]).encode()
                 except ContentErrors as problem:
                     errors.extend(problem.errors)
             else:
@@ -162,9 +154,23 @@ class Stager:
             message = "would replace a page the pipeline generates"
             where = self.layout.relative(content / path)
             errors.append(ContentError(where, 1, "file", message, "another name"))
+        errors += self._broken_links(pages, files.keys() | pages.keys() | generated.keys())
         if errors:
             raise ContentErrors(errors)
         return files | generated
+
+    def _broken_links(self, pages: dict[str, str], staged: set[str]) -> list[ContentError]:
+        """Every page's links against every staged file: outside the staged-page cache,
+        since a link breaks when its target goes, not when its own page changes."""
+        errors = []
+        for relative, text in pages.items():
+            source = self.layout.relative(self.layout.content / relative)
+            try:
+                _, body, body_line = split_front_matter(text, source)
+            except ContentErrors:
+                continue  # reported by the page's own staging
+            errors += broken_links(body, relative, source, body_line, staged)
+        return errors
 
     def sim_modules(self, files: dict[str, Staged]) -> set[str]:
         """Sims the browser needs: each explainer's, and every widget on a staged page."""
@@ -173,46 +179,6 @@ class Stager:
             if path.endswith(".md") and isinstance(data, bytes):
                 modules.update(SIM_MARKER.findall(data.decode()))
         return modules
-
-
-def _same(target: Path, data: Staged) -> bool:
-    """Whether `target` already holds `data`. A copied file is the same when size and
-    modification time match its source (copies keep the source's time, see sync): reading
-    both, tens of MB with Python's runtime, on every rebuild would cost more than the rest
-    of staging."""
-    try:
-        held = target.stat()
-    except FileNotFoundError:
-        return False
-    if not stat.S_ISREG(held.st_mode):
-        return False
-    if isinstance(data, Path):
-        source = data.stat()
-        return (held.st_size, held.st_mtime_ns) == (source.st_size, source.st_mtime_ns)
-    return held.st_size == len(data) and target.read_bytes() == data
-
-
-def sync(stage_dir: Path, files: dict[str, Staged]) -> StageReport:
-    """Make `stage_dir` hold exactly `files`, touching only what differs."""
-    report = StageReport()
-    for relative, data in sorted(files.items(), key=lambda item: item[0]):
-        target = stage_dir / relative
-        if _same(target, data):
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(data, Path):
-            shutil.copy2(data, target)
-        else:
-            target.write_bytes(data)
-        report.written.append(relative)
-    for path in sorted(stage_dir.rglob("*"), reverse=True):
-        relative = path.relative_to(stage_dir).as_posix()
-        if path.is_file() and relative not in files:
-            path.unlink()
-            report.removed.append(relative)
-        elif path.is_dir() and not any(path.iterdir()):
-            path.rmdir()
-    return report
 
 
 def runtime_files(

@@ -167,7 +167,8 @@ def test_a_removed_source_is_removed_from_the_served_site(served: Path, tmp_path
     built.parent.mkdir(parents=True)
     built.write_text("<html>old</html>")  # as the first build left it
     (served / "content" / "articles" / "newer.md").write_text(
-        (served / "content" / "articles" / "newer.md").read_text().replace("(older.md)", "(.)"))
+        (served / "content" / "articles" / "newer.md").read_text().replace(
+            "[the older one](older.md)", "the older one"))
     (served / "content" / "articles" / "older.md").unlink()
     mkdocs_hooks.on_pre_build(config)  # type: ignore[arg-type]
     assert not built.exists()

@@ -68,6 +68,9 @@ LOADER_RULES = {
     "sim block not at the start of a line": r": sim: a sim block must start at the beginning ",
     "sim block never closed": r": sim: the block is never closed",
     "page in the place of a generated one": r": file: would replace a page the pipeline gen",
+    "link to no page or file": r": link: \S+: no such page or file in the site ",
+    "link to a folder": r": link: \S+: links a folder ",
+    "link out of the site": r": link: \S+: points outside the site ",
 }
 
 
