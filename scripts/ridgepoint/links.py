@@ -13,11 +13,13 @@ on another page is left to MkDocs (the target's headings are known only once ren
 from __future__ import annotations
 
 import bisect
+import functools
 import posixpath
 import re
-from collections.abc import Collection, Iterator
+from collections.abc import Collection
 
-from ridgepoint.errors import ContentError
+from ridgepoint.errors import ContentError, ContentErrors
+from ridgepoint.load import body_of
 from ridgepoint.sourcepolicy import DEFINITION, LINK, without_code
 
 _ELSEWHERE = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|//|/|#)")
@@ -25,25 +27,31 @@ EXPECTED = "a path relative to this page to a file under content/ or a generated
     "../articles/prompt-caching.md"
 
 
-def broken_links(body: str, page: str, source: str, first_line: int,
-                 files: Collection[str]) -> list[ContentError]:
-    """The links of a page's body (`page`: its path in the staging tree; `source`: as errors
-    name it) whose target is none of `files` (staging-tree paths)."""
-    text = without_code(body)
-    starts = [0, *(match.end() for match in re.finditer("\n", text))]
+def broken_links(text: str, page: str, source: str, files: Collection[str]
+                 ) -> list[ContentError]:
+    """The links of a page (its file's `text`; `page`: its path in the staging tree;
+    `source`: as errors name it) whose target is none of `files` (staging-tree paths)."""
     return [
-        ContentError(source, first_line - 1 + bisect.bisect_right(starts, offset), "link",
-                     f"{url}: {why}", EXPECTED)
-        for offset, url in _links(text)
+        ContentError(source, line, "link", f"{url}: {why}", EXPECTED)
+        for line, url in links_in(text)
         if (why := _problem(url, page, files))
     ]
 
 
-def _links(text: str) -> Iterator[tuple[int, str]]:
-    for match in LINK.finditer(text):
-        yield match.start(), match.group(2)
-    for match in DEFINITION.finditer(text):
-        yield match.start(1), match.group(1)
+@functools.lru_cache(maxsize=4096)
+def links_in(text: str) -> tuple[tuple[int, str], ...]:
+    """(file line, URL) of every Markdown link of a page file, front matter and code left
+    out. Remembered by text: under `make serve` every page's links are checked on every
+    save, and only the saved page's text is new."""
+    try:
+        body, body_line = body_of(text)
+    except ContentErrors:  # reported by the page's own staging
+        return ()
+    body = without_code("\n" * (body_line - 1) + body)
+    starts = [0, *(match.end() for match in re.finditer("\n", body))]
+    found = [(match.start(), match.group(2)) for match in LINK.finditer(body)]
+    found += [(match.start(1), match.group(1)) for match in DEFINITION.finditer(body)]
+    return tuple((bisect.bisect_right(starts, offset), url) for offset, url in sorted(found))
 
 
 def _problem(url: str, page: str, files: Collection[str]) -> str:

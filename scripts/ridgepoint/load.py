@@ -20,20 +20,22 @@ from ridgepoint.checks import SLUG, CrossFile, Documents
 from ridgepoint.errors import ContentError, ContentErrors
 from ridgepoint.kinds import KINDS, VOCABULARY, VOCABULARY_RECORD, VOCABULARY_SCHEMA, Kind
 from ridgepoint.model import Site
-from ridgepoint.validate import schema_errors
+from ridgepoint.parsememo import ParseMemo
 from ridgepoint.yamldoc import Document, parse, read_text
 
 _FENCE = re.compile(r"---[ \t]*")
 _END_FENCE = re.compile(r"(---|\.\.\.)[ \t]*")
 
 
-def load_site(root: Path, sim_modules: Collection[str] | None = None) -> Site:
+def load_site(root: Path, sim_modules: Collection[str] | None = None,
+              memo: ParseMemo | None = None) -> Site:
     """Read and validate all content under `root` (a repository-shaped tree).
 
     `sim_modules` names the sims an explainer may use; by default, `sims.sim_names()`.
+    `memo` remembers each file's parse and schema check across loads (ridgepoint.parsememo).
     Raises ContentErrors holding every problem found.
     """
-    return _Loader(root, sim_modules).run()
+    return _Loader(root, sim_modules, memo).run()
 
 
 def split_front_matter(text: str, path: str = "<markdown>") -> tuple[dict[str, Any], str, int]:
@@ -50,6 +52,13 @@ def split_front_matter(text: str, path: str = "<markdown>") -> tuple[dict[str, A
     if not isinstance(document.data, dict):
         raise ContentErrors([document.error([], "is not a mapping", "a mapping of fields")])
     return document.data, body, body_line
+
+
+def body_of(text: str, path: str = "<markdown>") -> tuple[str, int]:
+    """A Markdown file's body and its first line, without parsing the front matter (cheap);
+    ContentErrors for front matter that is not closed."""
+    _, _, body, body_line = _split(text, path)
+    return body, body_line
 
 
 def _split(text: str, path: str) -> tuple[str | None, int, str, int]:
@@ -71,10 +80,12 @@ def _split(text: str, path: str) -> tuple[str | None, int, str, int]:
 class _Loader:
     """One load: the root, the problems found so far, and the raw documents."""
 
-    def __init__(self, root: Path, sim_modules: Collection[str] | None) -> None:
+    def __init__(self, root: Path, sim_modules: Collection[str] | None,
+                 memo: ParseMemo | None) -> None:
         self.root = root
         self.errors: list[ContentError] = []
         self._sim_modules = sim_modules
+        self._memo = memo or ParseMemo()  # a fresh one: this load only
 
     def run(self) -> Site:
         vocabulary = self._yaml(VOCABULARY, VOCABULARY_SCHEMA, required=True)
@@ -143,7 +154,7 @@ class _Loader:
                 self._problem(path, 1, "file", "is missing", "the tag vocabulary")
             return None
         try:
-            document = parse(read_text(file, path), path)
+            document = self._memo.parse(read_text(file, path), path)
         except ContentErrors as exc:
             self.errors.extend(exc.errors)
             return None
@@ -157,7 +168,7 @@ class _Loader:
                 expected = "a YAML block between '---' lines at the top of the file"
                 self._problem(path, 1, "front matter", "is missing", expected)
                 return None
-            document = parse(front, path, front_line)
+            document = self._memo.parse(front, path, front_line)
         except ContentErrors as exc:
             self.errors.extend(exc.errors)
             return None
@@ -165,7 +176,7 @@ class _Loader:
 
     def _validated(self, document: Document, schema: str) -> Document:
         self.errors.extend(document.problems)
-        self.errors.extend(schema_errors(document, schema))
+        self.errors.extend(self._memo.schema_errors(document, schema))
         return document
 
     # Phase 2 needs the sims only when an explainer names one.

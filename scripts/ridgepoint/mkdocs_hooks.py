@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from ridgepoint import devserver
 from ridgepoint.errors import ContentError, ContentErrors
 from ridgepoint.layout import repository
+from ridgepoint.parsememo import ParseMemo
 from ridgepoint.runtime import StagingError
 from ridgepoint.stage import stage_site
 
@@ -63,6 +64,7 @@ class _Serving:
         self.search = devserver.SearchIndex()
         self.theme = ""  # identity of mkdocs.yml and the overrides
         self.environment: jinja2.Environment | None = None
+        self.memo = ParseMemo()  # each file's parse, until its text changes
 
 
 STATE = _Serving()
@@ -121,7 +123,7 @@ def on_pre_build(config: MkDocsConfig) -> None:
             shutil.rmtree(child) if child.is_dir() else child.unlink()
     STATE.rebuilt, STATE.errors, STATE.note = [], [], ""
     try:
-        report = stage_site(LAYOUT)
+        report = stage_site(LAYOUT, memo=STATE.memo)
     except ContentErrors as errors:
         STATE.errors = errors.errors
         log.error("Content errors; still serving the last good version:\n%s", errors)

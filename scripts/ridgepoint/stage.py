@@ -32,6 +32,7 @@ from ridgepoint.load import load_site, split_front_matter
 from ridgepoint.markup import esc
 from ridgepoint.model import Site
 from ridgepoint.pages import generate_pages
+from ridgepoint.parsememo import ParseMemo
 from ridgepoint.runtime import stage_runtime
 from ridgepoint.sim_embed import check_sim_blocks, render_sim_blocks
 from ridgepoint.simrun import SimRuns
@@ -162,15 +163,11 @@ class Stager:
     def _broken_links(self, pages: dict[str, str], staged: set[str]) -> list[ContentError]:
         """Every page's links against every staged file: outside the staged-page cache,
         since a link breaks when its target goes, not when its own page changes."""
-        errors = []
-        for relative, text in pages.items():
-            source = self.layout.relative(self.layout.content / relative)
-            try:
-                _, body, body_line = split_front_matter(text, source)
-            except ContentErrors:
-                continue  # reported by the page's own staging
-            errors += broken_links(body, relative, source, body_line, staged)
-        return errors
+        return [
+            error for relative, text in pages.items()
+            for error in broken_links(text, relative,
+                                      self.layout.relative(self.layout.content / relative), staged)
+        ]
 
     def sim_modules(self, files: dict[str, Staged]) -> set[str]:
         """Sims the browser needs: each explainer's, and every widget on a staged page."""
@@ -194,8 +191,8 @@ def runtime_files(
     }
 
 
-def load_content(layout: Layout, runs: SimRuns, sim_modules: Collection[str] | None = None
-                 ) -> Site:
+def load_content(layout: Layout, runs: SimRuns, sim_modules: Collection[str] | None = None,
+                 memo: ParseMemo | None = None) -> Site:
     """The layout's content, loaded and checked against the sims as they are now (or the
     names `sim_modules`, as a fixture may fix them). A sim that does not import is reported
     with the content's own problems, not instead of them (explainers are then checked
@@ -209,7 +206,7 @@ def load_content(layout: Layout, runs: SimRuns, sim_modules: Collection[str] | N
             broken = errors.errors
             names = runs.source.module_names()
     try:
-        site = load_site(layout.root, names)
+        site = load_site(layout.root, names, memo)
     except ContentErrors as errors:
         raise ContentErrors([*broken, *errors.errors]) from None
     if broken:
@@ -229,19 +226,21 @@ def check_content(layout: Layout, config_file: Path | None = None,
 
 
 def stage_site(
-    layout: Layout, config_file: Path | None = None, stage_dir: Path | None = None
+    layout: Layout, config_file: Path | None = None, stage_dir: Path | None = None,
+    memo: ParseMemo | None = None,
 ) -> StageReport:
     """Load and validate the layout's content, then stage it; raises ContentErrors, having
     written nothing, when content (or a sim) has problems, and StagingError when the
     runtime cannot be staged (a package missing).
 
     `config_file` defaults to the layout's mkdocs.yml and `stage_dir` to its docs_dir, so a
-    test can stage a fixture tree into a temporary folder.
+    test can stage a fixture tree into a temporary folder. `memo` keeps each file's parse
+    across stagings (the serve hook's; ridgepoint.parsememo).
     """
     config = SiteConfig.read(config_file or layout.mkdocs_yml)
     stage_dir = (stage_dir or config.docs_dir).resolve()
     runs = SimRuns.of(layout)
-    stager = Stager(layout, load_content(layout, runs), config, runs)
+    stager = Stager(layout, load_content(layout, runs, memo=memo), config, runs)
     files = stager.files()
     stager.cache.prune()
     files |= runtime_files(
