@@ -36,5 +36,5 @@ def test_a_memoised_load_equals_a_fresh_one_and_reparses_only_what_changed(
 
     term.write_text("term: Goodput\ntags: [latency]\n")  # a schema problem, remembered too
     for _ in range(2):
-        with pytest.raises(ContentErrors, match=r"goodput\.yaml:1: definition: is missing"):
+        with pytest.raises(ContentErrors, match=r"goodput\.yaml:1: definition: missing"):
             load_site(root, memo=memo)
