@@ -31,6 +31,8 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mkdocs.plugins import event_priority
+
 from ridgepoint import devserver
 from ridgepoint.errors import ContentError, ContentErrors
 from ridgepoint.layout import repository
@@ -63,6 +65,7 @@ class _Serving:
         self.pages: list[str] = []  # every page URL, in order
         self.search = devserver.SearchIndex()
         self.theme = ""  # identity of mkdocs.yml and the overrides
+        self.full = True  # this build renders everything (no complete build since a change)
         self.environment: jinja2.Environment | None = None
         self.memo = ParseMemo()  # each file's parse, until its text changes
 
@@ -70,9 +73,17 @@ class _Serving:
 STATE = _Serving()
 
 
+@event_priority(100)  # before the search plugin's, which renders a template of the theme
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     """Material's search merges a partial rebuild as if one page were rebuilt: the index is
-    kept here instead. The theme's environment is reused while the theme is unchanged."""
+    kept here instead. While mkdocs.yml and the overrides are unchanged, the theme's
+    environment is reused and the pages that depend on nothing but them (404.html,
+    sitemap.xml) are not rendered again; a change to either rebuilds everything."""
+    theme_identity = _theme_identity(config)
+    if theme_identity != STATE.theme:  # the first build, or the layout or templates changed
+        STATE.theme, STATE.environment, STATE.full = theme_identity, None, True
+    elif not STATE.full:
+        config.theme.static_templates = set()
     search = config.plugins.get("material/search")
     if search is not None:
         search.is_dirty = False  # type: ignore[attr-defined]
@@ -116,9 +127,7 @@ def on_serve(server: LiveReloadServer, config: MkDocsConfig, builder: object) ->
 def on_pre_build(config: MkDocsConfig) -> None:
     """Re-stage; on content errors, say what is wrong and keep the last good staging."""
     site_dir = Path(config.site_dir)
-    theme = _theme_identity(config)
-    if theme != STATE.theme:  # the first build, or the layout or templates changed
-        STATE.theme, STATE.environment = theme, None
+    if STATE.full:  # every page again (the partial build rebuilds what is missing)
         for child in site_dir.iterdir() if site_dir.is_dir() else ():
             shutil.rmtree(child) if child.is_dir() else child.unlink()
     STATE.rebuilt, STATE.errors, STATE.note = [], [], ""
@@ -156,6 +165,7 @@ def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
 
 
 def on_post_build(config: MkDocsConfig) -> None:
+    STATE.full = False
     site_dir = Path(config.site_dir)
     STATE.search.update(site_dir, STATE.rebuilt, STATE.pages)
     devserver.write_errors(site_dir, STATE.errors, STATE.note)

@@ -34,9 +34,17 @@ class FakeServer:
 def fake_config(tmp_path: Path, overrides: Path | None = None) -> SimpleNamespace:
     site = tmp_path / "served"
     site.mkdir(exist_ok=True)
-    theme = SimpleNamespace(custom_dir=str(overrides) if overrides else None)
+    theme = SimpleNamespace(custom_dir=str(overrides) if overrides else None,
+                            static_templates={"404.html", "sitemap.xml"}, get_env=lambda: None)
     return SimpleNamespace(docs_dir=str(tmp_path / "docs"), site_dir=str(site), theme=theme,
-                           config_file_path=str(tmp_path / "docs.serve.mkdocs.yml"))
+                           config_file_path=str(tmp_path / "docs.serve.mkdocs.yml"), plugins={})
+
+
+def rebuild(config: SimpleNamespace) -> None:
+    """The hook's part of one build, as MkDocs calls it (pages left out)."""
+    mkdocs_hooks.on_config(config)  # type: ignore[arg-type]
+    mkdocs_hooks.on_pre_build(config)  # type: ignore[arg-type]
+    mkdocs_hooks.on_post_build(config)  # type: ignore[arg-type]
 
 
 @pytest.fixture
@@ -178,15 +186,20 @@ def test_a_theme_change_rebuilds_everything(served: Path, tmp_path: Path) -> Non
     overrides = tmp_path / "overrides"
     overrides.mkdir()
     config = fake_config(tmp_path, overrides)
-    mkdocs_hooks.on_pre_build(config)  # type: ignore[arg-type]
+    rebuild(config)
+    assert config.theme.static_templates == {"404.html", "sitemap.xml"}  # the first build
     page = Path(config.site_dir) / "glossary" / "index.html"
     page.parent.mkdir(parents=True)
     page.write_text("built")
-    mkdocs_hooks.on_pre_build(config)  # type: ignore[arg-type]
+    config = fake_config(tmp_path, overrides)  # MkDocs reloads the config for each build
+    rebuild(config)
     assert page.exists()  # nothing changed: a partial rebuild keeps what was built
+    assert config.theme.static_templates == set()  # and 404.html depends on the theme only
     (overrides / "main.html").write_text("{% extends 'base.html' %}")
-    mkdocs_hooks.on_pre_build(config)  # type: ignore[arg-type]
+    config = fake_config(tmp_path, overrides)
+    rebuild(config)
     assert not page.exists()  # every page is built again
+    assert config.theme.static_templates == {"404.html", "sitemap.xml"}
 
 
 def test_the_search_index_keeps_every_page_across_partial_rebuilds(tmp_path: Path) -> None:
