@@ -77,8 +77,9 @@ STATE = _Serving()
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     """Material's search merges a partial rebuild as if one page were rebuilt: the index is
     kept here instead. While mkdocs.yml and the overrides are unchanged, the theme's
-    environment is reused and the pages that depend on nothing but them (404.html,
-    sitemap.xml) are not rendered again; a change to either rebuilds everything."""
+    environment is reused and the theme's own pages are not rendered again: 404.html
+    depends on nothing else, and sitemap.xml (which would list a new page) is for search
+    engines, not for the editor of a dev server. A change to either rebuilds everything."""
     theme_identity = _theme_identity(config)
     if theme_identity != STATE.theme:  # the first build, or the layout or templates changed
         STATE.theme, STATE.environment, STATE.full = theme_identity, None, True
