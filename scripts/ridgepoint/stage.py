@@ -37,7 +37,7 @@ from ridgepoint.runtime import stage_runtime
 from ridgepoint.sim_embed import check_sim_blocks, render_sim_blocks
 from ridgepoint.simrun import SimRuns
 from ridgepoint.sourcepolicy import refusals
-from ridgepoint.stagecache import StagedCache, context_digest
+from ridgepoint.stagecache import StagedCache, context_digest, term_digest
 from ridgepoint.sync import Staged, StageReport, sync
 
 LINKED_SECTIONS = ("explainers/", "articles/")
@@ -81,7 +81,7 @@ class Stager:
         self.check_only = check_only
         self.linker = TermLinker(site.terms.values())
         self.cache = StagedCache(
-            context_digest(layout, site.terms.values()), layout.staged, runs.digest
+            context_digest(layout, site.terms.values()), layout.staged, self._current
         )
 
     def markdown(self, relative: str, text: str) -> str:
@@ -93,10 +93,22 @@ class Stager:
         return self.cache.staged(relative, text, lambda: self._staged(relative, text))
 
     def _staged(self, relative: str, text: str) -> tuple[str, dict[str, str]]:
-        """The staged page and the sims it used, each with the digest of its code."""
+        """The staged page and what it used (stagecache.py), each with its digest."""
         self.runs.used.clear()
+        self.linker.used.clear()
         staged = self._stage(relative, text)
-        return staged, {module: self.runs.digest(module) for module in sorted(self.runs.used)}
+        uses = [f"sim:{module}" for module in self.runs.used]
+        uses += [f"term:{slug}" for slug in self.linker.used]
+        return staged, {name: self._current(name) for name in sorted(uses)}
+
+    def _current(self, dependency: str) -> str:
+        """The digest a page's dependency has now (LookupError once it is gone)."""
+        kind, _, name = dependency.partition(":")
+        if kind == "sim":
+            return self.runs.digest(name)
+        if kind == "term" and name in self.site.terms:
+            return term_digest(self.site.terms[name])
+        raise LookupError(dependency)
 
     def _stage(self, relative: str, text: str) -> str:
         """The page staged, or ContentErrors with every problem each step found."""

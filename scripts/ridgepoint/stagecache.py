@@ -1,13 +1,15 @@
 """Staged Markdown, cached: a page whose inputs did not change is not staged again.
 
 Staging a content page (figures, glossary links, sim blocks) is a pure function of: the
-page's path and text, the glossary (each term's name, abbreviation and definition), the
-experiment result files the figures read, the pipeline's own code, and the code of the sims
-the page uses. The first four are known before staging and make the entry's name; the sims a
-page uses are known only once it is staged, so the entry records them, each with the digest
-of the files it executes (ridgepoint.simsource), and is used only while every one of those
-digests is still current. So editing a sim re-stages exactly the pages that use it, and an
-entry is never read for code other than the code that made it. A page with content errors is
+page's path and text, the glossary's names (each term's slug, name and abbreviation: what
+may match), the experiment result files the figures read, the pipeline's own code, the
+definitions of the terms the page links and the code of the sims it uses. The first four
+are known before staging and make the entry's name; the terms a page links and the sims it
+uses are known only once it is staged, so the entry records them (`term:<slug>`,
+`sim:<module>`), each with a digest of what it was (a definition; the files a sim executes,
+ridgepoint.simsource), and is used only while every one is still current. So editing a sim,
+or a term's definition, re-stages exactly the pages that use it, and an entry is never read
+for code or content other than what made it. A page with content errors is
 never cached (staging raises). Entries live in build/cache/staged/ (`Layout.staged`), and
 the least recently used beyond MAX_ENTRIES are removed.
 """
@@ -45,22 +47,29 @@ CODE_DIGEST = _code_digest()
 
 
 def context_digest(layout: Layout, terms: Iterable[Term]) -> str:
-    """Everything but the page itself and its sims that its staged text depends on."""
+    """What every page's staged text depends on, before it is known which terms it links
+    and which sims it uses."""
     digest = hashlib.sha256(CODE_DIGEST.encode())
-    glossary = sorted((t.slug, t.term, t.abbreviation or "", t.definition) for t in terms)
+    glossary = sorted((t.slug, t.term, t.abbreviation or "") for t in terms)
     digest.update(json.dumps(glossary).encode())
     for path in sorted(layout.experiments.glob("*.json")):
         digest.update(path.name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()
 
 
-Staging = Callable[[], tuple[str, Mapping[str, str]]]  # (staged text, sims used -> digest)
+Staging = Callable[[], tuple[str, Mapping[str, str]]]  # (staged text, dependency -> digest)
+
+
+def term_digest(term: Term) -> str:
+    """What a page that links `term` takes from it beyond its name: the definition."""
+    return hashlib.sha256(term.definition.encode()).hexdigest()[:32]
 
 
 class StagedCache:
-    """Staged pages by (context, path, text), valid while the sims they used are unchanged.
+    """Staged pages by (context, path, text), valid while what they used is unchanged.
 
-    `current(module)` is the digest a sim has now (LookupError once it is gone)."""
+    `current(dependency)` is the digest a dependency (`sim:<module>`, `term:<slug>`) has
+    now: LookupError once it is gone."""
 
     def __init__(self, context: str, folder: Path, current: Callable[[str], str]) -> None:
         self.context = context
@@ -73,8 +82,8 @@ class StagedCache:
         entry = self.get(relative, text)
         if entry is not None:
             return entry
-        result, sims = stage()
-        write_atomic(self._path(relative, text), json.dumps({"sims": dict(sims), "page": result}))
+        result, uses = stage()
+        write_atomic(self._path(relative, text), json.dumps({"uses": dict(uses), "page": result}))
         self.written += 1
         return result
 
@@ -96,10 +105,12 @@ class StagedCache:
             entry = json.loads(path.read_text(encoding="utf-8"))
         except (FileNotFoundError, ValueError):
             return None
+        if not isinstance(entry, dict) or "uses" not in entry:  # an older format
+            return None
         try:
-            if any(self.current(module) != digest for module, digest in entry["sims"].items()):
+            if any(self.current(name) != digest for name, digest in entry["uses"].items()):
                 return None
-        except (LookupError, ContentErrors):  # a sim it used is gone, or broken: stage again
+        except (LookupError, ContentErrors):  # what it used is gone, or broken: stage again
             return None
         return entry["page"]
 

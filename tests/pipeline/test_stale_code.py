@@ -109,7 +109,35 @@ def test_editing_a_sim_restages_only_the_pages_that_use_it(
     assert 'value="18"' in (stage / "explainers" / "batching.md").read_text()
     changed = [path for path in layout.staged.iterdir() if path.read_bytes() != entries[path]]
     assert len(changed) == 1 and len(entries) > 1  # the one page that embeds batching
-    assert json.loads(changed[0].read_text())["sims"].keys() == {"batching"}
+    assert {name for name in json.loads(changed[0].read_text())["uses"]
+            if name.startswith("sim:")} == {"sim:batching"}
     now = {path.parent for path in layout.sim_runs.rglob("*.json")}
     assert {folder.parent.name for folder in now - runs} == {"batching"}
     assert {folder for folder in runs if folder.parent.name != "batching"} <= now
+
+
+def test_a_terms_new_definition_restages_only_the_pages_linking_it_and_a_new_term_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RIDGEPOINT_SNAPSHOT", "off")
+    root = sample_tree(tmp_path / "root")
+    layout = dataclasses.replace(LAYOUT.with_content(root), staged=tmp_path / "staged")
+    stage = tmp_path / "docs"
+    stage_site(layout, LAYOUT.mkdocs_yml, stage)
+    entries = {path: path.read_bytes() for path in layout.staged.iterdir()}
+
+    term = root / "glossary" / "goodput.yaml"
+    term.write_text(term.read_text().replace("Throughput that", "Output that"))
+    report = stage_site(layout, LAYOUT.mkdocs_yml, stage)
+    assert [p for p in report.written if p.endswith(".md")] == [
+        "explainers/batching.md", "feed/tags/batching/index.md", "glossary/index.md"]
+    linked = (stage / "explainers" / "batching.md").read_text()
+    assert '#goodput "Output that met its targets' in linked
+    changed = [path for path in layout.staged.iterdir() if path.read_bytes() != entries[path]]
+    assert len(changed) == 1  # the one page linking Goodput; the others were not staged
+
+    (root / "glossary" / "prefill.yaml").write_text(
+        "term: Prefill\ndefinition: The pass over the prompt.\ntags: [latency]\n")
+    stage_site(layout, LAYOUT.mkdocs_yml, stage)
+    assert "[Prefill](../glossary/index.md#prefill" in (
+        stage / "explainers" / "roofline.md").read_text()  # a new name may match anywhere
