@@ -88,29 +88,33 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     search = config.plugins.get("material/search")
     if search is not None:
         search.is_dirty = False  # type: ignore[attr-defined]
-    theme = config.theme
-    make_environment = theme.get_env
+    make_environment = config.theme.get_env
 
     def environment() -> jinja2.Environment:
         if STATE.environment is None:
-            STATE.environment = made = make_environment()
-            # MkDocs lists the theme's files on every build, filtering Material's ~14,000
-            # names with its fnmatch patterns (a third of a small rebuild): the listing is
-            # the same while the theme and mkdocs.yml are (else the environment is remade).
-            listed: dict[object, list[str]] = {}
-            everything = made.list_templates
-
-            def list_templates(extensions: Any = None, filter_func: Any = None) -> list[str]:
-                key = tuple(extensions) if extensions else None
-                if key not in listed:
-                    listed[key] = everything(extensions, filter_func)
-                return listed[key]
-
-            made.list_templates = list_templates  # type: ignore[method-assign]
+            STATE.environment = _listing_kept(make_environment())
         return STATE.environment
 
-    theme.get_env = environment  # type: ignore[method-assign]
+    config.theme.get_env = environment  # type: ignore[method-assign]
     return config
+
+
+def _listing_kept(environment: jinja2.Environment) -> jinja2.Environment:
+    """The environment, listing the theme's files once. MkDocs lists them on every build,
+    filtering Material's ~14,000 names with its fnmatch patterns (a third of a small
+    rebuild); the listing is the same while the theme and mkdocs.yml are, and the
+    environment is made afresh when either changes."""
+    listed: dict[object, list[str]] = {}
+    everything = environment.list_templates
+
+    def list_templates(extensions: Any = None, filter_func: Any = None) -> list[str]:
+        key = tuple(extensions) if extensions else None
+        if key not in listed:
+            listed[key] = everything(extensions, filter_func)
+        return listed[key]
+
+    environment.list_templates = list_templates  # type: ignore[method-assign]
+    return environment
 
 
 def on_serve(server: LiveReloadServer, config: MkDocsConfig, builder: object) -> LiveReloadServer:
