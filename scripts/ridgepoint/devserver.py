@@ -1,5 +1,6 @@
 """What `make serve` adds to the site it serves, and only there: the content-error banner,
-a search index kept whole across partial rebuilds, and pages removed when their source is.
+a search index kept whole across partial rebuilds, and pages removed when their source is;
+and how it sees a save (change_observer).
 
 Kept apart from the MkDocs adapter (ridgepoint.mkdocs_hooks, which calls these) so that
 none of it needs MkDocs. Everything here writes into the dev server's own temporary site
@@ -9,9 +10,15 @@ folder; a built site (`make build`) never has a `_ridgepoint/` folder or a refer
 from __future__ import annotations
 
 import json
+import logging
 import shutil
+import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
+
+from watchdog import events
+from watchdog.observers.api import BaseObserver
 
 from ridgepoint import urls
 from ridgepoint.errors import ContentError
@@ -83,3 +90,58 @@ class SearchIndex:
             del self.entries[gone]
         written["docs"] = [entry for url in pages for entry in self.entries.get(url, [])]
         path.write_text(json.dumps(written, separators=(",", ":")), encoding="utf-8")
+
+
+def change_observer(poll_s: float, log: logging.Logger) -> BaseObserver:
+    """What MkDocs' server watches with: an inotify observer (a save is seen at once) where
+    the system grants one, else polling every `poll_s`; reporting changes only (watchdog's
+    inotify observer also reports files merely opened, and staging reads every source on
+    each build: MkDocs would rebuild for ever), and none in Python's bytecode caches (a
+    tool run beside the server, `python -m sims` or pytest, writes those under sims/)."""
+    try:
+        from watchdog.observers.inotify import InotifyObserver
+    except ImportError:  # not Linux
+        return _polling(poll_s, log, "no inotify on this system")
+    probe = _changes_only(InotifyObserver)()
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            probe.schedule(events.FileSystemEventHandler(), folder)
+            probe.start()
+            probe.stop()
+            probe.join()
+    except OSError as error:
+        return _polling(poll_s, log, str(error))
+    return _changes_only(InotifyObserver)()
+
+
+CHANGES = [events.FileCreatedEvent, events.FileDeletedEvent, events.FileModifiedEvent,
+           events.FileMovedEvent, events.FileClosedEvent]
+
+
+def _changes_only(observer: type[BaseObserver]) -> type[BaseObserver]:
+    class ChangesOnly(observer):  # type: ignore[valid-type,misc]
+        def schedule(self, event_handler: events.FileSystemEventHandler, path: Any, *,
+                     recursive: bool = False, event_filter: Any = None, **options: Any) -> Any:
+            return super().schedule(_NotBytecode(event_handler), path, recursive=recursive,
+                                    event_filter=event_filter or CHANGES, **options)
+
+    return ChangesOnly
+
+
+class _NotBytecode(events.FileSystemEventHandler):
+    """Passes on every event except those about Python's bytecode caches."""
+
+    def __init__(self, handler: events.FileSystemEventHandler) -> None:
+        self.handler = handler
+
+    def dispatch(self, event: events.FileSystemEvent) -> None:
+        paths = (str(event.src_path), str(getattr(event, "dest_path", "") or ""))
+        if not any("__pycache__" in path or path.endswith(".pyc") for path in paths if path):
+            self.handler.dispatch(event)
+
+
+def _polling(poll_s: float, log: logging.Logger, why: str) -> BaseObserver:
+    from watchdog.observers.polling import PollingObserver
+
+    log.info("Watching by polling every %s s (%s)", poll_s, why)
+    return _changes_only(PollingObserver)(timeout=poll_s)

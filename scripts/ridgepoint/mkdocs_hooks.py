@@ -27,7 +27,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import shutil
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -46,7 +45,6 @@ if TYPE_CHECKING:
     from mkdocs.livereload import LiveReloadServer
     from mkdocs.structure.files import Files
     from mkdocs.structure.pages import Page
-    from watchdog.observers.api import BaseObserver
 
 # MkDocs loads this file itself, as an entry point: the repository `make serve` serves.
 LAYOUT = repository()
@@ -123,7 +121,7 @@ def on_serve(server: LiveReloadServer, config: MkDocsConfig, builder: object) ->
     server.unwatch(config.docs_dir)
     if config.config_file_path:
         server.unwatch(config.config_file_path)
-    server.observer = _observer()
+    server.observer = devserver.change_observer(POLL_S, log)
     for path in (*LAYOUT.sources(), *_overrides(config)):
         server.watch(str(path))
     return server
@@ -191,49 +189,3 @@ def _theme_identity(config: MkDocsConfig) -> str:
             stat = path.stat()
             digest.update(f"{path}|{stat.st_size}|{stat.st_mtime_ns}".encode())
     return digest.hexdigest()
-
-
-def _observer() -> BaseObserver:
-    """An inotify observer reporting changes only, where the system grants one (a save is
-    seen at once), else polling every POLL_S."""
-    from watchdog.events import FileSystemEventHandler
-
-    try:
-        from watchdog.observers.inotify import InotifyObserver
-    except ImportError:  # not Linux
-        return _polling("no inotify on this system")
-
-    class ChangesObserver(InotifyObserver):
-        """watchdog's inotify observer also reports files merely opened and closed, and
-        staging opens every source on each build: MkDocs would rebuild for ever."""
-
-        def schedule(self, event_handler: Any, path: Any, *, recursive: bool = False,
-                     event_filter: Any = None, follow_symlink: bool = False) -> Any:
-            return super().schedule(event_handler, path, recursive=recursive,
-                                    event_filter=event_filter or _changes(),
-                                    follow_symlink=follow_symlink)
-
-    probe = ChangesObserver()
-    try:
-        with tempfile.TemporaryDirectory() as folder:
-            probe.schedule(FileSystemEventHandler(), folder)
-            probe.start()
-            probe.stop()
-            probe.join()
-    except OSError as error:
-        return _polling(str(error))
-    return ChangesObserver()
-
-
-def _changes() -> list[type]:
-    from watchdog import events
-
-    return [events.FileCreatedEvent, events.FileDeletedEvent, events.FileModifiedEvent,
-            events.FileMovedEvent, events.FileClosedEvent]
-
-
-def _polling(why: str) -> BaseObserver:
-    from watchdog.observers.polling import PollingObserver
-
-    log.info("Watching by polling every %s s (%s)", POLL_S, why)
-    return PollingObserver(timeout=POLL_S)

@@ -74,7 +74,8 @@ def test_serve_watches_sources_and_overrides_not_staging(served: Path, tmp_path:
 
 def test_the_observer_reports_changes_not_mere_reads(tmp_path: Path) -> None:
     """watchdog's inotify observer also reports a file opened and closed unwritten;
-    staging reads every source on each build, so those must not count as changes."""
+    staging reads every source on each build, so those must not count as changes, and
+    neither do bytecode caches that tools write under sims/."""
     from watchdog.events import FileSystemEventHandler
 
     seen: list[str] = []
@@ -85,12 +86,17 @@ def test_the_observer_reports_changes_not_mere_reads(tmp_path: Path) -> None:
 
     source = tmp_path / "term.yaml"
     source.write_text("term: T\n")
-    observer = mkdocs_hooks._observer()
+    observer = devserver.change_observer(0.1, logging.getLogger(__name__))
     observer.schedule(Handler(), str(tmp_path), recursive=True)
     observer.start()
     try:
         source.read_text()
         _wait_for(lambda: False, 0.5)  # give a read the time it would need to be reported
+        assert seen == []
+        cache = tmp_path / "__pycache__"
+        cache.mkdir()
+        (cache / "x.cpython-311.pyc").write_bytes(b"bytecode")  # a tool run beside serve
+        _wait_for(lambda: False, 0.5)
         assert seen == []
         source.write_text("term: U\n")
         assert _wait_for(lambda: bool(seen), 10)
