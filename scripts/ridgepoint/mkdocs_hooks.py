@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import shutil
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +38,7 @@ from ridgepoint.errors import ContentError, ContentErrors
 from ridgepoint.layout import repository
 from ridgepoint.parsememo import ParseMemo
 from ridgepoint.runtime import StagingError
+from ridgepoint.sim_embed import charts
 from ridgepoint.stage import stage_site
 
 if TYPE_CHECKING:
@@ -124,6 +126,9 @@ def on_serve(server: LiveReloadServer, config: MkDocsConfig, builder: object) ->
     server.observer = devserver.change_observer(POLL_S, log)
     for path in (*LAYOUT.sources(), *_overrides(config)):
         server.watch(str(path))
+    # The first build found every chart cached; the first saved sim would wait for the
+    # chart renderer's start-up. Start it now, while the editor reads the page.
+    threading.Thread(target=charts.warm_up, name="chart renderer", daemon=True).start()
     return server
 
 

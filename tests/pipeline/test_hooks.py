@@ -8,12 +8,14 @@ import dataclasses
 import json
 import logging
 import shutil
+import threading
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
 from ridgepoint import devserver, mkdocs_hooks
+from ridgepoint.sim_embed import charts
 from tests.pipeline.conftest import sample_tree
 from tests.repo import LAYOUT
 
@@ -58,9 +60,13 @@ def served(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     return root
 
 
-def test_serve_watches_sources_and_overrides_not_staging(served: Path, tmp_path: Path) -> None:
+def test_serve_watches_sources_and_overrides_not_staging(
+    served: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from watchdog.observers.api import BaseObserver
 
+    warmed = threading.Event()
+    monkeypatch.setattr(charts, "warm_up", warmed.set)  # the chart renderer starts early
     overrides = tmp_path / "overrides"
     overrides.mkdir()
     server = FakeServer()
@@ -70,6 +76,7 @@ def test_serve_watches_sources_and_overrides_not_staging(served: Path, tmp_path:
     sources = [served / name for name in ("content", "glossary", "feed")] + [LAYOUT.sims]
     assert server.watched == [str(path) for path in [*sources, served / "mkdocs.yml", overrides]]
     assert isinstance(server.observer, BaseObserver)
+    assert warmed.wait(30)
 
 
 def test_the_observer_reports_changes_not_mere_reads(tmp_path: Path) -> None:
