@@ -180,9 +180,10 @@ def test_gpu_and_model_controls_link_to_their_catalogue_sections() -> None:
     links = urls.catalogue_links(urls.explainer("batching"))
     assert links == {"gpu": "../../catalogue/#gpus", "model": "../../catalogue/#models"}
     out = render_sim_blocks(page("module: batching\nshow: [batch_size, gpu, model]"), SOURCE,
-                            LAYOUT, links=links)
+                            RUNS, LAYOUT.charts, links=links)
     for name, text in (("gpu", "Every GPU's figures and sources"),
                        ("model", "Every model's shape")):
         assert f'<a href="{links[name]}">{html.escape(text)}</a>' in out
     assert out.count('class="sim-help sim-catalogue"') == 2  # batch_size gets none
-    assert "sim-catalogue" not in render_sim_blocks(page("module: batching"), SOURCE, LAYOUT)
+    assert "sim-catalogue" not in render_sim_blocks(page("module: batching"), SOURCE, RUNS,
+                                                    LAYOUT.charts)

@@ -137,6 +137,7 @@ def test_a_terms_new_definition_restages_only_the_pages_linking_it_and_a_new_ter
     assert len(changed) == 1  # the one page linking Goodput; the others were not staged
 
     (root / "glossary" / "prefill.yaml").write_text(
+        "# yaml-language-server: $schema=../scripts/ridgepoint/schemas/term.schema.json\n"
         "term: Prefill\ndefinition: The pass over the prompt.\ntags: [latency]\n")
     stage_site(layout, LAYOUT.mkdocs_yml, stage)
     assert "[Prefill](../glossary/index.md#prefill" in (
