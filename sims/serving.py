@@ -35,6 +35,9 @@ decode-only steps has a fixed batch whose contexts all grow by one token a step,
 summed in one go (`StepTable.decode_run_s`) rather than step by step; steps that carry
 prompt tokens are priced one by one. Decoding requests are kept on one shared clock (the
 count of decode steps), so a run advances every one of them without touching each.
+When the cache is full and the head of the queue cannot be admitted, every step preempts
+the newest request and runs decodes alone; such steps go back to back (`_blocked`) without
+the loop's planning, the same steps the loop would take.
 """
 
 from __future__ import annotations
@@ -313,6 +316,32 @@ class _Replica:
         self.clock += steps
         self._retire()
 
+    def _blocked(self) -> bool:
+        """Whether the loop's next pass would only run decodes again (chunked, no prompt
+        under way, the head of the queue not admitted): the state of a full cache, where
+        every step preempts the newest request and the head waits. Takes in the arrivals
+        and makes room as the loop would."""
+        arrivals, refused, waiting = self.arrivals, self.refused, self.waiting
+        index, count = self.next_arrival, len(arrivals)
+        while index < count and arrivals[index] <= self.now:
+            if not refused[index]:
+                waiting.append(index)
+            index += 1
+        self.next_arrival = index
+        if not self.running:
+            return False
+        kv_slots = self.policy.kv_slots
+        if self._used() + self.decoders > kv_slots:
+            self._make_room()
+        if self.prefilling or not self.decoders:
+            return False
+        if not waiting:
+            return False
+        head = waiting[0]
+        return (self.running >= self.limit or self.policy.token_budget <= self.decoders
+                or self._used() + self.decoders + self.to_prefill[head]
+                + self.policy.window_slots > kv_slots)
+
     # -- the loop --------------------------------------------------------------------
 
     def serve(self) -> None:
@@ -351,6 +380,8 @@ class _Replica:
                 self._run_prefill_step(chunks, with_decodes=True)
             elif self.decoders:
                 self._run_decodes()
+                while chunked and self._blocked():
+                    self._run_decodes()
             else:  # cannot happen: an empty replica admits any request it did not refuse
                 raise RuntimeError("the replica is idle with requests waiting")
 
