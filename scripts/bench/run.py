@@ -11,6 +11,7 @@ from typing import Any
 
 from playwright.sync_api import Playwright, sync_playwright
 
+import sims
 from bench import buildcost, interaction, lighthouse, native, pageload, reload, transfer
 from bench.chromium import profile
 from bench.loadgroup import EXPLAINER, REFERENCE_SIM, page_load_group
@@ -26,6 +27,9 @@ PYTHON_BYTES_RATIO = 1.0  # issue 20
 PIPELINE_OVERHEAD = 0.25
 GROWTH_EXPONENT = 1.1  # linear, with room for noise
 SIM_WORST_MS = 20
+# A sim at its defaults (issue 18's target for its sims; every sim meets it). A sim whose
+# issue sets its own target for its most expensive inputs declares it as WORST_MS.
+SIM_DEFAULTS_MS = 20
 PAGE_GROWTH = 1.05  # a page at 100x the content, against 1x
 SAVE_TO_RELOAD_S = {1: 1.0, 10: 1.5}  # p50 under make serve, by content scale (issue 15)
 
@@ -36,9 +40,11 @@ def sims_group() -> tuple[list[Figure], list[dict[str, Any]]]:
     timings = native.measure_all()
     figures = []
     for timing in timings:
-        figures.append(Figure("sims", f"{timing.module}: defaults", timing.defaults_ms, "ms"))
+        worst_target = getattr(sims.load(timing.module), "WORST_MS", SIM_WORST_MS)
+        figures.append(Figure("sims", f"{timing.module}: defaults", timing.defaults_ms, "ms",
+                              SIM_DEFAULTS_MS))
         figures.append(Figure("sims", f"{timing.module}: most expensive", timing.worst_ms, "ms",
-                              SIM_WORST_MS, note=str(timing.worst_inputs)))
+                              worst_target, note=str(timing.worst_inputs)))
     return figures, [asdict(timing) for timing in timings]
 
 

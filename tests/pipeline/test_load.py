@@ -443,9 +443,11 @@ def test_check_passes_on_good_content_with_a_count(tmp_path: Path) -> None:
 
 def test_the_real_content_loads_clean() -> None:
     site = load_site(REPO)
-    assert len(site.terms) == 10
-    assert len(site.readings) == 6
-    assert len(site.tags) == 20
+    # The brief's 10 terms, 6 readings and 20 tags, and issue 18's 12 terms, 3 readings and
+    # 2 tags (kv-cache, queueing).
+    assert len(site.terms) == 10 + 12
+    assert len(site.readings) == 6 + 3
+    assert len(site.tags) == 20 + 2
 
 
 def test_the_latency_hub_has_the_briefs_path_in_order() -> None:
@@ -453,6 +455,7 @@ def test_the_latency_hub_has_the_briefs_path_in_order() -> None:
     assert [section.heading for section in hub.path] == [
         "The mental models the rest of the field assumes",
         "Current work at the depth practitioners argue about",
+        "Under load, the queue and the KV cache decide the wait",  # issue 18
     ]
     assert [section.readings for section in hub.path] == [
         (
@@ -461,14 +464,19 @@ def test_the_latency_hub_has_the_briefs_path_in_order() -> None:
             "deepseek-v4-flash-across-14-providers",
         ),
         ("sarathi-serve", "speculative-sampling", "fast-inference-speculative-decoding"),
+        ("distserve", "pagedattention", "vidur"),
     ]
 
 
-def test_only_the_three_papers_carry_a_link_and_a_venue() -> None:
+def test_only_the_papers_carry_a_link_and_a_venue() -> None:
     readings = load_site(REPO).readings.values()
     assert {r.slug: (r.url, r.where) for r in readings if r.url or r.where} == {
         "sarathi-serve": ("https://arxiv.org/abs/2403.02310", "OSDI 2024"),
         "speculative-sampling": ("https://arxiv.org/abs/2302.01318", "DeepMind, arXiv 2023"),
         "fast-inference-speculative-decoding": ("https://arxiv.org/abs/2211.17192", "ICML 2023"),
+        # issue 18's papers
+        "distserve": ("https://arxiv.org/abs/2401.09670", "OSDI 2024"),
+        "pagedattention": ("https://arxiv.org/abs/2309.06180", "SOSP 2023"),
+        "vidur": ("https://arxiv.org/abs/2405.05465", "MLSys 2024"),
     }
-    assert {r.added for r in readings} == {date(2026, 11, 30)}
+    assert {r.added for r in readings} == {date(2026, 11, 30), date(2026, 12, 1)}

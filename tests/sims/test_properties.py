@@ -56,6 +56,11 @@ GROUP = CrossCheck(
     st.fixed_dictionaries({"gpu": st.just("l40s"), "tp": st.sampled_from(["2", "4", "8"]),
                            "layout": st.just("tp")}),
 )
+# The same refusal for sims without a layout input (the load sims): only GPU and degree.
+GROUP_TP = CrossCheck(
+    GROUP.holds, "tp",
+    st.fixed_dictionaries({"gpu": st.just("l40s"), "tp": st.sampled_from(["2", "4", "8"])}),
+)
 MIN_CHUNK = chunked_prefill.MIN_CHUNK_TOKENS
 CROSS_CHECKS: dict[str, tuple[CrossCheck, ...]] = {
     "batching": (CrossCheck(
@@ -71,6 +76,8 @@ CROSS_CHECKS: dict[str, tuple[CrossCheck, ...]] = {
         st.fixed_dictionaries({"chunk_tokens": st.integers(1, MIN_CHUNK - 1)}),
     ), GROUP),
     "speculative": (GROUP,),
+    "goodput": (GROUP_TP,),
+    "kv_memory": (GROUP_TP,),
     "tensor_parallel": (GROUP,),
     "calculator": (
         GROUP,
@@ -166,6 +173,32 @@ def roofline_kv_share_is_a_fraction(summary: dict, inputs: dict) -> None:
     assert {summary["prefill_bound"], summary["decode_bound"]} <= {"compute", "memory"}
 
 
+def goodput_tails_and_goodput_are_bounded(summary: dict, inputs: dict) -> None:
+    """p99 >= p50; goodput <= throughput; attainments are fractions, and meeting both SLOs
+    is no more common than meeting either."""
+    assert summary["p99_ttft_s"] >= summary["p50_ttft_s"] >= 0
+    assert summary["p99_tpot_s"] >= summary["p50_tpot_s"] >= 0
+    assert 0 <= summary["goodput_rps"] <= summary["throughput_rps"]
+    assert summary["peak_goodput_rps"] >= 0
+    _fraction(summary["slo_attainment"], summary["ttft_attainment"], summary["tpot_attainment"])
+    assert summary["slo_attainment"] <= min(summary["ttft_attainment"],
+                                            summary["tpot_attainment"])
+    assert summary["capacity_rps"] <= min(summary["ttft_capacity_rps"],
+                                          summary["tpot_capacity_rps"]) + 1e-9
+    assert summary["preemptions"] >= 0 and summary["refused"] <= inputs["requests"]
+
+
+def kv_memory_shares_are_fractions(summary: dict, inputs: dict) -> None:
+    """Waste and its parts are shares of the room; a reserved range is never preempted."""
+    parts = [summary[k] for k in ("reserved_fraction", "internal_fraction", "external_fraction")]
+    _fraction(summary["waste_fraction"], *parts, summary["contiguous_waste_fraction"],
+              summary["paged_waste_fraction"])
+    assert abs(sum(parts) - summary["waste_fraction"]) < 1e-5
+    assert summary["max_concurrent_requests"] >= summary["mean_concurrent_requests"] - 1e-9
+    if inputs["allocator"] == "contiguous":
+        assert summary["preemptions"] == 0
+
+
 INVARIANTS: dict[str, Callable[[dict, dict], None]] = {
     "prefix_cache": prefix_cache_never_computes_more,
     "speculative": speculative_speedup_is_bounded_by_lookahead,
@@ -176,6 +209,8 @@ INVARIANTS: dict[str, Callable[[dict, dict], None]] = {
     "spec_sampling": spec_sampling_rates_are_bounded,
     "roofline": roofline_kv_share_is_a_fraction,
     "calculator": calculator_step_is_its_parts,
+    "goodput": goodput_tails_and_goodput_are_bounded,
+    "kv_memory": kv_memory_shares_are_fractions,
 }
 
 

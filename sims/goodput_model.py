@@ -1,0 +1,144 @@
+"""The goodput sim's model: one scenario served at many rates, and what each run gives.
+
+`Scenario.run` serves the scenario's requests at one rate (sims.serving) and measures each
+request against the SLO; `sweep_rates` spreads the sweep around the replica's saturation
+estimate; `capacity` reads the highest rate that keeps the attainment target off the sweep.
+sims/goodput.py declares the inputs and puts the summary together; sims/goodput_charts.py
+draws the runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import NamedTuple
+
+from sims.kv_space import KvSpace
+from sims.physics import Gpu, Model, Precision
+from sims.serving import Policy, Served, serve
+from sims.step_table import StepTable, step_table
+from sims.workload import Request, percentile
+
+RATE_POINTS = 8
+SWEEP_LOW, SWEEP_HIGH = 0.25, 2.0  # the sweep's range, as multiples of the saturation estimate
+
+
+class Slo(NamedTuple):
+    ttft_s: float
+    tpot_s: float
+    target: float
+
+
+class Run(NamedTuple):
+    """One rate's outcome, per request and in aggregate."""
+
+    rate: float
+    requests: list[Request]  # arrivals at rate 1: divide by `rate`
+    served: Served
+    ttft: list[float]  # per request; -1 if refused
+    tpot: list[float]  # per request; 0 for a one-token answer, -1 if refused
+    met: list[bool]  # both SLOs
+    ttft_attainment: float  # share of requests within the first-token SLO
+    tpot_attainment: float  # ...within the per-token SLO
+    throughput_rps: float  # see Scenario.run
+    goodput_rps: float
+
+    @property
+    def attainment(self) -> float:
+        """Share of requests meeting both SLOs."""
+        return sum(self.met) / len(self.met)
+
+    def percentiles(self, values: list[float]) -> tuple[float, float]:
+        """Median and 99th percentile of the served requests' `values` (0, 0 if none)."""
+        ordered = sorted(v for v in values if v >= 0)
+        return (percentile(ordered, 0.5), percentile(ordered, 0.99)) if ordered else (0., 0.)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """Everything a run needs but the rate."""
+
+    gpu: Gpu
+    model: Model
+    tp: int
+    precision: Precision
+    requests: list[Request]  # at rate 1
+    policy: Policy
+    slo: Slo
+    space: KvSpace
+
+    @cached_property
+    def table(self) -> StepTable:
+        return step_table(self.gpu, self.model, self.tp, self.precision)
+
+    def run(self, rate: float) -> Run:
+        """Serve the requests at `rate`. Throughput and goodput are as serving benchmarks
+        count them: requests completed (all, or those within the SLO) over the run's
+        duration, from the first arrival to the last token."""
+        served = serve(self.requests, self.policy, self.table, rate)
+        ttft, tpot, met = [], [], []
+        slo_ttft, slo_tpot = self.slo.ttft_s, self.slo.tpot_s
+        done = good = first_ok = later_ok = 0
+        for request, first, last, refused in zip(self.requests, served.first_token,
+                                                 served.finished, served.refused, strict=True):
+            if refused:
+                ttft.append(-1.0)
+                tpot.append(-1.0)
+                met.append(False)
+                continue
+            wait = first - request.arrival / rate
+            per_token = (last - first) / (request.output_tokens - 1) \
+                if request.output_tokens > 1 else 0.0
+            early, steady = wait <= slo_ttft, per_token <= slo_tpot
+            ok = early and steady
+            first_ok += early
+            later_ok += steady
+            ttft.append(wait)
+            tpot.append(per_token)
+            met.append(ok)
+            done += 1
+            good += ok
+        duration = max(served.finished)  # the first request arrives at 0
+        per_second = 1 / duration if duration > 0 else 0.0
+        count = len(self.requests)
+        return Run(rate, self.requests, served, ttft, tpot, met, first_ok / count,
+                   later_ok / count, done * per_second, good * per_second)
+
+    def saturation_rps(self, prompt_mean: float, output_mean: float) -> float:
+        """The arrival rate at which the replica is never idle: with as many requests
+        decoding as the batch limit and the KV cache allow (each holding its prompt and half
+        its answer on average), every second goes to decode steps for every request's
+        answer and to the extra time prompt tokens add to those steps."""
+        policy = self.policy
+        limit = min(policy.max_batch, policy.token_budget)
+        held = prompt_mean + output_mean / 2
+        by_memory = policy.kv_slots / (held + policy.window_slots)
+        decodes = max(1, int(min(limit, by_memory)))
+        context = decodes * held
+        prompt_room = max(1, policy.token_budget - decodes)
+        decode_s = self.table.time_s(decodes, context)
+        per_prompt_token = (self.table.time_s(decodes, context, prompt_room, 0.0)
+                            - decode_s) / prompt_room
+        return 1 / (output_mean * decode_s / decodes + prompt_mean * per_prompt_token)
+
+
+def sweep_rates(saturation: float) -> list[float]:
+    """RATE_POINTS rates evenly spread over [SWEEP_LOW, SWEEP_HIGH] x the estimate."""
+    span = SWEEP_HIGH - SWEEP_LOW
+    return [saturation * (SWEEP_LOW + span * i / (RATE_POINTS - 1)) for i in range(RATE_POINTS)]
+
+
+def capacity(runs: list[Run], target: float, share: str = "attainment") -> float:
+    """Highest rate whose attainment (`share`: "attainment" for both SLOs, or
+    "ttft_attainment", "tpot_attainment" for one) stays at or above `target`: interpolated
+    between the last swept rate that keeps it and the first that does not; 0 if the first
+    misses it, the highest swept rate if none does (a lower bound)."""
+    shares = [getattr(run, share) for run in runs]
+    if shares[0] < target:
+        return 0.0
+    for index in range(1, len(runs)):
+        if shares[index] < target:
+            before, after = shares[index - 1], shares[index]
+            low, high = runs[index - 1].rate, runs[index].rate
+            return low + (before - target) / (before - after) * (high - low)
+    return runs[-1].rate

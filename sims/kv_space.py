@@ -1,0 +1,93 @@
+"""The KV cache's room on a replica, and what it costs to give a sequence's room back.
+
+Two sims run out of KV memory (goodput, kv_memory); this is the one place that works out
+how much there is and what a preempted sequence costs, from the shared physics only:
+
+- the room: each GPU's usable memory (`physics.USABLE_MEMORY_FRACTION` of HBM) less its
+  share of the weights, as `physics.memory_fit` splits them;
+- what a sequence holds, per GPU: each token adds the full-attention layers' K and V (or
+  latent) on top of a fixed share once its sliding windows are full, split over the group
+  as `memory_fit` splits it (KV heads over the GPUs, a latent cache held whole by each);
+- a preempted sequence's cost: recomputing it is a prefill of every token it held
+  (`physics.prefill`); swapping it is its KV bytes out to host memory and back in over the
+  GPU's host link (`physics.host_link_time`, at the link's full rate: an upper bound on the
+  speed, which small blocks copied one by one do not reach).
+
+Sizes are in bytes per GPU throughout: every GPU of a tensor-parallel group holds the same
+share, so one GPU running out is the whole replica running out.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+from sims.physics import Gpu, Model, Precision, host_link_time, memory_fit, prefill
+
+# A context long enough that every sliding window is full (the catalogue's largest is 128
+# tokens), so that one token more adds only the full-attention layers' bytes.
+_PAST_WINDOWS = 1 << 16
+
+
+class KvSpace(NamedTuple):
+    """The KV cache's room on each GPU of one replica, and what a sequence takes of it."""
+
+    weights_bytes: float  # per GPU
+    usable_bytes: float  # per GPU: memory an engine lets itself use, less the weights
+    bytes_per_token: float  # per GPU: what one more token of context adds
+    window_bytes: float  # per GPU and sequence: the sliding layers once their windows are full
+
+    @property
+    def fits(self) -> bool:
+        """Whether the weights leave any room for KV."""
+        return self.usable_bytes > 0
+
+    def sequence_bytes(self, tokens: int) -> float:
+        """Bytes one sequence of `tokens` tokens holds (its windows taken as full)."""
+        return self.window_bytes + tokens * self.bytes_per_token
+
+    def reason(self, gpu_name: str) -> str:
+        """One sentence for a summary: what the weights leave for KV on each GPU."""
+        usable = self.usable_bytes + self.weights_bytes
+        if not self.fits:
+            return (f"does not fit: the weights take {self.weights_bytes / 1e9:.1f} GB of the "
+                    f"{usable / 1e9:.1f} GB usable on each {gpu_name}, leaving no room for KV")
+        return (f"the weights take {self.weights_bytes / 1e9:.1f} GB of the {usable / 1e9:.1f} "
+                f"GB usable on each {gpu_name}, leaving {self.usable_bytes / 1e9:.1f} GB for KV"
+                f" ({self.token_slots():,} tokens)")
+
+    def token_slots(self) -> int:
+        """Whole tokens of full-attention KV the room holds (0 if the weights fill it)."""
+        return max(0, math.floor(self.usable_bytes / self.bytes_per_token))
+
+    def window_slots(self) -> int:
+        """The sliding layers' share of one sequence, in token slots (rounded up)."""
+        return math.ceil(self.window_bytes / self.bytes_per_token)
+
+
+def kv_space(gpu: Gpu, model: Model, tp: int, precision: Precision) -> KvSpace:
+    """The room for KV on each GPU of `tp` GPUs serving `model` in `precision`."""
+    empty = memory_fit(gpu, model, 0, 0, tp, precision)
+    long = memory_fit(gpu, model, 1, _PAST_WINDOWS, tp, precision)
+    longer = memory_fit(gpu, model, 1, _PAST_WINDOWS + 1, tp, precision)
+    per_token = longer.kv_per_gpu_bytes - long.kv_per_gpu_bytes
+    window = long.kv_per_gpu_bytes - _PAST_WINDOWS * per_token
+    return KvSpace(
+        weights_bytes=empty.weights_per_gpu_bytes,
+        usable_bytes=empty.usable_per_gpu_bytes - empty.weights_per_gpu_bytes,
+        bytes_per_token=per_token,
+        window_bytes=max(0.0, window),
+    )
+
+
+def recompute_s(gpu: Gpu, model: Model, tokens: int, tp: int, precision: Precision) -> float:
+    """Rebuilding a preempted sequence's cache: a prefill of the `tokens` it held."""
+    return prefill(gpu, model, tokens, tp=tp, precision=precision).time_s
+
+
+def swap_s(space: KvSpace, gpu: Gpu, tokens: int) -> float | None:
+    """Copying a sequence's KV to host memory and back (each GPU its own share over its own
+    link, in parallel); None when the catalogue gives the GPU no host link."""
+    if gpu.host_link_bytes_per_s is None:
+        return None
+    return 2 * host_link_time(gpu, space.sequence_bytes(tokens))

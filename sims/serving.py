@@ -1,0 +1,396 @@
+"""One replica serving a stream of requests: iteration-level batching under a token budget
+and a KV-memory limit, with preemption by recomputation.
+
+The scheduler is the one Sarathi-Serve and vLLM's current engine run. Every step (one
+forward pass) carries, within `token_budget` tokens:
+
+- chunked: one token for every request that is decoding, then prompt tokens: first the
+  prompts already started, then new requests from the queue in arrival order, each given
+  as much of its prompt as the budget has left (its prefill is cut into chunks);
+- prefill-first (chunked off, as vLLM scheduled before chunking): whenever a request waits
+  and can be admitted, the step is a prefill of whole prompts (as many as the budget holds,
+  always at least one) and nobody decodes; otherwise it is a decode step.
+
+A request is admitted when the running set is under `max_batch` and the KV cache has room
+for its whole prompt (engines reserve a prompt's blocks when they admit it). A decoding
+request adds one token of KV a step; when a step would need more than is free, the most
+recently admitted request is preempted: its KV is dropped, it goes back to the head of the
+queue, and when readmitted its prompt and the tokens it had generated are prefilled again
+(recomputation, vLLM's default). A request that could not fit even alone is refused.
+
+Memory is counted in token slots (`KvSpace.token_slots`), a sequence's sliding windows as
+a fixed number of slots; blocks are not modelled here (their waste is kv_memory's subject).
+
+The contract other sims rely on: `serve(requests, policy, table, rate)` takes requests
+sorted by arrival (`sims.workload.Request`, arrival times at one request per second,
+divided by `rate`), a `Policy` and a `StepTable` (`sims.step_table.step_table`, the shared
+physics on a grid), and returns `Served`: per request, in input order, when its first and
+last tokens came (s, on the arrivals' clock; -1 if refused) and whether it was refused;
+for the run, the preemptions, steps and busy time. It keeps no state between calls, so a sweep
+may call it once per rate over the same requests. Latency figures (TTFT, TPOT, goodput)
+are the caller's to read off `Served` (sims.goodput_model does).
+
+Speed: between events (an arrival, a request finishing, memory running out) a run of
+decode-only steps has a fixed batch whose contexts all grow by one token a step, so it is
+summed in one go (`StepTable.decode_run_s`) rather than step by step; steps that carry
+prompt tokens are priced one by one. Decoding requests are kept on one shared clock (the
+count of decode steps), so a run advances every one of them without touching each.
+When the cache is full and the head of the queue cannot be admitted, every step preempts
+the newest request and runs decodes alone; such steps go back to back (`_blocked`) without
+the loop's planning, the same steps the loop would take.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections import deque
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from sims.step_table import StepTable
+from sims.workload import Request
+
+
+class Policy(NamedTuple):
+    """How the replica schedules: its token budget, batch limit, memory and chunking."""
+
+    token_budget: int
+    max_batch: int
+    kv_slots: int  # token slots of KV room
+    window_slots: int  # slots each sequence holds for its sliding windows
+    chunked: bool
+
+
+class Served(NamedTuple):
+    """What happened to each request (times in s; NaN-free: refused requests are listed)."""
+
+    first_token: list[float]  # when each request got its first token (-1 if refused)
+    finished: list[float]  # when it got its last (-1 if refused)
+    refused: list[bool]
+    preemptions: int
+    steps: int
+    busy_s: float  # time the replica spent running steps
+
+
+def _steps_to_reach(gap: float, first: float, growth: float) -> int:
+    """Fewest steps, the first taking `first` s and each `growth` s longer than the one
+    before, whose times add up to at least `gap` (at least 1)."""
+    if gap <= first:
+        return 1
+    if growth <= 0:
+        return math.ceil(gap / first)
+    # j first + growth j (j - 1) / 2 >= gap, solved for j
+    half = first - growth / 2
+    return max(1, math.ceil((-half + math.sqrt(half * half + 2 * growth * gap)) / growth))
+
+
+class _Replica:
+    """The scheduler's state while it serves one list of requests."""
+
+    def __init__(self, requests: Sequence[Request], policy: Policy, table: StepTable,
+                 rate: float) -> None:
+        self.requests, self.policy, self.table = requests, policy, table
+        self.arrivals = [r.arrival / rate for r in requests]
+        self.outputs = [r.output_tokens for r in requests]
+        count = len(requests)
+        self.first = [-1.0] * count
+        self.finished = [-1.0] * count
+        self.generated = [0] * count
+        self.to_prefill = [r.prompt_tokens for r in requests]  # prompt (+ tokens, if preempted)
+        self.done_prefill = [0] * count
+        self.base = [0] * count  # a decoding request's context is base + self.clock
+        self.finish_at = [0] * count  # ...and it is done when self.clock reaches this
+        self.decoding = [False] * count
+        self.active = [False] * count  # admitted and not yet finished or preempted
+        self.refused = [r.prompt_tokens + r.output_tokens + policy.window_slots
+                        > policy.kv_slots for r in requests]
+        self.waiting: deque[int] = deque()
+        self.admitted: list[int] = []  # in order of admission (finished ones skipped)
+        self.prefilling: list[int] = []  # admitted, prompt not done, in order of admission
+        self.finishing: list[tuple[int, int]] = []  # heap of (finish_at, request)
+        self.running = 0
+        self.clock = 0  # decode steps run so far
+        self.decoders = 0
+        self.base_sum = 0
+        self.reserved = 0  # slots held by prefilling requests and every sequence's windows
+        self.limit = min(policy.max_batch, policy.token_budget)
+        self.now = 0.0
+        self.next_arrival = 0
+        self.preemptions = self.steps = 0
+        self.busy = 0.0
+
+    # -- memory ----------------------------------------------------------------------
+
+    def _used(self) -> int:
+        return self.reserved + self.base_sum + self.decoders * self.clock
+
+    def _preempt(self) -> None:
+        admitted = self.admitted
+        while not self.active[admitted[-1]]:
+            admitted.pop()
+        victim = admitted.pop()
+        self.active[victim] = False
+        self.running -= 1
+        window = self.policy.window_slots
+        if self.decoding[victim]:
+            self.decoding[victim] = False
+            self.decoders -= 1
+            context = self.base[victim] + self.clock
+            self.base_sum -= self.base[victim]
+            self.reserved -= window
+            # Prompt and every token so far, the last one (not yet in the cache) included.
+            self.to_prefill[victim] = context + 1
+            self.generated[victim] = self.outputs[victim] - (self.finish_at[victim] - self.clock)
+        else:
+            self.reserved -= self.to_prefill[victim] + window
+            self.prefilling.remove(victim)
+        self.done_prefill[victim] = 0
+        self.waiting.appendleft(victim)
+        self.preemptions += 1
+
+    def _make_room(self) -> None:
+        """Preempt until the decoding requests' next token each fits."""
+        while self.running and self._used() + self.decoders > self.policy.kv_slots:
+            self._preempt()
+
+    def _admit_head(self, growth: int) -> int | None:
+        """Admit the request at the head of the queue if the batch and the cache have room
+        for it (its whole prompt, on top of `growth` slots this step adds); its index."""
+        if not self.waiting or self.running >= self.limit:
+            return None
+        request = self.waiting[0]
+        need = self.to_prefill[request] + self.policy.window_slots
+        if self._used() + growth + need > self.policy.kv_slots:
+            return None
+        self.waiting.popleft()
+        self.active[request] = True
+        self.running += 1
+        self.admitted.append(request)
+        self.prefilling.append(request)
+        self.reserved += need
+        return request
+
+    # -- one step --------------------------------------------------------------------
+
+    def _plan_chunks(self) -> list[tuple[int, int]]:
+        """(request, prompt tokens) for this step's prefill work, within what the budget
+        leaves after one token for every decoding request."""
+        budget = self.policy.token_budget - self.decoders
+        chunks = []
+        for request in self.prefilling:
+            if budget <= 0:
+                return chunks
+            take = min(budget, self.to_prefill[request] - self.done_prefill[request])
+            chunks.append((request, take))
+            budget -= take
+        while budget > 0:
+            request = self._admit_head(self.decoders)
+            if request is None:
+                break
+            take = min(budget, self.to_prefill[request])
+            chunks.append((request, take))
+            budget -= take
+        return chunks
+
+    def _plan_prefill_first(self) -> list[tuple[int, int]]:
+        """Whole prompts from the queue while the budget holds them (at least one)."""
+        chunks: list[tuple[int, int]] = []
+        budget = self.policy.token_budget
+        while self.waiting and (not chunks or self.to_prefill[self.waiting[0]] <= budget):
+            request = self._admit_head(0)
+            if request is None:
+                break
+            chunks.append((request, self.to_prefill[request]))
+            budget -= self.to_prefill[request]
+        return chunks
+
+    def _finish(self, request: int) -> None:
+        self.active[request] = False
+        self.running -= 1
+        self.reserved -= self.policy.window_slots
+        self.finished[request] = self.now
+
+    def _start_decoding(self, request: int) -> None:
+        """A prefill just ended with this step: its token is out; decode the rest."""
+        prefilling = self.prefilling
+        if prefilling[0] == request:  # the usual case: the oldest prompt ends first
+            del prefilling[0]
+        else:
+            prefilling.remove(request)
+        self.generated[request] += 1
+        if self.first[request] < 0:
+            self.first[request] = self.now
+        self.reserved -= self.to_prefill[request]  # held as a decoding context from now
+        remaining = self.outputs[request] - self.generated[request]
+        if remaining <= 0:
+            self._finish(request)
+            return
+        self.decoding[request] = True
+        self.decoders += 1
+        self.base[request] = self.to_prefill[request] - self.clock
+        self.base_sum += self.base[request]
+        self.finish_at[request] = self.clock + remaining
+        heapq.heappush(self.finishing, (self.finish_at[request], request))
+
+    def _retire(self) -> None:
+        """Decoding requests whose last token came with the steps just run."""
+        finishing = self.finishing
+        while finishing and finishing[0][0] <= self.clock:
+            at, request = heapq.heappop(finishing)
+            if not self.decoding[request] or self.finish_at[request] != at:
+                continue  # preempted since: a stale entry
+            self.decoding[request] = False
+            self.decoders -= 1
+            self.base_sum -= self.base[request]
+            self.generated[request] = self.outputs[request]
+            self._finish(request)
+
+    def _run_prefill_step(self, chunks: list[tuple[int, int]], with_decodes: bool) -> None:
+        decodes = self.decoders if with_decodes else 0
+        tokens = squares = reach = 0
+        for request, take in chunks:
+            tokens += take
+            squares += take * take
+            reach += take * self.done_prefill[request]
+        # The table prices the chunks as one of `tokens` tokens: take away the attention
+        # that one chunk would do among itself beyond what these chunks do (StepTable).
+        reach -= (tokens * tokens - squares) / 2
+        context = self.base_sum + self.decoders * self.clock if decodes else 0
+        seconds = self.table.time_s(decodes, context, tokens, reach)
+        self.now += seconds
+        self.busy += seconds
+        self.steps += 1
+        if decodes:
+            self.clock += 1
+        for request, take in chunks:
+            self.done_prefill[request] += take
+            if self.done_prefill[request] == self.to_prefill[request]:
+                self._start_decoding(request)
+        if decodes and self.finishing and self.finishing[0][0] <= self.clock:
+            self._retire()
+
+    def _run_chunks(self) -> bool:
+        """While the oldest unfinished prompt fills what the decodes leave of the budget,
+        every step is alike (the decodes and its next chunk), whatever arrives meanwhile:
+        run those steps in one go, up to the step before its last chunk or the next event
+        (a request finishing, the cache full). False if fewer than two such steps."""
+        decodes = self.decoders
+        chunk = self.policy.token_budget - decodes
+        request = self.prefilling[0]
+        done = self.done_prefill[request]
+        steps = (self.to_prefill[request] - done - 1) // chunk
+        context = self.base_sum + decodes * self.clock
+        if decodes:
+            steps = min(steps, self.finishing[0][0] - self.clock,
+                        (self.policy.kv_slots - self.reserved - context) // decodes)
+        if steps < 2:
+            return False
+        seconds = self.table.chunk_run_s(decodes, context, chunk, done, steps)
+        self.now += seconds
+        self.busy += seconds
+        self.steps += steps
+        self.done_prefill[request] = done + steps * chunk
+        if decodes:
+            self.clock += steps
+            self._retire()
+        return True
+
+    def _run_decodes(self) -> None:
+        """Decode-only steps up to the next event (a request finishing, the cache full, a
+        request arriving), in one go."""
+        decodes = self.decoders
+        context = self.base_sum + decodes * self.clock
+        steps = self.finishing[0][0] - self.clock
+        room = (self.policy.kv_slots - self.reserved - context) // decodes
+        steps = max(1, min(steps, room))
+        a, b, _, _ = self.table.coefficients(decodes, 0)
+        # An arrival matters only to an empty queue: behind a waiting request it waits too.
+        if not self.waiting and self.next_arrival < len(self.arrivals):
+            gap = self.arrivals[self.next_arrival] - self.now
+            steps = min(steps, _steps_to_reach(gap, a + b * context, b * decodes))
+        seconds = steps * (a + b * (context + decodes * (steps - 1) / 2))
+        self.now += seconds
+        self.busy += seconds
+        self.steps += steps
+        self.clock += steps
+        self._retire()
+
+    def _blocked(self) -> bool:
+        """Whether the loop's next pass would only run decodes again (chunked, no prompt
+        under way, the head of the queue not admitted): the state of a full cache, where
+        every step preempts the newest request and the head waits. Takes in the arrivals
+        and makes room as the loop would."""
+        arrivals, refused, waiting = self.arrivals, self.refused, self.waiting
+        index, count = self.next_arrival, len(arrivals)
+        while index < count and arrivals[index] <= self.now:
+            if not refused[index]:
+                waiting.append(index)
+            index += 1
+        self.next_arrival = index
+        if not self.running:
+            return False
+        kv_slots = self.policy.kv_slots
+        if self._used() + self.decoders > kv_slots:
+            self._make_room()
+        if self.prefilling or not self.decoders:
+            return False
+        if not waiting:
+            return False
+        head = waiting[0]
+        return (self.running >= self.limit or self.policy.token_budget <= self.decoders
+                or self._used() + self.decoders + self.to_prefill[head]
+                + self.policy.window_slots > kv_slots)
+
+    # -- the loop --------------------------------------------------------------------
+
+    def serve(self) -> None:
+        arrivals, refused, waiting = self.arrivals, self.refused, self.waiting
+        policy = self.policy
+        chunked, kv_slots = policy.chunked, policy.kv_slots
+        count = len(arrivals)
+        while True:
+            index, now = self.next_arrival, self.now
+            while index < count and arrivals[index] <= now:
+                if not refused[index]:
+                    waiting.append(index)
+                index += 1
+            self.next_arrival = index
+            if not self.running and not waiting:
+                if index == count:
+                    return
+                self.now = arrivals[index]
+                continue
+            if not chunked and waiting:
+                chunks = self._plan_prefill_first()
+                if chunks:
+                    self._run_prefill_step(chunks, with_decodes=False)
+                    continue
+            decoders = self.decoders
+            if self.reserved + self.base_sum + decoders * (self.clock + 1) > kv_slots:
+                self._make_room()
+            if chunked and self.prefilling:
+                first = self.prefilling[0]
+                # Cheap test first: a run needs a prompt that fills at least two more steps.
+                if (self.to_prefill[first] - self.done_prefill[first] > 2 * (
+                        policy.token_budget - self.decoders) and self._run_chunks()):
+                    continue
+            chunks = self._plan_chunks() if chunked and (self.prefilling or waiting) else None
+            if chunks:
+                self._run_prefill_step(chunks, with_decodes=True)
+            elif self.decoders:
+                self._run_decodes()
+                while chunked and self._blocked():
+                    self._run_decodes()
+            else:  # cannot happen: an empty replica admits any request it did not refuse
+                raise RuntimeError("the replica is idle with requests waiting")
+
+
+def serve(requests: Sequence[Request], policy: Policy, table: StepTable, rate: float = 1.0
+          ) -> Served:
+    """Run the replica over `requests` until every one is done. Their arrival times are
+    for a rate of one request per second; `rate` speeds them up (the gaps are divided)."""
+    replica = _Replica(requests, policy, table, rate)
+    replica.serve()
+    return Served(replica.first, replica.finished, replica.refused, replica.preemptions,
+                  replica.steps, replica.busy)

@@ -1,0 +1,97 @@
+"""Requests for the sims that put a replica under load: when they arrive and how long they are.
+
+Every sim that draws traffic takes it from here (goodput and kv_memory do), so that "a
+prompt of 1,024 tokens on average, spread 1" means the same thing on every page.
+
+The contract other sims rely on: `draw(count, seed, arrivals, prompt_mean, output_mean,
+spread, prompt_cap, output_cap)` returns `count` `Request`s sorted by arrival, the first at
+time 0, with arrival times for a rate of one request per second (divide by a rate to get
+seconds; `sims.serving.serve` does) and whole-token lengths in [1, cap]; the same arguments
+give the same requests under CPython and Pyodide. `lognormal` and `gap` are the single
+draws it is made of, for a sim that builds its own stream; `percentile` is the quantile
+every load figure is read with.
+
+Lengths are log-normal with a given mean and coefficient of variation (the spread: the
+standard deviation over the mean). Spread 0 makes every request the same; spread 1 gives
+the long right tail that chat and retrieval traffic shows (many short requests, a few very
+long ones). Each draw is rounded to a whole token and clipped to [1, the cap].
+
+Arrivals are a Poisson process (gaps exponential, coefficient of variation 1), or bursty:
+gaps from a balanced mixture of two exponentials with the same mean and a coefficient of
+variation of BURSTY_CV (a hyperexponential distribution), so requests come in clumps
+separated by lulls. Gaps are drawn at rate 1 and scaled, so a sweep over rates replays the
+very same traffic faster or slower (common random numbers: the curve against rate is
+smooth, not reshuffled at every point).
+
+Every draw goes through `random.Random.random()` and `math`: the generator's sequence for
+an integer seed is the same in CPython and Pyodide, which the library's own samplers
+(whose code changes between Python versions) do not promise.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import NamedTuple
+
+ARRIVALS = ("poisson", "bursty")
+BURSTY_CV = 3.0  # coefficient of variation of the gaps between bursty arrivals
+# A balanced two-phase hyperexponential with squared CV c2: with probability p a gap has
+# mean 1/(2p), else 1/(2(1-p)); its mean is 1 and its squared CV is c2.
+_C2 = BURSTY_CV ** 2
+_P = (1 + math.sqrt((_C2 - 1) / (_C2 + 1))) / 2
+
+
+class Request(NamedTuple):
+    """One request: when it arrives (s, at rate 1 until scaled), its prompt and its answer."""
+
+    arrival: float
+    prompt_tokens: int
+    output_tokens: int
+
+
+def lognormal(rng: random.Random, mean: float, spread: float, cap: int) -> int:
+    """One length with this mean and coefficient of variation, in [1, cap] tokens."""
+    if spread <= 0:
+        return max(1, min(cap, round(mean)))
+    sigma2 = math.log1p(spread * spread)
+    # Box-Muller from two uniforms; 1 - u keeps the logarithm's argument above zero.
+    z = math.sqrt(-2 * math.log(1 - rng.random())) * math.cos(2 * math.pi * rng.random())
+    value = math.exp(math.log(mean) - sigma2 / 2 + math.sqrt(sigma2) * z)
+    return max(1, min(cap, round(value)))
+
+
+def gap(rng: random.Random, arrivals: str) -> float:
+    """One gap between arrivals at rate 1 (mean 1 s)."""
+    if arrivals == "poisson":
+        return -math.log(1 - rng.random())
+    mean = 1 / (2 * _P) if rng.random() < _P else 1 / (2 * (1 - _P))
+    return -mean * math.log(1 - rng.random())
+
+
+def draw(
+    count: int, seed: int, arrivals: str, prompt_mean: float, output_mean: float,
+    spread: float, prompt_cap: int, output_cap: int,
+) -> list[Request]:
+    """`count` requests at rate 1, the first arriving at time 0."""
+    if arrivals not in ARRIVALS:
+        raise ValueError(f"arrivals must be one of {', '.join(ARRIVALS)}, got {arrivals!r}")
+    rng = random.Random(seed)
+    requests, clock = [], 0.0
+    for index in range(count):
+        if index:
+            clock += gap(rng, arrivals)
+        requests.append(Request(clock, lognormal(rng, prompt_mean, spread, prompt_cap),
+                                lognormal(rng, output_mean, spread, output_cap)))
+    return requests
+
+
+def percentile(ordered: list[float], share: float) -> float:
+    """The `share` quantile of sorted values, interpolated between ranks (numpy's default,
+    "linear"): p99 of 200 values lies between the 198th and 199th smallest."""
+    if not ordered:
+        raise ValueError("no values to take a percentile of")
+    position = share * (len(ordered) - 1)
+    low = math.floor(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)

@@ -1,0 +1,241 @@
+"""The goodput sim: the story the page tells, each part checked against the shared physics
+or against another run of the sim, never against a step time typed in."""
+
+from __future__ import annotations
+
+import pytest
+from explainer_pages import hardware_claims, rendered
+
+from sims import goodput
+from sims.goodput import simulate
+from sims.kv_space import kv_space
+from sims.physics import (
+    COMPUTE_EFFICIENCY,
+    GPUS,
+    MEMORY_EFFICIENCY,
+    MODELS,
+    USABLE_MEMORY_FRACTION,
+    precision_for,
+    prefill,
+)
+
+
+@pytest.fixture(scope="module")
+def default() -> dict:
+    return simulate()
+
+
+# The sweep's charts draw one row per rate and series; their series, by chart, as fields.
+SERIES = (
+    {"median": "p50_ttft_s", "99th percentile": "p99_ttft_s"},
+    {"median": "p50_tpot_ms", "99th percentile": "p99_tpot_ms"},
+    {"both SLOs": "attainment_pct", "first token": "ttft_attainment_pct",
+     "later tokens": "tpot_attainment_pct"},
+    {"arriving": "offered_rps", "served": "throughput_rps",
+     "served within the SLO": "goodput_rps"},
+)
+
+
+def _sweep(result: dict) -> list[dict]:
+    """The sweep as one row per rate with every figure the four charts draw."""
+    rows: dict[float, dict] = {}
+    for chart, series in zip(result["charts"], SERIES, strict=False):
+        for point in chart["data"]["values"]:
+            rows.setdefault(point["rate"], {"rate": point["rate"]})[
+                series[point["series"]]] = point["value"]
+    return [rows[rate] for rate in sorted(rows)]
+
+
+def test_at_low_load_the_wait_is_about_one_prefill() -> None:
+    """Every prompt alike (spread 0) and requests far apart: the median first token is the
+    prompt's own prefill; the slowest waits at most for a step in progress and for a second
+    step, when a decoding request took one token of the budget and cut the prompt in two."""
+    summary = simulate(request_rate=0.5, length_spread=0.0)["summary"]
+    alone = prefill(GPUS["h100"], MODELS["llama-3.1-8b"], 2048).time_s
+    assert summary["prefill_s"] == pytest.approx(alone)
+    assert summary["p50_ttft_s"] == pytest.approx(alone, rel=0.03)  # the step table's margin
+    assert alone <= summary["p99_ttft_s"] <= 2.5 * alone
+
+
+def test_with_long_prompts_in_the_mix_the_low_load_p99_is_the_long_prompts_prefill(
+    default: dict
+) -> None:
+    low = _sweep(default)[0]
+    summary = default["summary"]
+    assert summary["p99_prompt_prefill_s"] <= low["p99_ttft_s"] <= 2 * summary[
+        "p99_prompt_prefill_s"]
+
+
+def test_the_tail_grows_sharply_past_capacity(default: dict) -> None:
+    rows = _sweep(default)
+    capacity = default["summary"]["capacity_rps"]
+    below = [r["p99_ttft_s"] for r in rows if r["rate"] < capacity / 2]
+    above = [r["p99_ttft_s"] for r in rows if r["rate"] > 1.5 * capacity]
+    assert below and above and min(above) > 5 * max(below)
+    waits = [r["p99_ttft_s"] for r in rows]
+    assert waits == sorted(waits)
+
+
+def test_goodput_rises_peaks_and_falls(default: dict) -> None:
+    goodputs = [r["goodput_rps"] for r in _sweep(default)]
+    peak = goodputs.index(max(goodputs))
+    assert 0 < peak < len(goodputs) - 1
+    assert goodputs[:peak + 1] == sorted(goodputs[:peak + 1])
+    assert goodputs[peak + 1] < goodputs[peak]
+    assert max(goodputs[peak + 2:]) < goodputs[peak] / 4
+
+
+def test_throughput_levels_off_while_arrivals_keep_rising(default: dict) -> None:
+    rows = _sweep(default)
+    assert rows[0]["throughput_rps"] == pytest.approx(rows[0]["rate"], rel=0.1)
+    assert rows[-1]["throughput_rps"] < rows[-1]["rate"] / 2
+    assert rows[-1]["throughput_rps"] == pytest.approx(rows[-2]["throughput_rps"], rel=0.05)
+
+
+def test_capacity_is_where_attainment_crosses_the_target(default: dict) -> None:
+    rows, capacity = _sweep(default), default["summary"]["capacity_rps"]
+    target = 90
+    before = [r for r in rows if r["rate"] <= capacity]
+    after = [r for r in rows if r["rate"] > capacity]
+    assert all(r["attainment_pct"] >= target for r in before)
+    assert after[0]["attainment_pct"] < target
+
+
+def test_the_chosen_rate_below_capacity_meets_the_target(default: dict) -> None:
+    summary = default["summary"]
+    assert summary["capacity_rps"] > goodput.INPUTS[0].default
+    assert summary["slo_attainment"] >= 0.9
+    assert summary["goodput_rps"] == pytest.approx(summary["throughput_rps"], rel=0.02)
+
+
+@pytest.fixture(scope="module")
+def schedulers() -> dict[str, dict]:
+    return {name: simulate(scheduler=name)["summary"] for name in goodput.SCHEDULERS}
+
+
+def test_chunked_prefill_moves_the_first_token_knee_left_and_the_per_token_knee_right(
+    schedulers: dict[str, dict]
+) -> None:
+    chunked, alone = schedulers["chunked"], schedulers["prefill-first"]
+    assert chunked["ttft_capacity_rps"] < alone["ttft_capacity_rps"]
+    assert chunked["tpot_capacity_rps"] > alone["tpot_capacity_rps"]
+
+
+def test_a_bigger_budget_moves_the_two_knees_the_other_way() -> None:
+    small, big = (simulate(token_budget=b)["summary"] for b in (512, 8192))
+    assert big["ttft_capacity_rps"] > small["ttft_capacity_rps"]
+    assert big["tpot_capacity_rps"] < small["tpot_capacity_rps"]
+
+
+def test_bursty_arrivals_halve_the_capacity(default: dict) -> None:
+    bursty = simulate(arrivals="bursty")["summary"]
+    assert bursty["capacity_rps"] < 0.7 * default["summary"]["capacity_rps"]
+    assert bursty["p99_ttft_s"] > default["summary"]["p99_ttft_s"]
+
+
+def test_a_tighter_slo_lowers_capacity_on_the_same_runs(default: dict) -> None:
+    tight = simulate(slo_ttft_s=0.3)
+    assert tight["summary"]["capacity_rps"] < default["summary"]["capacity_rps"]
+    assert tight["summary"]["saturation_rps"] == default["summary"]["saturation_rps"]
+    assert [r["p99_ttft_s"] for r in _sweep(tight)] == [r["p99_ttft_s"] for r in _sweep(default)]
+
+
+def test_a_longer_run_shows_a_lower_sustained_capacity(default: dict) -> None:
+    longer = simulate(requests=500)["summary"]
+    assert longer["capacity_rps"] < default["summary"]["capacity_rps"]
+
+
+def test_memory_short_of_the_load_preempts() -> None:
+    """Qwen3 32B leaves 6.5 GB of an H100 for KV: near its capacity, requests are
+    preempted and recomputed; Llama 3.1 8B leaves 56 GB and never is."""
+    tight = simulate(model="qwen3-32b", request_rate=1.0)["summary"]
+    assert tight["preemptions"] > 0 and tight["kv_capacity_tokens"] < 30000
+    assert simulate()["summary"]["preemptions"] == 0
+
+
+def test_a_replica_whose_weights_fill_it_serves_nobody() -> None:
+    summary = simulate(model="deepseek-v3", gpu="a100")["summary"]
+    assert summary["fits"] is False and summary["refused"] == 250
+    assert summary["throughput_rps"] == summary["capacity_rps"] == 0
+
+
+def test_the_requests_chart_shows_every_request_of_the_chosen_rate(default: dict) -> None:
+    rows = default["charts"][4]["data"]["values"]
+    assert len(rows) == 250
+    met = sum(row["outcome"] == "met the SLO" for row in rows)
+    assert met / 250 == pytest.approx(default["summary"]["slo_attainment"])
+
+
+def test_the_same_seed_gives_the_same_runs(default: dict) -> None:
+    assert simulate() == default
+    assert simulate(seed=2) != default
+
+
+# -- the page ---------------------------------------------------------------------------
+
+def page_figures() -> list[tuple[str, float, str]]:
+    """(phrase with {} for the figure, value, format) of the page's "check it yourself",
+    each computed here from the shared physics or read from the sim."""
+    gpu, model = GPUS["h100"], MODELS["llama-3.1-8b"]
+    precision = precision_for(gpu, model)
+    space = kv_space(gpu, model, 1, precision)
+    rate = gpu.bf16_flops * COMPUTE_EFFICIENCY
+    matmuls = 2 * model.params_active * 2048
+    pairs = 2048 * 2049 / 2
+    attention = 4 * model.layers * model.heads * model.head_dim
+    share = 2048 / (2048 + 128)
+    rows = _sweep(simulate())
+    passing, failing = rows[2], rows[3]
+    fraction = (passing["attainment_pct"] - 90) / (passing["attainment_pct"]
+                                                   - failing["attainment_pct"])
+    low = simulate(request_rate=0.5, length_spread=0.0)["summary"]
+    return [
+        *hardware_claims(gpu, "H100", ".2f"),
+        ("so {} TFLOP/s", rate / 1e12, ".1f"),
+        ("and {} TB/s.", gpu.hbm_bytes_per_s * MEMORY_EFFICIENCY / 1e12, ".2f"),
+        ("90% of the H100's {} GB", gpu.hbm_bytes / 1e9, ".0f"),
+        ("80 GB: {} GB.", gpu.hbm_bytes * USABLE_MEMORY_FRACTION / 1e9, ".1f"),
+        ("The weights take {} GB", space.weights_bytes / 1e9, ".2f"),
+        ("({} billion parameters at two bytes)", model.params / 1e9, ".2f"),
+        ("× 128 dimensions × 2 bytes = {} bytes", space.bytes_per_token, ",.0f"),
+        ("so the {} GB left", space.usable_bytes / 1e9, ".2f"),
+        ("left hold {} tokens", space.token_slots(), ",d"),
+        ("about two hundred requests of {} tokens", 2048 + 128, ",d"),
+        ("goes through {} billion parameters", model.params_active / 1e9, ".2f"),
+        ("each per token: {} TFLOP", matmuls / 1e12, ".1f"),
+        ("TFLOP, {} ms at 692.3 TFLOP/s", matmuls / rate * 1e3, ".1f"),
+        ("4 × 32 × 32 × 128 = {} FLOPs", attention, ",d"),
+        ("pairs make {} TFLOP", attention * pairs / 1e12, ".2f"),
+        ("TFLOP, {} ms. Priced", attention * pairs / rate * 1e3, ".1f"),
+        ("the prefill takes {} ms", prefill(gpu, model, 2048).time_s * 1e3, ".1f"),
+        ("the median first token comes after {} ms", low["p50_ttft_s"] * 1e3, ".0f"),
+        ("costs at least their arithmetic, {} ms", matmuls / rate * 1e3, ".1f"),
+        ("serves {} requests' worth", share, ".2f"),
+        ("0.94 / 0.0444 s = {} requests", share / (matmuls / rate), ".0f"),
+        ("levels off well below that, at {}:", rows[-1]["throughput_rps"], ".1f"),
+        ("At {} requests per second", passing["rate"], ".2f"),
+        ("second {}% of requests meet both", passing["attainment_pct"], ".1f"),
+        ("at {}, 71.6% do", failing["rate"], ".2f"),
+        ("16.11, {}% do", failing["attainment_pct"], ".1f"),
+        ("= {} of the way", fraction, ".2f"),
+        ("12.08 + 0.30 × {} =", failing["rate"] - passing["rate"], ".2f"),
+        ("= {} requests per second.", simulate()["summary"]["capacity_rps"], ".1f"),
+    ]
+
+
+@pytest.mark.parametrize(("phrase", "value", "spec"), page_figures())
+def test_check_it_yourself_figures_match_the_physics(phrase: str, value: float, spec: str
+                                                     ) -> None:
+    assert phrase.format(format(value, spec)) in rendered("goodput")
+
+
+def test_the_ceiling_bounds_every_throughput_on_the_sweep(default: dict) -> None:
+    gpu, model = GPUS["h100"], MODELS["llama-3.1-8b"]
+    ceiling = 2048 / 2176 / (2 * model.params_active * 2048 / (gpu.bf16_flops
+                                                               * COMPUTE_EFFICIENCY))
+    assert all(r["throughput_rps"] < ceiling for r in _sweep(default))
+
+
+def test_the_page_renders_every_figure() -> None:
+    text = rendered("goodput")
+    assert "```sim module: goodput ```" in text and "{{" not in text
