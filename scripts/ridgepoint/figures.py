@@ -12,6 +12,13 @@ names where the number comes from, and staging writes the value in:
 A sim runs once per distinct set of inputs per build. A reference to a sim, input, metric,
 result file or key that does not exist is a content error with the file and line, so a
 renamed metric breaks the build instead of silently printing a stale number.
+
+A figure the site does not compute is typed by hand, and marked so that a reader of the
+source (and tests/pipeline/test_hand_typed_numbers.py) can tell it from a forgotten
+placeholder; staging writes the text as it is:
+
+    {{ cited: 2.3-2.8x }}   a figure quoted from the outside source the sentence names
+    {{ input: 30 µs }}      an input the reader sets, or an assumption the page states
 """
 
 from __future__ import annotations
@@ -24,7 +31,8 @@ from typing import Any
 
 from ridgepoint.errors import ContentError, ContentErrors
 
-PLACEHOLDER = re.compile(r"\{\{\s*(sim|data):(.*?)\s*\}\}")
+PLACEHOLDER = re.compile(r"\{\{\s*(sim|data|cited|input):(.*?)\s*\}\}")
+MARKED = ("cited", "input")  # hand-typed figures, written as they are
 FENCE = re.compile(r"^\s*(```|~~~)")
 SCALE = re.compile(r"^x(\d+(?:\.\d+)?(?:e-?\d+)?)$")
 
@@ -87,6 +95,10 @@ def _format(value: Any, scale: float | None, spec: str) -> str:
 
 def _resolve(source: FigureSource, kind: str, body: str) -> str:
     """One placeholder's text, or ValueError/KeyError/LookupError saying what is wrong."""
+    if kind in MARKED:
+        if not any(character.isdigit() for character in body):
+            raise ValueError(f"a {kind} figure must contain the figure it marks")
+        return body.strip()
     reference, _, spec = body.partition("|")
     words = reference.split()
     if not words:
@@ -139,7 +151,8 @@ def render_figures(markdown: str, relpath: str, source: FigureSource) -> str:
                     ContentError(
                         relpath, number, "figure", f"{found.group(0)}: {message}",
                         "{{ sim:<module>.<metric> [input=value ...] [x<factor>] [| <format>] }}"
-                        " or {{ data:<experiment>.<key>... }}",
+                        ", {{ data:<experiment>.<key>... }}, {{ cited: <figure> }}"
+                        " or {{ input: <figure> }}",
                     )
                 )
                 return found.group(0)

@@ -48,6 +48,26 @@ def test_sim_and_data_placeholders_are_replaced(root: Path) -> None:
     assert calls == [("toy", {}), ("toy", {"size": "2"})], "one run per distinct input set"
 
 
+def test_cited_and_input_figures_are_written_as_they_are_without_running_anything(
+    root: Path,
+) -> None:
+    calls: list[tuple[str, dict[str, str]]] = []
+    text = "Medusa-2 gave {{ cited: 2.3-2.8x }} and the call costs {{input:30 µs}} here.\n"
+    rendered = render_figures(text, "a.md", FigureSource(root, fake_runner(calls)))
+    assert rendered == "Medusa-2 gave 2.3-2.8x and the call costs 30 µs here.\n"
+    assert calls == []
+
+
+@pytest.mark.parametrize("kind", ["cited", "input"])
+def test_a_marked_figure_without_a_figure_in_it_is_an_error(root: Path, kind: str) -> None:
+    text = f"One\nthe paper's {{{{ {kind}: headline }}}} result\n"
+    with pytest.raises(ContentErrors) as caught:
+        render_figures(text, "content/articles/x.md", FigureSource(root, fake_runner([])))
+    [error] = caught.value.errors
+    assert (error.path, error.line, error.field) == ("content/articles/x.md", 2, "figure")
+    assert f"a {kind} figure must contain the figure it marks" in error.message
+
+
 def test_placeholders_inside_fenced_code_are_left_alone(root: Path) -> None:
     text = "```text\n{{ sim:nope.x }}\n```\n"
     assert render_figures(text, "a.md", FigureSource(root, fake_runner([]))) == text
