@@ -325,7 +325,7 @@ class Pricer:
         hidden, width, k = model.hidden, model.expert_ffn, model.experts_per_token
         step.matmul(EXPERTS, layers, new, hidden, model.experts, self.w, a,
                     self.rate["weights"], self.whole, bw)
-        touched = model.experts * (1 - (1 - k / model.experts) ** new)
+        touched = model.experts_touched(new)
         routed = new * k
         rate = self.rate["experts"]
         step.add(EXPERTS, layers, 4 * routed * hidden * width,
