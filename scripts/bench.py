@@ -21,28 +21,28 @@ from pathlib import Path
 
 from bench import report
 from bench.run import GROUPS, everything
-
-ROOT = Path(__file__).resolve().parent.parent
+from ridgepoint.layout import repository
 
 
 def main(argv: list[str] | None = None) -> int:
+    layout = repository()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer runs, no 100x build")
-    parser.add_argument("--json", type=Path, default=ROOT / "build" / "bench.json")
+    parser.add_argument("--json", type=Path, default=layout.build / "bench.json")
     parser.add_argument("--only", action="append", choices=GROUPS,
                         help="measure only this group (repeatable; default: every group)")
     parser.add_argument("--sim", action="append",
                         help="in the interaction group, only this sim (repeatable)")
     args = parser.parse_args(argv)
-    about = report.machine()
+    about = report.machine(layout)
     work = Path(tempfile.mkdtemp(prefix="ridgepoint-bench-"))
     try:
         figures, details = everything(
-            work, args.quick, frozenset(args.only or GROUPS),
+            layout, work, args.quick, frozenset(args.only or GROUPS),
             frozenset(args.sim) if args.sim else None)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    about["load_average_after"] = report.machine()["load_average"]
+    about["load_average_after"] = report.machine(layout)["load_average"]
     print(report.table(figures))
     report.write_json(args.json, figures, details, about)
     missed = [figure for figure in figures if figure.met is False]

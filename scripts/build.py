@@ -13,18 +13,21 @@ import sys
 from pathlib import Path
 
 from ridgepoint.builder import build
-
-ROOT = Path(__file__).resolve().parent.parent
+from ridgepoint.layout import repository
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--root", type=Path, default=ROOT, help="a repository-shaped tree")
+    parser.add_argument("--root", type=Path,
+                        help="a repository-shaped content tree (default: this repository)")
     parser.add_argument("--site-dir", type=Path, help="where the site goes (default ROOT/site)")
     parser.add_argument("--stage-dir", type=Path, help="staging tree (default: docs_dir)")
     parser.add_argument("--config-file", type=Path, help="mkdocs.yml (default ROOT/mkdocs.yml)")
     args = parser.parse_args(argv)
-    return build(args.root, args.site_dir, config_file=args.config_file, stage_dir=args.stage_dir)
+    layout = repository()
+    if args.root:
+        layout = layout.with_content(args.root)
+    return build(layout, args.site_dir, config_file=args.config_file, stage_dir=args.stage_dir)
 
 
 if __name__ == "__main__":

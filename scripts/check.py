@@ -10,14 +10,16 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from ridgepoint.catalogue_module import sync_sims_module
 from ridgepoint.errors import ContentErrors
+from ridgepoint.kinds import KINDS
+from ridgepoint.layout import Layout, repository
 from ridgepoint.load import load_site
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def main(argv: list[str]) -> int:
-    root = Path(argv[0]) if argv else ROOT
+    root = Path(argv[0]) if argv else repository().root
+    sync_sims_module(Layout.of(root))  # the sims' catalogue module, from the catalogue YAML
     try:
         site = load_site(root)
     except ContentErrors as exc:
@@ -25,14 +27,8 @@ def main(argv: list[str]) -> int:
             print(error, file=sys.stderr)
         print(f"check: {_count(len(exc.errors), 'problem')}", file=sys.stderr)
         return 1
-    counts = {
-        "tag": len(site.tags),
-        "term": len(site.terms),
-        "reading": len(site.readings),
-        "hub file": len(site.hubs),
-        "explainer": len(site.explainers),
-        "article": len(site.articles),
-    }
+    counts = {"tag": len(site.tags)}
+    counts |= {kind.noun: len(getattr(site, kind.name)) for kind in KINDS}
     print("check: ok: " + ", ".join(_count(n, kind) for kind, n in counts.items()))
     return 0
 

@@ -17,9 +17,8 @@ import os
 import subprocess
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from ridgepoint.layout import repository
 
 # The registry: one package per experiment, in the order they run.
 EXPERIMENTS = [
@@ -44,16 +43,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown experiment(s): {', '.join(unknown)}; known: {', '.join(names)}")
     selected = [p for p in EXPERIMENTS if not args.names or short_name(p) in args.names]
+    layout = repository()
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
-        [str(REPO / "scripts"), str(REPO), *filter(None, [env.get("PYTHONPATH")])]
+        [str(layout.scripts), str(layout.code), *filter(None, [env.get("PYTHONPATH")])]
     )
     failed = []
     for package in selected:
         print(f"== {short_name(package)}", flush=True)
         try:
             code = subprocess.run(
-                [sys.executable, "-m", package], cwd=REPO, env=env, timeout=TIMEOUT_S
+                [sys.executable, "-m", package], cwd=layout.code, env=env, timeout=TIMEOUT_S
             ).returncode
         except subprocess.TimeoutExpired:
             code = -1

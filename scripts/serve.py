@@ -12,15 +12,13 @@ import os
 import sys
 from pathlib import Path
 
+from ridgepoint import mkdocs_hooks
 from ridgepoint.builder import derived_config, mkdocs
 from ridgepoint.config import SiteConfig
 from ridgepoint.errors import ContentErrors
+from ridgepoint.runtime import StagingError
 from ridgepoint.snapshot import POLICY_VARIABLE
 from ridgepoint.stage import stage_site
-
-ROOT = Path(__file__).resolve().parent.parent
-CONFIG = ROOT / "mkdocs.yml"
-HOOKS = ROOT / "scripts" / "ridgepoint" / "mkdocs_hooks.py"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -30,13 +28,19 @@ def main(argv: list[str] | None = None) -> int:
     # Saving a sim must not wait seconds for a new Pyodide snapshot: serve uses a cached
     # one when it matches and otherwise lets pages start Python the normal way.
     os.environ.setdefault(POLICY_VARIABLE, "cached")
+    layout = mkdocs_hooks.LAYOUT  # the hook re-stages this same tree on every change
     try:
-        stage_site(ROOT)
+        stage_site(layout)
     except ContentErrors as errors:
         print(errors, file=sys.stderr)
         print("Fix the content errors above, then run `make serve` again.", file=sys.stderr)
         return 1
-    config = derived_config(CONFIG, SiteConfig.read(CONFIG).docs_dir, "serve", hooks=[str(HOOKS)])
+    except StagingError as error:
+        print(f"cannot stage the browser runtime: {error}", file=sys.stderr)
+        return 1
+    hooks = [str(Path(mkdocs_hooks.__file__).resolve())]
+    docs_dir = SiteConfig.read(layout.mkdocs_yml).docs_dir
+    config = derived_config(layout.mkdocs_yml, docs_dir, "serve", hooks=hooks)
     try:
         return mkdocs("serve", "--config-file", str(config), "--dev-addr", args.dev_addr)
     except KeyboardInterrupt:

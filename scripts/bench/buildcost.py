@@ -24,8 +24,8 @@ from pathlib import Path
 
 from bench import synthetic
 from bench.stats import median
+from ridgepoint.layout import Layout
 
-REPO = Path(__file__).resolve().parents[2]
 ENVIRONMENT = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
 
 
@@ -58,11 +58,11 @@ class Scale:
         return self.build.cpu_s / self.plain.cpu_s - 1
 
 
-def run(command: list[str]) -> Cost:
-    """Run a command to completion (raising with its output if it fails); its cost."""
+def run(command: list[str], cwd: Path) -> Cost:
+    """Run a command in `cwd` to completion (raising with its output if it fails); its cost."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, cwd=REPO,
+    done = subprocess.run(command, capture_output=True, text=True, cwd=cwd,
                           env=ENVIRONMENT, check=False)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -72,10 +72,10 @@ def run(command: list[str]) -> Cost:
     return Cost(cpu, wall)
 
 
-def run_build(command: list[str], report: Path) -> tuple[Cost, float]:
+def run_build(command: list[str], report: Path, cwd: Path) -> tuple[Cost, float]:
     """Run a build script (`command` is [python, script, args...]) to completion: its whole
     cost, and the CPU seconds of the build process itself (its children excluded)."""
-    cost = run([command[0], "-m", "bench.selftime", str(report), *command[1:]])
+    cost = run([command[0], "-m", "bench.selftime", str(report), *command[1:]], cwd)
     return cost, json.loads(report.read_text(encoding="utf-8"))["self_cpu_s"]
 
 
@@ -83,21 +83,23 @@ def _median_cost(costs: list[Cost]) -> Cost:
     return Cost(median([c.cpu_s for c in costs]), median([c.wall_s for c in costs]))
 
 
-def measure(work: Path, factor: int, runs: int, warm_up: bool, measured: bool = True) -> Scale:
-    """Generate the content at `factor`, then build, plain-build and check it `runs` times
-    (after one unmeasured build when `warm_up`: caches filled, as on an editor's machine).
-    Unless `measured`, only build the site once (for the browser groups) and cost nothing."""
+def measure(layout: Layout, work: Path, factor: int, runs: int, warm_up: bool,
+            measured: bool = True) -> Scale:
+    """Generate the content at `factor` (from the layout's), then build, plain-build and check
+    it `runs` times (after one unmeasured build when `warm_up`: caches filled, as on an
+    editor's machine). Unless `measured`, only build the site once (for the browser groups)
+    and cost nothing."""
     root = work / f"content-{factor}x"
-    counts = synthetic.generate(REPO, root, factor)
+    counts = synthetic.generate(layout.root, root, factor)
     site, stage = work / f"site-{factor}x", work / f"stage-{factor}x" / "docs"
-    build = [sys.executable, str(REPO / "scripts" / "build.py"), "--root", str(root),
+    build = [sys.executable, str(layout.scripts / "build.py"), "--root", str(root),
              "--site-dir", str(site), "--stage-dir", str(stage)]
     config = stage.parent / f"{stage.name}.build.mkdocs.yml"  # written by the build
     plain = [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet",
              "--config-file", str(config), "--site-dir", str(work / f"plain-{factor}x")]
-    check = [sys.executable, str(REPO / "scripts" / "check.py"), str(root)]
+    check = [sys.executable, str(layout.scripts / "check.py"), str(root)]
     if warm_up or not measured:
-        run(build)
+        run(build, layout.code)
     if not measured:
         pages = sum(1 for _ in site.rglob("index.html"))
         unmeasured = Cost(0.0, 0.0)
@@ -105,11 +107,11 @@ def measure(work: Path, factor: int, runs: int, warm_up: bool, measured: bool = 
                      0.0, [], site)
     builds, owns, plains, checks = [], [], [], []
     for _ in range(runs):
-        cost, own = run_build(build, work / f"selftime-{factor}x.json")
+        cost, own = run_build(build, work / f"selftime-{factor}x.json", layout.code)
         builds.append(cost)
         owns.append(own)
-        plains.append(run(plain))
-        checks.append(run(check))
+        plains.append(run(plain, layout.code))
+        checks.append(run(check, layout.code))
     pages = sum(1 for _ in site.rglob("index.html"))
     return Scale(factor, counts.total(), pages, runs, _median_cost(builds),
                  _median_cost(plains), _median_cost(checks), median(owns),

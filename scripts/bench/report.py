@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
+from ridgepoint.layout import Layout
 
 
 @dataclass
@@ -70,15 +70,15 @@ def table(figures: list[Figure]) -> str:
     return "\n".join(lines)
 
 
-def _output(*command: str) -> str:
+def _output(*command: str, cwd: Path) -> str:
     try:
-        done = subprocess.run(command, capture_output=True, text=True, cwd=REPO, check=False)
+        done = subprocess.run(command, capture_output=True, text=True, cwd=cwd, check=False)
     except OSError:
         return ""
     return done.stdout.strip()
 
 
-def machine() -> dict[str, Any]:
+def machine(layout: Layout) -> dict[str, Any]:
     """What the figures were measured on: they mean little without it."""
     cpu = ""
     cpuinfo = Path("/proc/cpuinfo")
@@ -89,17 +89,18 @@ def machine() -> dict[str, Any]:
     meminfo = Path("/proc/meminfo")
     if meminfo.is_file():
         memory = meminfo.read_text().splitlines()[0].split(":", 1)[1].strip()
-    pyodide = json.loads((REPO / "node_modules" / "pyodide" / "package.json").read_text())
+    pyodide = json.loads((layout.node_modules / "pyodide" / "package.json").read_text())
     return {
         "platform": platform.platform(),
         "cpu": cpu,
         "cores": os.cpu_count(),
         "memory": memory,
         "python": sys.version.split()[0],
-        "node": _output("node", "--version"),
-        "chromium": _output("/usr/bin/chromium", "--version").splitlines()[-1:] or [""],
+        "node": _output("node", "--version", cwd=layout.code),
+        "chromium": (_output("/usr/bin/chromium", "--version", cwd=layout.code).splitlines()[-1:]
+                     or [""]),
         "pyodide": pyodide["version"],
-        "commit": _output("git", "rev-parse", "--short", "HEAD"),
+        "commit": _output("git", "rev-parse", "--short", "HEAD", cwd=layout.code),
         "load_average": os.getloadavg() if hasattr(os, "getloadavg") else None,
     }
 

@@ -16,6 +16,7 @@ from bench.chromium import profile
 from bench.report import Figure
 from bench.server import serve
 from bench.stats import growth_exponent, median, ratio
+from ridgepoint.layout import Layout
 
 # Targets (issue 7).
 FIRST_CHART_MS = 300
@@ -209,10 +210,11 @@ def growth_group(small: Path, large: Path, factor: int) -> tuple[list[Figure], d
 GROUPS = ("sims", "page", "interaction", "bytes", "build")
 
 
-def everything(work: Path, quick: bool, only: frozenset[str] = frozenset(GROUPS),
+def everything(layout: Layout, work: Path, quick: bool, only: frozenset[str] = frozenset(GROUPS),
                sims: frozenset[str] | None = None) -> tuple[list[Figure], dict[str, Any]]:
-    """The groups in `only` (all by default); `quick` for a short development run (fewer
-    runs, no 100x); `sims` limits the interaction group to those sims."""
+    """The groups in `only` (all by default), measured on the layout's repository; `quick`
+    for a short development run (fewer runs, no 100x); `sims` limits the interaction group
+    to those sims."""
     started = time.perf_counter()
     figures: list[Figure] = []
     details: dict[str, Any] = {}
@@ -220,7 +222,7 @@ def everything(work: Path, quick: bool, only: frozenset[str] = frozenset(GROUPS)
         found, details["sims"] = sims_group()
         figures += found
     runs = 1 if quick else 3
-    scales = [buildcost.measure(work, 1, runs, warm_up=True, measured="build" in only)]
+    scales = [buildcost.measure(layout, work, 1, runs, warm_up=True, measured="build" in only)]
     site = scales[0].site
     if only & {"page", "interaction", "bytes"}:
         with serve(site) as (base, ledger), sync_playwright() as playwright:
@@ -237,9 +239,9 @@ def everything(work: Path, quick: bool, only: frozenset[str] = frozenset(GROUPS)
     if "build" in only:
         # Every size is built once unmeasured first (its staged pages cached), as an
         # editor's rebuild finds it; 100x is then measured once: it takes minutes.
-        scales.append(buildcost.measure(work, 10, runs, warm_up=True))
+        scales.append(buildcost.measure(layout, work, 10, runs, warm_up=True))
         if not quick:
-            scales.append(buildcost.measure(work, 100, 1, warm_up=True))
+            scales.append(buildcost.measure(layout, work, 100, 1, warm_up=True))
         figures += build_figures(scales)
         details["build"] = [{**asdict(scale), "site": str(scale.site)} for scale in scales]
         found, details["growth"] = growth_group(site, scales[-1].site, scales[-1].factor)

@@ -28,6 +28,7 @@ import yaml
 
 import sims
 from ridgepoint.load import load_site
+from ridgepoint.validate import schemas
 
 COPIED = ("mkdocs.yml", "overrides", "content", "glossary", "feed")
 WORDS = (
@@ -36,7 +37,8 @@ WORDS = (
     "prompt", "context", "model", "weight", "layer", "head", "shard", "reader", "answer",
     "wait", "first", "second", "rate", "load", "peak", "tail", "median", "share",
 )
-KINDS = ("paper", "article", "talk", "interactive", "video", "book", "code")
+# What a reading may be, in the schema's order (the order keeps the generator deterministic).
+READING_KINDS = tuple(schemas()["reading.schema.json"]["properties"]["kind"]["enum"])
 PARAGRAPHS_PER_ARTICLE = 40  # about the real articles' 24 KB of Markdown on average
 TERMS_PER_ARTICLE = 12  # an article's topic: the glossary terms it mentions, at any scale
 SEED = 7
@@ -99,7 +101,7 @@ class Generator:
 
     def reading(self, index: int) -> None:
         data = {
-            "kind": self.rng.choice(KINDS),
+            "kind": self.rng.choice(READING_KINDS),
             "title": f"Synthetic reading {index}: " + _sentence(self.rng, 6, []).rstrip("."),
             "authors": [f"Author {index}-{n}" for n in range(self.rng.randint(1, 6))],
             "where": f"Workshop {2020 + index % 6}",

@@ -1,9 +1,10 @@
 """A safe build: validate, stage, `mkdocs build --strict` into a temporary folder, finish
 (Content Security Policy, service worker release), swap.
 
-site/ changes only when everything succeeded: a content error stops before MkDocs runs, a
-failed MkDocs build leaves its temporary folder behind for nobody (it is removed), and the
-swap is two renames. MkDocs runs as a subprocess, so this module does not import it.
+site/ changes only when everything succeeded: a content error, or a runtime that cannot be
+staged, stops before MkDocs runs (said in one message, never a traceback), a failed MkDocs
+build leaves its temporary folder behind for nobody (it is removed), and the swap is two
+renames. MkDocs runs as a subprocess, so this module does not import it.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ import yaml
 from ridgepoint.config import SiteConfig, load_mkdocs_yaml
 from ridgepoint.csp import PolicyError, apply_policy
 from ridgepoint.errors import ContentErrors
+from ridgepoint.layout import Layout
 from ridgepoint.offline import OfflineError, stamp_service_worker
+from ridgepoint.runtime import StagingError
 from ridgepoint.stage import stage_site
 
 
@@ -71,24 +74,28 @@ def _finish(site: Path) -> bool:
 
 
 def build(
-    root: Path,
+    layout: Layout,
     site_dir: Path | None = None,
     *,
     config_file: Path | None = None,
     stage_dir: Path | None = None,
 ) -> int:
-    """Build `root` (a repository-shaped tree) into `site_dir`; 0 on success, 1 on failure.
+    """Build the layout's content into `site_dir`; 0 on success, 1 on failure.
 
-    Defaults: root/mkdocs.yml, its docs_dir for staging and root/site for the result.
+    Defaults: the layout's mkdocs.yml, its docs_dir for staging and the layout's site/.
     """
-    config_file = config_file or root / "mkdocs.yml"
-    site_dir = (site_dir or root / "site").resolve()
+    config_file = config_file or layout.mkdocs_yml
+    site_dir = (site_dir or layout.site).resolve()
     stage_dir = (stage_dir or SiteConfig.read(config_file).docs_dir).resolve()
     try:
-        stage_site(root, config_file, stage_dir)
+        stage_site(layout, config_file, stage_dir)
     except ContentErrors as errors:
         print(errors, file=sys.stderr)
         print(f"{len(errors.errors)} content error(s); {site_dir} left as it was.", file=sys.stderr)
+        return 1
+    except StagingError as error:
+        print(f"cannot stage the browser runtime: {error}", file=sys.stderr)
+        print(f"{site_dir} left as it was.", file=sys.stderr)
         return 1
     site_dir.parent.mkdir(parents=True, exist_ok=True)
     fresh = Path(tempfile.mkdtemp(prefix=f"{site_dir.name}.new-", dir=site_dir.parent))

@@ -1,40 +1,22 @@
-"""Load the catalogue (content/catalogue/): GPUs and models as content, each number with its source.
+"""The catalogue in base units: what pages and the sims read of the GPU and model records.
 
-One YAML file per GPU (`gpus/<key>.yaml`) and per model (`models/<key>.yaml`), plus the
-calibration table (`calibration.yaml`), each checked against its JSON Schema and then by the
-rules a schema cannot state (catalogue_checks.py), every problem reported in one pass as
-`path:line: field: message (expected ...)` like every other kind of content. Only a clean
-catalogue is turned into records; the loader (ridgepoint.load) merges the problems with the
-rest of the site's.
+The records (ridgepoint.catalogue_records) hold each figure as written, "3.35 TB/s", with
+its source and row; this module converts them once (ridgepoint.quantities) into the plain
+data `sims/catalogue_data.py` holds (ridgepoint.catalogue_module writes it) and into the
+labelled figures the catalogue page lists, so the page and the sims read one conversion.
 """
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
+import dataclasses
+from dataclasses import dataclass
 from typing import Any
 
 from ridgepoint import quantities
-from ridgepoint.catalogue_checks import calibration_problems, gpu_problems, model_problems
-from ridgepoint.catalogue_records import (
-    Catalogue,
-    Figure,
-    GpuEntry,
-    ModelEntry,
-    Reference,
-    Source,
-)
-from ridgepoint.errors import ContentError, ContentErrors
-from ridgepoint.validate import schema_errors, schemas
-from ridgepoint.yamldoc import Document, parse, read_text
+from ridgepoint.catalogue_records import Citation, Count, Figure, Gpu, LanguageModel
+from ridgepoint.model import Site
 
-CATALOGUE = "content/catalogue"
-GPU_DIR = f"{CATALOGUE}/gpus"
-MODEL_DIR = f"{CATALOGUE}/models"
-CALIBRATION = f"{CATALOGUE}/calibration.yaml"
-KEY = re.compile(schemas()["catalogue.schema.json"]["$defs"]["key"]["pattern"])
-
-# (label on the page, location in the file, kind of quantity): every figure of a GPU file.
+# (label on the page, section and field of the GPU record, kind of quantity): every figure.
 GPU_FIGURES = (
     ("Dense BF16", ("dense_flops", "bf16"), "flops"),
     ("Dense FP8", ("dense_flops", "fp8"), "flops"),
@@ -46,162 +28,109 @@ GPU_FIGURES = (
     ("Host link, each way", ("host_link", "bandwidth_per_direction"), "bytes_per_s"),
     ("Network per GPU, each way", ("scale_out", "bandwidth_per_direction"), "bytes_per_s"),
 )
+_KINDS = {place: kind for _, place, kind in GPU_FIGURES}
 
 
-def read_catalogue(root: Path) -> tuple[Catalogue, list[ContentError]]:
-    """The catalogue under `root` (empty when it has none), or the problems that stop it."""
-    errors: list[ContentError] = []
-    gpus = _documents(root, GPU_DIR, "gpu.schema.json", errors)
-    models = _documents(root, MODEL_DIR, "model.schema.json", errors)
-    calibration = _document(root, CALIBRATION, "calibration.schema.json", errors)
-    errors += gpu_problems(gpus)
-    errors += model_problems(models)
-    if calibration is not None:
-        errors += calibration_problems(calibration, gpus, models)
-    if errors:
-        return Catalogue(), errors
-    return Catalogue(
-        gpus={key: _gpu(key, doc.data) for key, doc in gpus.items()},
-        models={key: _model(key, doc.data) for key, doc in models.items()},
-        references=_references(calibration.data) if calibration else (),
-    ), []
+@dataclass(frozen=True)
+class ShownFigure:
+    """One figure of a GPU as the page shows it: what it is, as written, and whence."""
+
+    label: str  # e.g. "Memory bandwidth"
+    written: str  # as the editor wrote it, e.g. "3.35 TB/s"
+    value: float  # in base units (bytes, bytes/s, FLOP/s, a count)
+    source: Citation
+    row: str
 
 
-def load_catalogue(root: Path) -> Catalogue:
-    """The catalogue alone, for what needs no other content; raises ContentErrors."""
-    catalogue, errors = read_catalogue(root)
-    if errors:
-        raise ContentErrors(errors)
-    return catalogue
+def _figures(gpu: Gpu) -> dict[tuple[str, str], tuple[str, Figure | Count]]:
+    """(section, field) -> (label, figure) for each figure the GPU file gives."""
+    found = {}
+    for label, (section, name), _ in GPU_FIGURES:
+        holder = getattr(gpu, section)
+        figure = getattr(holder, name) if holder is not None else None
+        if figure is not None:
+            found[(section, name)] = (label, figure)
+    return found
 
 
-def _documents(
-    root: Path, folder: str, schema: str, errors: list[ContentError]
-) -> dict[str, Document]:
-    """key -> parsed and schema-checked document, for every YAML file in `folder`."""
-    documents: dict[str, Document] = {}
-    directory = root / folder
-    if not directory.is_dir():
-        return documents
-    for file in sorted(directory.iterdir()):
-        if file.name.startswith(".") or file.suffix not in (".yaml", ".yml") or not file.is_file():
-            continue
-        path = f"{folder}/{file.name}"
-        if not KEY.fullmatch(file.stem):
-            expected = schemas()["catalogue.schema.json"]["$defs"]["key"]["title"]
-            errors.append(ContentError(path, 1, "key", f"{file.stem!r} is malformed", expected))
-            continue
-        if file.stem in documents:
-            message = f"{file.stem!r} is already used by {documents[file.stem].path}"
-            errors.append(ContentError(path, 1, "key", message, "one file per key"))
-            continue
-        document = _document(root, path, schema, errors)
-        if document is not None:
-            documents[file.stem] = document
-    return documents
+def _value(figure: Figure | Count, kind: str) -> float:
+    return float(figure.value) if isinstance(figure, Count) else quantities.parse(
+        figure.value, kind)
 
 
-def _document(root: Path, path: str, schema: str, errors: list[ContentError]) -> Document | None:
-    if not (root / path).is_file():
-        return None
-    try:
-        document = parse(read_text(root / path, path), path)
-    except ContentErrors as problem:
-        errors.extend(problem.errors)
-        return None
-    errors.extend(document.problems)
-    errors.extend(schema_errors(document, schema))
-    return document
+def gpu_figures(gpu: Gpu) -> tuple[ShownFigure, ...]:
+    """Every figure of the GPU file, in the page's order, with its source and row."""
+    return tuple(
+        ShownFigure(label, str(figure.value), _value(figure, _KINDS[place]),
+                    gpu.sources[figure.source], figure.row)
+        for place, (label, figure) in _figures(gpu).items()
+    )
 
 
-def _source(data: dict[str, Any]) -> Source:
-    return Source(data["title"], data.get("url"))
+def collectives_note(gpu: Gpu) -> str:
+    """How the GPU's collectives are priced, in a sentence, with the source."""
+    collectives = gpu.collectives
+    if collectives is not None and collectives.all_reduce:
+        groups = ", ".join(str(n) for n in sorted({p.gpus for p in collectives.all_reduce}))
+        source = gpu.sources[collectives.source].title if collectives.source else ""
+        return (f"All-reduce fitted to {len(collectives.all_reduce)} measured times at "
+                f"{groups} GPUs: {source}.")
+    if collectives is not None and collectives.like:
+        return f"Assumed from {collectives.like}: {collectives.assumption}"
+    return "A single GPU: no collectives."
 
 
-def _value(figure: dict[str, Any], kind: str) -> float:
-    return float(figure["value"]) if kind == "count" else quantities.parse(figure["value"], kind)
-
-
-def _gpu(key: str, data: dict[str, Any]) -> GpuEntry:
-    sources = {name: _source(source) for name, source in data["sources"].items()}
-    figures, values = [], {}
-    for label, (section, name), kind in GPU_FIGURES:
-        figure = data.get(section, {}).get(name)
-        if figure is None:
-            continue
-        value = _value(figure, kind)
-        values[(section, name)] = value
-        figures.append(Figure(label, str(figure["value"]), value, sources[figure["source"]],
-                              figure["row"]))
-    collectives = data.get("collectives", {})
-    measured = [
-        [point["gpus"], point["bytes"], point["ms"]]
-        for point in collectives.get("all_reduce", ())
-    ]
-    if measured:
-        groups = ", ".join(str(n) for n in sorted({point[0] for point in measured}))
-        note = (f"All-reduce fitted to {len(measured)} measured times at {groups} GPUs: "
-                f"{sources[collectives['source']].title}.")
-    elif "like" in collectives:
-        note = f"Assumed from {collectives['like']}: {collectives['assumption']}"
-    else:
-        note = "A single GPU: no collectives."
-    link = {section: data[section]["link"] for section in ("scale_up", "host_link")
-            if section in data}
-    sims = {
-        "name": data["name"],
-        "dense_flops": {precision: values[("dense_flops", precision)]
-                        for precision in ("bf16", "fp8", "fp4")
-                        if ("dense_flops", precision) in values},
+def gpu_sims(gpu: Gpu) -> dict[str, Any]:
+    """The GPU as sims/catalogue_data.py holds it: base units, plain literals."""
+    values = {place: _value(figure, _KINDS[place]) for place, (_, figure) in _figures(gpu).items()}
+    collectives = gpu.collectives
+    return {
+        "name": gpu.name,
+        "dense_flops": {name: values[("dense_flops", name)] for name in ("bf16", "fp8", "fp4")
+                        if ("dense_flops", name) in values},
         "hbm_bytes": values[("memory", "capacity")],
         "hbm_bytes_per_s": values[("memory", "bandwidth")],
-        "scale_up_link": link["scale_up"],
+        "scale_up_link": gpu.scale_up.link,
         "scale_up_bytes_per_s": values[("scale_up", "bandwidth_per_direction")],
         "scale_up_gpus": int(values[("scale_up", "gpus")]),
-        "host_link": link.get("host_link"),
+        "host_link": gpu.host_link.link if gpu.host_link else None,
         "host_link_bytes_per_s": values.get(("host_link", "bandwidth_per_direction")),
         "scale_out_bytes_per_s": values.get(("scale_out", "bandwidth_per_direction")),
-        "all_reduce": measured,
-        "collectives_like": collectives.get("like"),
+        "all_reduce": [[p.gpus, p.bytes, p.ms] for p in collectives.all_reduce]
+        if collectives else [],
+        "collectives_like": collectives.like if collectives else None,
     }
-    return GpuEntry(key, data["name"], tuple(figures), note, sims)
 
 
-def _model(key: str, data: dict[str, Any]) -> ModelEntry:
-    published = data.get("published")
-    total = active = None
-    if published:
-        total = quantities.parse(published["params_total"], "params")
-        if "params_active" in published:
-            active = quantities.parse(published["params_active"], "params")
-    return ModelEntry(
-        key=key,
-        name=data["name"],
-        source=_source(data["source"]),
-        config=data["config"],
-        published=_source(published) if published else None,
-        published_total=total,
-        published_active=active,
-        sims={"name": data["name"], "config": data["config"]},
-    )
+def config_fields(model: LanguageModel) -> dict[str, Any]:
+    """The config.json fields the file gives, as written (lists as lists), in schema order."""
+    return _plain(model.config)
 
 
-def _references(data: dict[str, Any]) -> tuple[Reference, ...]:
-    sources = {name: _source(source) for name, source in data["sources"].items()}
-    return tuple(
-        Reference(
-            key=entry["key"],
-            kind=entry["kind"],
-            what=entry["what"],
-            hardware=entry["gpu"],
-            measured_by=entry["measured_by"],
-            source=sources[entry["source"]],
-            where=entry["where"],
-            measured_s=entry["measured_ms"] / 1000 if "measured_ms" in entry else None,
-            measured_flops_per_s=(entry["measured_tflops"] * 1e12
-                                  if "measured_tflops" in entry else None),
-            band=entry["band"],
-            case=entry["case"],
-        )
-        for entry in data["references"]
-    )
+def _plain(record: Any) -> Any:
+    if dataclasses.is_dataclass(record):
+        return {field.name: _plain(getattr(record, field.name))
+                for field in dataclasses.fields(record)
+                if getattr(record, field.name) is not None}
+    return [_plain(item) for item in record] if isinstance(record, tuple) else record
+
+
+def model_sims(model: LanguageModel) -> dict[str, Any]:
+    """The model as sims/catalogue_data.py holds it: its name and config.json fields."""
+    return {"name": model.name, "config": config_fields(model)}
+
+
+def published_params(model: LanguageModel) -> tuple[float | None, float | None]:
+    """The publisher's total and active parameter counts, where the file gives them."""
+    published = model.published
+    if published is None:
+        return None, None
+    active = published.params_active
+    return (quantities.parse(published.params_total, "params"),
+            quantities.parse(active, "params") if active else None)
+
+
+def sims_data(site: Site) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(GPUS, MODELS) as sims/catalogue_data.py holds them, keys sorted."""
+    return ({key: gpu_sims(site.gpus[key]) for key in sorted(site.gpus)},
+            {key: model_sims(site.models[key]) for key in sorted(site.models)})

@@ -1,11 +1,13 @@
-"""What a schema cannot say about a catalogue file: the rules between its fields.
+"""What a schema cannot say about a catalogue file: the rules between its fields and files.
 
 A GPU figure must name one of the file's sources; a GPU with a scale-up domain needs its
 collectives, measured or assumed from a measured GPU; a model's attention and mixture-of-
 experts fields must describe one consistent shape (all of the latent-attention fields or
 none, no more experts per token than experts, one entry of layer_types per layer...); a
-calibration point must name a GPU and model of the catalogue and the inputs its kind needs.
-Every check reads the raw data defensively: a file may also have failed its schema.
+calibration point must name a GPU and model of the catalogue, the inputs its kind needs and
+a band or the reason it has none. These are the catalogue kinds' rules (ridgepoint.kinds,
+ridgepoint.checks.Check); like every rule they read the raw data defensively, since a file
+may also have failed its schema.
 """
 
 from __future__ import annotations
@@ -13,8 +15,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from ridgepoint.checks import CrossFile, Documents
 from ridgepoint.errors import ContentError
 from ridgepoint.yamldoc import Document
+
+KEY = "catalogue.schema.json#/$defs/key"  # what a catalogue file's name must be
 
 FIGURE_PLACES = (
     ("dense_flops", "bf16"), ("dense_flops", "fp8"), ("dense_flops", "fp4"),
@@ -42,14 +47,13 @@ def _int(data: dict[str, Any], key: str) -> int | None:
 # -- GPUs -------------------------------------------------------------------------------
 
 
-def gpu_problems(gpus: dict[str, Document]) -> list[ContentError]:
-    measured = {key for key, doc in gpus.items()
+def gpus(documents: Documents, other: CrossFile) -> Iterator[ContentError]:
+    """Figures name the file's sources; collectives are measured or assumed, consistently."""
+    measured = {key for key, doc in documents.items()
                 if _mapping(doc.data, "collectives").get("all_reduce")}
-    problems: list[ContentError] = []
-    for document in gpus.values():
-        problems += _sources_named(document)
-        problems += _collectives(document, gpus, measured)
-    return problems
+    for document in documents.values():
+        yield from _sources_named(document)
+        yield from _collectives(document, documents, measured)
 
 
 def _sources_named(document: Document) -> Iterator[ContentError]:
@@ -119,15 +123,14 @@ def _measured_points(document: Document, points: Any, domain: int | None) -> Ite
 # -- models -----------------------------------------------------------------------------
 
 
-def model_problems(models: dict[str, Document]) -> list[ContentError]:
-    problems: list[ContentError] = []
-    for document in models.values():
+def models(documents: Documents, other: CrossFile) -> Iterator[ContentError]:
+    """The attention and mixture-of-experts fields describe one consistent shape."""
+    for document in documents.values():
         config = _mapping(document.data, "config")
         if config:
-            problems += _experts(document, config)
-            problems += _latent(document, config)
-            problems += _layers(document, config)
-    return problems
+            yield from _experts(document, config)
+            yield from _latent(document, config)
+            yield from _layers(document, config)
 
 
 def _missing(document: Document, key: str, why: str, expected: str) -> ContentError:
@@ -216,51 +219,55 @@ CASE_FIELDS = {
     "all_reduce": ("gpus", "bytes"),
     "layer": ("model", "tokens", "tp"),
     "decode": ("model", "tp", "batch", "context"),
+    "prefill": ("model", "tp", "batch", "tokens"),
+    "request": ("model", "tp", "batch", "tokens", "output"),
 }
 
 
-def calibration_problems(
-    calibration: Document, gpus: dict[str, Document], models: dict[str, Document]
-) -> list[ContentError]:
-    data = calibration.data if isinstance(calibration.data, dict) else {}
-    sources = _mapping(data, "sources")
-    references = data.get("references")
-    problems: list[ContentError] = []
-    seen: dict[str, int] = {}
-    for index, entry in enumerate(references if isinstance(references, list) else ()):
-        if not isinstance(entry, dict):
-            continue
-        place = ["references", index]
-        key = entry.get("key")
-        if isinstance(key, str):
-            if key in seen:
-                problems.append(calibration.error([*place, "key"], f"{key!r} is already used "
-                                                  f"by references[{seen[key]}]", "a new key"))
-            seen.setdefault(key, index)
-        checks = (("gpu", gpus, "a GPU key of content/catalogue/gpus/"),
-                  ("source", sources, "a name under sources"))
-        for field, known, expected in checks:
-            name = entry.get(field)
-            if isinstance(name, str) and name not in known:
-                problems.append(calibration.error([*place, field], f"{name!r} is not known",
-                                                  expected))
-        given = [field for field in ("measured_ms", "measured_tflops") if field in entry]
-        if len(given) != 1:
-            problems.append(calibration.error(
-                [*place, "measured_ms"], "missing" if not given else "given with measured_tflops",
-                "one measured figure: measured_ms, or measured_tflops for a rate", at=place))
-        case = entry.get("case")
-        kind = entry.get("kind")
-        if not isinstance(case, dict) or kind not in CASE_FIELDS:
-            continue
-        for field in CASE_FIELDS[kind]:
-            if field not in case:
-                problems.append(calibration.error(
-                    [*place, "case", field], f"missing for a {kind} point",
-                    "the inputs: " + ", ".join(CASE_FIELDS[kind]), at=[*place, "case"]))
-        model = case.get("model")
-        if isinstance(model, str) and model not in models:
-            problems.append(calibration.error([*place, "case", "model"],
-                                              f"{model!r} is not known",
-                                              "a model key of content/catalogue/models/"))
-    return problems
+def calibration(documents: Documents, other: CrossFile) -> Iterator[ContentError]:
+    """Point keys are unique across the sets; each point names a catalogue GPU (and model),
+    gives one measured figure, a band or why it has none, and the inputs its kind needs."""
+    seen: dict[str, str] = {}
+    for document in documents.values():
+        points = document.data.get("points") if isinstance(document.data, dict) else None
+        for index, point in enumerate(points if isinstance(points, list) else ()):
+            if isinstance(point, dict):
+                yield from _point(document, ["points", index], point, seen, other)
+
+
+def _one_of(document: Document, place: list[Any], point: dict[str, Any], fields: tuple[str, str],
+            expected: str) -> Iterator[ContentError]:
+    given = [field for field in fields if field in point]
+    if len(given) != 1:
+        message = "missing" if not given else f"given with {fields[1]}"
+        yield document.error([*place, fields[0]], message, expected, at=place)
+
+
+def _point(document: Document, place: list[Any], point: dict[str, Any], seen: dict[str, str],
+           other: CrossFile) -> Iterator[ContentError]:
+    key = point.get("key")
+    if isinstance(key, str):
+        if key in seen:
+            yield document.error([*place, "key"], f"{key!r} is already used by {seen[key]}",
+                                 "a key no other calibration point has")
+        seen.setdefault(key, f"{document.path}, points[{place[-1]}]")
+    gpu = point.get("gpu")
+    if isinstance(gpu, str) and gpu not in other.documents.get("gpus", {}):
+        yield document.error([*place, "gpu"], f"{gpu!r} is not known",
+                             f"a GPU key of {other.folders.get('gpus', 'the catalogue')}/")
+    yield from _one_of(document, place, point, ("measured_ms", "measured_tflops"),
+                       "one measured figure: measured_ms, or measured_tflops for a rate")
+    yield from _one_of(document, place, point, ("band", "unbanded"),
+                       "a band, or unbanded: why the point is held to none")
+    case, kind = point.get("case"), point.get("kind")
+    if not isinstance(case, dict) or kind not in CASE_FIELDS:
+        return
+    for field in CASE_FIELDS[kind]:
+        if field not in case:
+            yield document.error([*place, "case", field], f"missing for a {kind} point",
+                                 "the inputs: " + ", ".join(CASE_FIELDS[kind]),
+                                 at=[*place, "case"])
+    model = case.get("model")
+    if isinstance(model, str) and model not in other.documents.get("models", {}):
+        yield document.error([*place, "case", "model"], f"{model!r} is not known",
+                             f"a model key of {other.folders.get('models', 'the catalogue')}/")

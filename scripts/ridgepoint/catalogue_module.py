@@ -10,20 +10,29 @@ snapshot hash the sims' files), and kept in sync by a test. `make check`, `make 
 
 from __future__ import annotations
 
-from pathlib import Path
+import graphlib
+import importlib
+import sys
 from typing import Any
 
-from ridgepoint.catalogue import CATALOGUE, read_catalogue
-from ridgepoint.catalogue_records import Catalogue
+from ridgepoint.atomic import write_atomic
+from ridgepoint.catalogue import sims_data
+from ridgepoint.errors import ContentErrors
+from ridgepoint.kinds import KINDS
+from ridgepoint.layout import Layout
+from ridgepoint.load import load_site
+from ridgepoint.model import Site
+from ridgepoint.runtime import sims_imported_by
 
-MODULE = "sims/catalogue_data.py"
+MODULE = "catalogue_data.py"  # in the sims package
+SOURCES = ("gpus", "models")  # the kinds it is written from
 WIDTH = 100  # the linter's line length
 
 HEADER = '''"""The catalogue of GPUs and models, for the sims. GENERATED: edit the YAML instead.
 
 Written from content/catalogue/gpus/*.yaml and content/catalogue/models/*.yaml by
 scripts/ridgepoint/catalogue_module.py whenever `make check`, `make build` or `make serve`
-finds the YAML changed (tests/pipeline/test_catalogue_module.py keeps the two in sync).
+finds the YAML changed (tests/sims/test_catalogue_data.py keeps the two in sync).
 GPU figures are in base units (FLOP/s, bytes, bytes/s), but for measured all-reduce times:
 [GPUs, message bytes, milliseconds], as the YAML writes them. A model is its config.json
 fields as written. Every figure's source is in the YAML and on the catalogue page.
@@ -32,10 +41,9 @@ fields as written. Every figure's source is in the YAML and on the catalogue pag
 '''
 
 
-def render(catalogue: Catalogue) -> str:
+def render(site: Site) -> str:
     """The module's text: a header, then GPUS and MODELS as literals, keys sorted."""
-    gpus = {key: catalogue.gpus[key].sims for key in sorted(catalogue.gpus)}
-    models = {key: catalogue.models[key].sims for key in sorted(catalogue.models)}
+    gpus, models = sims_data(site)
     body = "".join(f"{name} = {_literal(value, 0)}\n"
                    for name, value in (("GPUS", gpus), ("MODELS", models)))
     return HEADER + body
@@ -58,22 +66,36 @@ def _literal(value: Any, indent: int) -> str:
     return repr(value)
 
 
-def sync_sims_module(root: Path) -> bool:
-    """Rewrite root/sims/catalogue_data.py if the catalogue under `root` changed it.
+def sync_sims_module(layout: Layout) -> bool:
+    """Rewrite the sims' catalogue_data.py if the layout's catalogue changed it; True when
+    it was written.
 
-    True when it was written. Nothing is written for a tree without a catalogue or without
-    sims, nor while the catalogue has problems: the loader reports those with the rest.
+    Only for a whole repository, whose sims are its own: a fixture or synthetic content tree
+    served by the repository's code must not rewrite the repository's sims. Nothing is
+    written while the catalogue has problems either: the full load reports them with the
+    rest of the content.
     """
-    if not (root / CATALOGUE).is_dir() or not (root / "sims").is_dir():
+    if layout.root != layout.code or not layout.sims.is_dir():
         return False
-    catalogue, errors = read_catalogue(root)
-    if errors:
+    try:
+        site = load_site(layout.root, kinds=[kind for kind in KINDS if kind.name in SOURCES])
+    except ContentErrors:
         return False
-    text = render(catalogue)
-    path = root / MODULE
+    text = render(site)
+    path = layout.sims / MODULE
     if path.is_file() and path.read_text(encoding="utf-8") == text:
         return False
-    partial = path.with_suffix(".py.tmp")
-    partial.write_text(text, encoding="utf-8")
-    partial.replace(path)  # atomic: a sim importing it never reads half a file
+    write_atomic(path, text)  # a sim importing it never reads half a file
+    _reload_sims(layout)
     return True
+
+
+def _reload_sims(layout: Layout) -> None:
+    """Run every sims module this process has imported again, in place, each after the
+    sims modules it imports: the sims' choices and the physics' GPUS and MODELS are built at
+    import, and a build or a serve that imported them before the catalogue changed would
+    otherwise run (and cache, under the new files' fingerprint) the old catalogue."""
+    loaded = [name for name in sys.modules if name == "sims" or name.startswith("sims.")]
+    graph = {name: sims_imported_by(layout.sims, name) & set(loaded) for name in loaded}
+    for name in graphlib.TopologicalSorter(graph).static_order():
+        importlib.reload(sys.modules[name])

@@ -23,38 +23,32 @@ placeholder; staging writes the text as it is:
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
+from ridgepoint import simrun
 from ridgepoint.errors import ContentError, ContentErrors
+from ridgepoint.layout import Layout
 
 PLACEHOLDER = re.compile(r"\{\{\s*(sim|data|cited|input):(.*?)\s*\}\}")
 MARKED = ("cited", "input")  # hand-typed figures, written as they are
 FENCE = re.compile(r"^\s*(```|~~~)")
 SCALE = re.compile(r"^x(\d+(?:\.\d+)?(?:e-?\d+)?)$")
 
-EXPERIMENTS_DIR = Path("content/data/experiments")
-
 SimRunner = Callable[[str, dict[str, str]], dict[str, Any]]
 
 
-def run_sim(module: str, inputs: dict[str, str]) -> dict[str, Any]:
-    """Run a sim natively (cached across builds, see ridgepoint.simrun); LookupError for an
-    unknown module, ValueError for a bad input."""
-    from ridgepoint import simrun
-
-    return simrun.run(module, inputs)
-
-
 class FigureSource:
-    """Resolves placeholders against sims and experiment result files, caching each run."""
+    """Resolves placeholders against sims and experiment result files (`layout.experiments`),
+    caching each run. `runner` runs a sim (LookupError for an unknown module, ValueError for
+    a bad input); by default natively, cached across builds (ridgepoint.simrun)."""
 
-    def __init__(self, root: Path, runner: SimRunner = run_sim) -> None:
-        self.root = root
-        self.runner = runner
+    def __init__(self, layout: Layout, runner: SimRunner | None = None) -> None:
+        self.layout = layout
+        self.runner = runner or functools.partial(simrun.run, layout)
         self._runs: dict[tuple[str, tuple[tuple[str, str], ...]], dict[str, Any]] = {}
         self._data: dict[str, Any] = {}
 
@@ -69,9 +63,9 @@ class FigureSource:
 
     def data_value(self, experiment: str, path: list[str]) -> Any:
         if experiment not in self._data:
-            file = self.root / EXPERIMENTS_DIR / f"{experiment}.json"
+            file = self.layout.experiments / f"{experiment}.json"
             if not file.is_file():
-                raise KeyError(f"no result file {EXPERIMENTS_DIR / (experiment + '.json')}")
+                raise KeyError(f"no result file {self.layout.relative(file)}")
             self._data[experiment] = json.loads(file.read_text(encoding="utf-8"))
         value: Any = self._data[experiment]
         for depth, key in enumerate(path):

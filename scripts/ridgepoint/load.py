@@ -1,51 +1,44 @@
 """Load every content file into one validated `Site`, reporting every problem in one pass.
 
-Three phases: parse and schema-check each file on its own; check what spans files (tags
-against the vocabulary, related terms, hub readings, sims, duplicate names); only when
-nothing is wrong, build the typed records. Each phase keeps going after a problem, so an
-editor sees the whole list at once; the cross-file checks read the raw data defensively
-because a file may have failed its schema.
+Three phases: parse and schema-check each file on its own; check what spans files (the
+rules each kind names in ridgepoint.kinds, see ridgepoint.checks); only when nothing is
+wrong, build the typed records (ridgepoint.records). Each phase keeps going after a
+problem, so an editor sees the whole list at once. Which files there are, and what they
+become, is the content kinds' declaration (ridgepoint.kinds): nothing here is specific to
+one kind.
 """
 
 from __future__ import annotations
 
-import difflib
 import re
-from collections.abc import Callable, Collection, Iterator
-from datetime import date
+from collections.abc import Collection, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-from ridgepoint.catalogue import read_catalogue
+from ridgepoint import records
+from ridgepoint.checks import CrossFile, Documents, tags_in_vocabulary
 from ridgepoint.errors import ContentError, ContentErrors
-from ridgepoint.model import Article, Explainer, Hub, HubSection, Reading, Site, Tag, Term
-from ridgepoint.validate import schema_errors, schemas
+from ridgepoint.kinds import KINDS, VOCABULARY, VOCABULARY_RECORD, VOCABULARY_SCHEMA, Kind
+from ridgepoint.model import Site
+from ridgepoint.validate import schema_errors
 from ridgepoint.yamldoc import Document, parse, read_text
 
-GLOSSARY = "glossary"
-FEED = "feed"
-HUBS = "feed/tags"
-VOCABULARY = "feed/tags/_vocabulary.yaml"
-EXPLAINERS = "content/explainers"
-ARTICLES = "content/articles"
-YAML_SUFFIXES = (".yaml", ".yml")
-
-# File names are slugs: they become URLs. The pattern is the schemas' own.
-SLUG = re.compile(schemas()["common.schema.json"]["$defs"]["slug"]["pattern"])
-_SIM = re.compile(schemas()["explainer.schema.json"]["properties"]["sim"]["pattern"])
 _FENCE = re.compile(r"---[ \t]*")
 _END_FENCE = re.compile(r"(---|\.\.\.)[ \t]*")
 
-Record = TypeVar("Record")
 
-
-def load_site(root: Path, sim_modules: Collection[str] | None = None) -> Site:
+def load_site(
+    root: Path, sim_modules: Collection[str] | None = None, kinds: Sequence[Kind] = KINDS
+) -> Site:
     """Read and validate all content under `root` (a repository-shaped tree).
 
     `sim_modules` names the sims an explainer may use; by default, `sims.sim_names()`.
-    Raises ContentErrors holding every problem found.
+    `kinds` limits the load to some kinds, checked among themselves (the sims' catalogue
+    module needs the catalogue's alone): the other Site fields stay empty, and the
+    vocabulary is read only when a kind has tags. Raises ContentErrors holding every
+    problem found.
     """
-    return _Loader(root, sim_modules).run()
+    return _Loader(root, sim_modules, kinds).run()
 
 
 def split_front_matter(text: str, path: str = "<markdown>") -> tuple[dict[str, Any], str, int]:
@@ -83,63 +76,56 @@ def _split(text: str, path: str) -> tuple[str | None, int, str, int]:
 class _Loader:
     """One load: the root, the problems found so far, and the raw documents."""
 
-    def __init__(self, root: Path, sim_modules: Collection[str] | None) -> None:
+    def __init__(
+        self, root: Path, sim_modules: Collection[str] | None, kinds: Sequence[Kind]
+    ) -> None:
         self.root = root
         self.errors: list[ContentError] = []
         self._sim_modules = sim_modules
+        self._kinds = kinds
 
     def run(self) -> Site:
-        vocabulary = self._yaml(VOCABULARY, "vocabulary.schema.json", required=True)
-        terms = self._all(GLOSSARY, YAML_SUFFIXES, self._yaml, "term.schema.json")
-        readings = self._all(FEED, YAML_SUFFIXES, self._yaml, "reading.schema.json")
-        hubs = self._all(HUBS, YAML_SUFFIXES, self._yaml, "hub.schema.json")
-        explainers = self._all(EXPLAINERS, (".md",), self._markdown, "explainer.schema.json")
-        articles = self._all(ARTICLES, (".md",), self._markdown, "article.schema.json")
-
-        tags = _tag_slugs(vocabulary)
-        for group in (terms, readings, explainers, articles):
-            for document in group.values():
-                self._check_tags(document, tags)
-        self._check_terms(terms)
-        self._check_hubs(hubs, tags, set(readings))
-        self._check_explainers(explainers)
-        self._check_articles(articles)
-        catalogue, problems = read_catalogue(self.root)  # GPUs, models, calibration
-        self.errors.extend(problems)
-        if self.errors or vocabulary is None:
-            raise ContentErrors(self.errors)
-        return Site(
-            tags=_build_tags(vocabulary.data),
-            terms=self._build(terms, _term),
-            readings=self._build(readings, _reading),
-            hubs=self._build(hubs, _hub),
-            explainers=self._build(explainers, _explainer),
-            articles=self._build(articles, _article),
-            catalogue=catalogue,
+        tagged = any(tags_in_vocabulary in kind.rules for kind in self._kinds)
+        vocabulary = self._yaml(VOCABULARY, VOCABULARY_SCHEMA, required=True) if tagged else None
+        documents = {kind.name: self._all(kind) for kind in self._kinds}
+        other = CrossFile(
+            documents=documents,
+            folders={kind.name: kind.folder for kind in self._kinds},
+            vocabulary=VOCABULARY,
+            tags=_tag_slugs(vocabulary),
+            sims=self._sims,
         )
+        for kind in self._kinds:
+            for rule in kind.rules:
+                self.errors.extend(rule(documents[kind.name], other))
+        if self.errors or (tagged and vocabulary is None):
+            raise ContentErrors(self.errors)
+        tags = {
+            slug: records.build(VOCABULARY_RECORD, entry, slug=slug)
+            for slug, entry in (vocabulary.data["tags"].items() if vocabulary else ())
+        }
+        built = {kind.name: self._build(kind, documents[kind.name]) for kind in self._kinds}
+        return Site(tags=tags, **built)
 
     # Phase 1: each file on its own.
 
     def _problem(self, path: str, line: int, field: str, message: str, expected: str) -> None:
         self.errors.append(ContentError(path, line, field, message, expected))
 
-    def _all(
-        self,
-        folder: str,
-        suffixes: tuple[str, ...],
-        read: Callable[[str, str], Document | None],
-        schema: str,
-    ) -> dict[str, Document]:
-        """Every content file in `folder`, by slug, parsed and schema-checked."""
-        documents: dict[str, Document] = {}
-        for slug, path in self._sources(folder, suffixes).items():
-            document = read(path, schema)
+    def _all(self, kind: Kind) -> Documents:
+        """Every file of a kind, by slug, parsed and schema-checked."""
+        read = self._markdown if kind.markdown else self._yaml
+        documents: Documents = {}
+        for slug, path in self._sources(kind).items():
+            document = read(path, kind.schema)
             if document is not None:
                 documents[slug] = document
         return documents
 
-    def _sources(self, folder: str, suffixes: tuple[str, ...]) -> dict[str, str]:
-        """slug -> path of each content file in `folder`; a slug must be unique and well-formed."""
+    def _sources(self, kind: Kind) -> dict[str, str]:
+        """slug -> path of each file of `kind`; a slug must be unique and well-formed."""
+        folder, suffixes = kind.folder, kind.suffixes
+        well_formed, expected = kind.file_name_rule
         directory = self.root / folder
         found: dict[str, str] = {}
         if not directory.is_dir():
@@ -151,8 +137,7 @@ class _Loader:
             if not file.is_file():
                 continue
             slug = file.stem
-            if not SLUG.fullmatch(slug):
-                expected = "a file name that is a slug: lowercase letters, digits, single hyphens"
+            if not well_formed.fullmatch(slug):
                 self._problem(path, 1, "slug", f"{slug!r} is malformed", expected)
             elif slug in found:
                 message = f"{slug!r} is already used by {found[slug]}"
@@ -193,73 +178,7 @@ class _Loader:
         self.errors.extend(schema_errors(document, schema))
         return document
 
-    # Phase 2: what spans files. Values of the wrong shape were reported in phase 1.
-
-    def _check_tags(self, document: Document, tags: set[str] | None) -> None:
-        if tags is None:  # the vocabulary is broken; that is the error to fix first
-            return
-        for index, tag in _slugs(document.data, "tags"):
-            if tag not in tags:
-                message = f"{tag!r} is not in the vocabulary{_did_you_mean(tag, tags)}"
-                expected = f"a tag listed in {VOCABULARY}"
-                self.errors.append(document.error(["tags", index], message, expected))
-
-    def _check_terms(self, terms: dict[str, Document]) -> None:
-        names: dict[str, str] = {}
-        for slug, document in terms.items():
-            for index, other in _slugs(document.data, "related"):
-                if other == slug:
-                    message = "names the term itself"
-                elif other not in terms:
-                    message = f"{other!r} is not a term{_did_you_mean(other, terms)}"
-                else:
-                    continue
-                expected = f"the slug of another file in {GLOSSARY}/"
-                self.errors.append(document.error(["related", index], message, expected))
-            for key in ("term", "abbreviation"):
-                name = _field(document.data, key)
-                if name is None:
-                    continue
-                folded = " ".join(name.casefold().split())
-                if folded in names:
-                    message = f"{name!r} is already used by {names[folded]}"
-                    expected = "a name and abbreviation no other term uses"
-                    self.errors.append(document.error([key], message, expected))
-                else:
-                    names[folded] = document.path
-
-    def _check_hubs(
-        self, hubs: dict[str, Document], tags: set[str] | None, readings: set[str]
-    ) -> None:
-        for tag, document in hubs.items():
-            if tags is not None and SLUG.fullmatch(tag) and tag not in tags:
-                message = f"hub file for {tag!r}, which is not in the vocabulary"
-                self._problem(document.path, 1, "tag", message, f"a tag listed in {VOCABULARY}")
-            sections = document.data.get("path") if isinstance(document.data, dict) else None
-            if not isinstance(sections, list):
-                continue
-            seen: set[str] = set()
-            for number, section in enumerate(sections):
-                for index, slug in _slugs(section, "readings"):
-                    where = ["path", number, "readings", index]
-                    if slug not in readings:
-                        message = f"{slug!r} is not a reading{_did_you_mean(slug, readings)}"
-                        expected = f"the slug of a file in {FEED}/"
-                        self.errors.append(document.error(where, message, expected))
-                    elif slug in seen:
-                        message = f"{slug!r} is already on this path"
-                        self.errors.append(document.error(where, message, "each reading once"))
-                    seen.add(slug)
-
-    def _check_explainers(self, explainers: dict[str, Document]) -> None:
-        for document in explainers.values():
-            sim = _field(document.data, "sim")
-            if sim is None or not _SIM.fullmatch(sim) or sim in self._sims():
-                continue
-            known = ", ".join(sorted(self._sims()))
-            message = f"{sim!r} is not a sim module"
-            expected = f"one of the sims: {known}" if known else "a sim module in sims/"
-            self.errors.append(document.error(["sim"], message, expected))
+    # Phase 2 needs the sims only when an explainer names one.
 
     def _sims(self) -> Collection[str]:
         if self._sim_modules is None:
@@ -268,119 +187,18 @@ class _Loader:
             self._sim_modules = frozenset(sims.sim_names())
         return self._sim_modules
 
-    def _check_articles(self, articles: dict[str, Document]) -> None:
-        for document in articles.values():
-            published = _date(_field(document.data, "published"))
-            updated = _date(_field(document.data, "updated"))
-            if published and updated and updated < published:
-                message = f"{updated.isoformat()} is before published {published.isoformat()}"
-                self.errors.append(document.error(["updated"], message, "a date on or after it"))
-
     # Phase 3: records, built only from valid documents.
 
-    def _build(
-        self, documents: dict[str, Document], make: Callable[[str, dict[str, Any], Path], Record]
-    ) -> dict[str, Record]:
+    def _build(self, kind: Kind, documents: Documents) -> dict[str, Any]:
         return {
-            slug: make(slug, document.data, self.root / document.path)
+            slug: records.build(
+                kind.record, document.data, **{kind.slug: slug}, source=self.root / document.path
+            )
             for slug, document in documents.items()
         }
-
-
-def _field(data: Any, key: str) -> str | None:
-    """A non-blank string field of a mapping, or None."""
-    value = data.get(key) if isinstance(data, dict) else None
-    return value if isinstance(value, str) and value.strip() else None
-
-
-def _slugs(data: Any, key: str) -> Iterator[tuple[int, str]]:
-    """(index, slug) for each well-formed slug in the list `data[key]`."""
-    values = data.get(key) if isinstance(data, dict) else None
-    if isinstance(values, list):
-        for index, value in enumerate(values):
-            if isinstance(value, str) and SLUG.fullmatch(value):
-                yield index, value
-
-
-def _date(value: str | None) -> date | None:
-    try:
-        return date.fromisoformat(value) if value else None
-    except ValueError:
-        return None
-
-
-def _did_you_mean(name: str, known: Collection[str]) -> str:
-    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.8)
-    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 def _tag_slugs(vocabulary: Document | None) -> set[str] | None:
     """The vocabulary's tags, or None when there is no usable vocabulary to check against."""
     tags = vocabulary.data.get("tags") if vocabulary and isinstance(vocabulary.data, dict) else None
     return {tag for tag in tags if isinstance(tag, str)} if isinstance(tags, dict) else None
-
-
-def _build_tags(data: dict[str, Any]) -> dict[str, Tag]:
-    return {
-        slug: Tag(slug, entry["label"], entry["description"])
-        for slug, entry in data["tags"].items()
-    }
-
-
-def _term(slug: str, data: dict[str, Any], source: Path) -> Term:
-    return Term(
-        slug=slug,
-        term=data["term"],
-        definition=data["definition"],
-        tags=tuple(data["tags"]),
-        abbreviation=data.get("abbreviation"),
-        related=tuple(data.get("related", ())),
-        source=source,
-    )
-
-
-def _reading(slug: str, data: dict[str, Any], source: Path) -> Reading:
-    return Reading(
-        slug=slug,
-        kind=data["kind"],
-        title=data["title"],
-        authors=tuple(data["authors"]),
-        added=date.fromisoformat(data["added"]),
-        tags=tuple(data["tags"]),
-        why=data["why"],
-        where=data.get("where"),
-        url=data.get("url"),
-        source=source,
-    )
-
-
-def _hub(slug: str, data: dict[str, Any], source: Path) -> Hub:
-    sections = tuple(
-        HubSection(section["heading"], section["purpose"], tuple(section["readings"]))
-        for section in data.get("path", ())
-    )
-    return Hub(tag=slug, intro=data["intro"], path=sections, source=source)
-
-
-def _explainer(slug: str, data: dict[str, Any], source: Path) -> Explainer:
-    return Explainer(
-        slug=slug,
-        title=data["title"],
-        level=data["level"],
-        hook=data["hook"],
-        sim=data["sim"],
-        tags=tuple(data["tags"]),
-        source=source,
-    )
-
-
-def _article(slug: str, data: dict[str, Any], source: Path) -> Article:
-    return Article(
-        slug=slug,
-        title=data["title"],
-        summary=data["summary"],
-        tags=tuple(data["tags"]),
-        published=date.fromisoformat(data["published"]),
-        updated=date.fromisoformat(data["updated"]),
-        source=source,
-    )

@@ -2,18 +2,21 @@
 
 The loader (`ridgepoint.load`) builds a `Site` once and validates it; every page and feed
 is generated from it by plain functions. Records are frozen: generators read, never write.
+
+A record's fields are its schema's properties, by the same names (plus the slug, which is
+the file name, and the source path): records are built from the data generically
+(ridgepoint.records), and tests/pipeline/test_kinds.py fails when a record and its schema
+disagree. Allowed values (an explainer's levels, a reading's kinds) live in the schemas
+only. How to add a kind: ridgepoint.kinds.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import date
 from pathlib import Path
 
-from ridgepoint.catalogue_records import Catalogue
-
-LEVELS = ("beginner", "intermediate", "advanced")
-READING_KINDS = ("paper", "article", "talk", "interactive", "video", "book", "code")
+from ridgepoint.catalogue_records import CalibrationSet, Gpu, LanguageModel
 
 
 @dataclass(frozen=True)
@@ -101,7 +104,8 @@ class Article:
 
 @dataclass(frozen=True)
 class Site:
-    """All content, loaded and validated. Mappings are keyed by slug."""
+    """All content, loaded and validated. Mappings are keyed by slug: one per content kind
+    (ridgepoint.kinds, under the kind's name) and the vocabulary's tags."""
 
     tags: dict[str, Tag] = field(default_factory=dict)
     terms: dict[str, Term] = field(default_factory=dict)
@@ -109,12 +113,15 @@ class Site:
     hubs: dict[str, Hub] = field(default_factory=dict)
     explainers: dict[str, Explainer] = field(default_factory=dict)
     articles: dict[str, Article] = field(default_factory=dict)
-    catalogue: Catalogue = field(default_factory=Catalogue)  # content/catalogue/
+    gpus: dict[str, Gpu] = field(default_factory=dict)  # the catalogue (catalogue_records)
+    models: dict[str, LanguageModel] = field(default_factory=dict)
+    calibration: dict[str, CalibrationSet] = field(default_factory=dict)
 
     def tags_in_use(self) -> list[str]:
-        """Every tag that some term, reading, explainer, article or hub file uses, sorted."""
+        """Every tag that a hub file is for or a record of any kind carries, sorted."""
         used: set[str] = set(self.hubs)
-        for group in (self.terms, self.readings, self.explainers, self.articles):
-            for item in group.values():
-                used.update(item.tags)
+        for group in fields(self):
+            if group.name != "tags":
+                for item in getattr(self, group.name).values():
+                    used.update(getattr(item, "tags", ()))
         return sorted(used)

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ridgepoint.model import LEVELS, Article, Explainer, Reading, Term
+from ridgepoint.model import Article, Explainer, Reading, Term
+from ridgepoint.validate import schemas
+
+# Beginner first: the order the explainer schema lists its levels in.
+LEVELS = tuple(schemas()["explainer.schema.json"]["properties"]["level"]["enum"])
 
 
 def newest_readings(readings: Iterable[Reading]) -> list[Reading]:

@@ -18,11 +18,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ridgepoint import snapshot
+from ridgepoint.layout import Layout
 from ridgepoint.theme_bundle import theme_bundle_files
 
-ROOT = Path(__file__).resolve().parents[2]
-NODE_MODULES = ROOT / "node_modules"
-SIMS_DIR = ROOT / "sims"
 PACKAGE = "sims"
 
 # What `loadPyodide` fetches from its indexURL when no packages are loaded.
@@ -68,24 +66,33 @@ class StagingError(Exception):
     """The runtime cannot be staged: a package is missing or a sim imports what it may not."""
 
 
-def _module_file(dotted: str) -> Path | None:
+def _module_file(sims_dir: Path, dotted: str) -> Path | None:
     """The source file of a module inside the sims package, or None if there is none."""
     parts = dotted.split(".")
     if parts[0] != PACKAGE:
         return None
-    base = SIMS_DIR.joinpath(*parts[1:])
+    base = sims_dir.joinpath(*parts[1:])
     for candidate in (base.with_suffix(".py"), base / "__init__.py"):
         if len(parts) > 1 and candidate.is_file():
             return candidate
-    return SIMS_DIR / "__init__.py" if len(parts) == 1 else None
+    return sims_dir / "__init__.py" if len(parts) == 1 else None
 
 
-def _imports(path: Path) -> frozenset[str]:
+def _imports(sims_dir: Path, path: Path) -> frozenset[str]:
     """Every module a file imports, as absolute dotted names (relative imports resolved).
 
     Parsed once per file version: every page embedding a sim asks for its closure."""
     stat = path.stat()
-    return _parsed_imports(path, SIMS_DIR, stat.st_mtime_ns, stat.st_size)
+    return _parsed_imports(path, sims_dir, stat.st_mtime_ns, stat.st_size)
+
+
+def sims_imported_by(sims_dir: Path, dotted: str) -> frozenset[str]:
+    """The sims modules (dotted names) that the sims module `dotted` imports."""
+    path = _module_file(sims_dir, dotted)
+    if path is None:
+        return frozenset()
+    return frozenset(name for name in _imports(sims_dir, path)
+                     if _module_file(sims_dir, name) not in (None, path))
 
 
 def _import_statements(tree: ast.Module) -> Iterator[ast.Import | ast.ImportFrom]:
@@ -122,40 +129,42 @@ def _parsed_imports(path: Path, sims_dir: Path, mtime_ns: int, size: int) -> fro
     return frozenset(found)
 
 
-def import_closure(module: str) -> list[str]:
-    """Files (relative to sims/, POSIX) that `import sims.<module>` executes, sorted.
+def import_closure(sims_dir: Path, module: str) -> list[str]:
+    """Files (relative to `sims_dir`, POSIX) that `import sims.<module>` executes, sorted.
 
     Raises StagingError when a file imports something outside the sims package that is
     not in the standard library: Pyodide ships the standard library only.
     """
-    start = _module_file(f"{PACKAGE}.{module}")
+    start = _module_file(sims_dir, f"{PACKAGE}.{module}")
     if start is None:
-        raise StagingError(f"no sim module named {module!r} in {SIMS_DIR}")
+        raise StagingError(f"no sim module named {module!r} in {sims_dir}")
     seen: set[Path] = set()
-    todo = [start, SIMS_DIR / "__init__.py"]
+    todo = [start, sims_dir / "__init__.py"]
     while todo:
         path = todo.pop()
         if path in seen:
             continue
         seen.add(path)
-        for name in _imports(path):
+        for name in _imports(sims_dir, path):
             top = name.split(".")[0]
             if top == PACKAGE:
-                target = _module_file(name)
+                target = _module_file(sims_dir, name)
                 if target is not None:
                     todo.append(target)
             elif top not in sys.stdlib_module_names and top != "__future__":
+                where = path.relative_to(sims_dir.parent).as_posix()
                 raise StagingError(
-                    f"{path.relative_to(ROOT)} imports {name!r}, which is neither part of the "
-                    f"sims package nor of the standard library (Pyodide ships only that)"
+                    f"{where} imports {name!r}, which is neither part of the sims package "
+                    f"nor of the standard library (Pyodide ships only that)"
                 )
-    return sorted(path.relative_to(SIMS_DIR).as_posix() for path in seen)
+    return sorted(path.relative_to(sims_dir).as_posix() for path in seen)
 
 
-def browser_files(module: str) -> list[str]:
+def browser_files(sims_dir: Path, module: str) -> list[str]:
     """The sims files a page fetches to run `module`: its import closure plus the runner
     the worker calls (sims/_runner.py)."""
-    return sorted(set(import_closure(module)) | set(import_closure("_runner")))
+    closure = set(import_closure(sims_dir, module)) | set(import_closure(sims_dir, "_runner"))
+    return sorted(closure)
 
 
 def _copy(source: Path, target: Path) -> None:
@@ -177,10 +186,10 @@ def _write(target: Path, text: str) -> None:
         target.write_text(text, encoding="utf-8")
 
 
-def interpreter_module() -> str:
+def interpreter_module(node_modules: Path) -> str:
     """vega-interpreter's ES module, reading its vega-util names from the vega global and
     exporting its tables (INTERPRETER_TABLES) beside its evaluator."""
-    source = NODE_MODULES / INTERPRETER_SOURCE
+    source = node_modules / INTERPRETER_SOURCE
     if not source.is_file():
         raise StagingError(f"{source} is missing: run `npm ci` (or `make setup`) first")
     text = source.read_text(encoding="utf-8")
@@ -195,13 +204,13 @@ def interpreter_module() -> str:
     )
 
 
-def stage_snapshot(target_dir: Path) -> snapshot.Snapshot | None:
+def stage_snapshot(layout: Layout, target_dir: Path) -> snapshot.Snapshot | None:
     """Put the current Pyodide snapshot (ridgepoint.snapshot) and its manifest into
     `target_dir`, dropping older snapshot files. Without one (RIDGEPOINT_SNAPSHOT, or Node
     failed: the build says why and goes on) the manifest says so, and the worker starts
     Python the normal way."""
     try:
-        made = snapshot.current(SIMS_DIR, NODE_MODULES)
+        made = snapshot.current(layout)
     except snapshot.SnapshotError as error:
         print(f"warning: no Pyodide snapshot, pages will start Python the slow way: {error}",
               file=sys.stderr)
@@ -217,28 +226,29 @@ def stage_snapshot(target_dir: Path) -> snapshot.Snapshot | None:
     return made
 
 
-def stage_runtime(stage_dir: Path, modules: set[str]) -> None:
+def stage_runtime(layout: Layout, stage_dir: Path, modules: set[str]) -> None:
     """Copy Pyodide (with its memory snapshot), the chart library and the given sims (with
     their imports) into `stage_dir/assets/{pyodide,vendor,sims}/`, and Material's script
     bundle with its compile hint (ridgepoint.theme_bundle). Files from earlier
     builds that are no longer needed are removed from assets/sims/, so the site ships only
     what pages use."""
     assets = Path(stage_dir) / "assets"
+    node_modules = layout.node_modules
     for name in PYODIDE_FILES:
-        _copy(NODE_MODULES / "pyodide" / name, assets / "pyodide" / name)
+        _copy(node_modules / "pyodide" / name, assets / "pyodide" / name)
     for name, source in VENDOR_FILES.items():
-        _copy(NODE_MODULES / source, assets / "vendor" / name)
-    _write(assets / "vendor" / "vega-interpreter.js", interpreter_module())
+        _copy(node_modules / source, assets / "vendor" / name)
+    _write(assets / "vendor" / "vega-interpreter.js", interpreter_module(node_modules))
     for package in VENDOR_LICENSES:
-        _copy(NODE_MODULES / package / "LICENSE", assets / "vendor" / f"{package}.LICENSE.txt")
-    stage_snapshot(assets / "pyodide")
+        _copy(node_modules / package / "LICENSE", assets / "vendor" / f"{package}.LICENSE.txt")
+    stage_snapshot(layout, assets / "pyodide")
     for path, text in theme_bundle_files().items():
         _write(Path(stage_dir) / path, text)
 
-    files = {file for module in sorted(modules) for file in browser_files(module)}
+    files = {file for module in sorted(modules) for file in browser_files(layout.sims, module)}
     sims_target = assets / "sims"
     for file in sorted(files):
-        _copy(SIMS_DIR / file, sims_target / file)
+        _copy(layout.sims / file, sims_target / file)
     if sims_target.is_dir():
         for stale in sims_target.rglob("*.py"):
             if stale.relative_to(sims_target).as_posix() not in files:

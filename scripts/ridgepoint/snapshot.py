@@ -6,9 +6,9 @@ an interpreter that has already done all that takes a fraction of it (`make benc
 both). The snapshot is made under Node by make_snapshot.mjs with Pyodide's private
 `_makeSnapshot` option, which is tied to the exact Pyodide build, so:
 
-- the cache key (build/cache/pyodide-snapshot/) covers the Pyodide version and loader, the
-  bytes of every sims file and of the maker script: a rebuild with nothing changed costs a
-  few file hashes, any change makes a new snapshot (seconds);
+- the cache key (build/cache/pyodide-snapshot/, `Layout.snapshots`) covers the Pyodide
+  version and loader, the bytes of every sims file and of the maker script: a rebuild with
+  nothing changed costs a few file hashes, any change makes a new snapshot (seconds);
 - the file is staged under a name carrying its own digest, beside a small manifest
   (`snapshot.json`: file, size, modules) the worker reads first, so a browser never pairs
   an old cached snapshot with a new manifest;
@@ -37,9 +37,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-MAKER = Path(__file__).with_name("make_snapshot.mjs")
-CACHE_DIR = ROOT / "build" / "cache" / "pyodide-snapshot"
+from ridgepoint.atomic import write_atomic
+from ridgepoint.layout import Layout
+
+MAKER = Path(__file__).with_name("make_snapshot.mjs")  # part of this package, like this file
 HOME = "/home/pyodide/ridgepoint"  # where the worker keeps the sims package (worker.js HOME)
 MANIFEST = "snapshot.json"
 PREFIX = "snapshot-"
@@ -135,10 +136,10 @@ def cache_key(sims_dir: Path, node_modules: Path) -> str:
     return digest.hexdigest()
 
 
-def cached(sims_dir: Path, node_modules: Path, cache_dir: Path = CACHE_DIR) -> Snapshot | None:
+def cached(layout: Layout) -> Snapshot | None:
     """The cached snapshot for these sims and this Pyodide, if one was made."""
-    key = cache_key(sims_dir, node_modules)
-    path, meta = cache_dir / f"{key}.bin", cache_dir / f"{key}.json"
+    key = cache_key(layout.sims, layout.node_modules)
+    path, meta = layout.snapshots / f"{key}.bin", layout.snapshots / f"{key}.json"
     if not (path.is_file() and meta.is_file()):
         return None
     known = json.loads(meta.read_text("utf-8"))
@@ -159,36 +160,33 @@ def _run_maker(sims_dir: Path, heap_file: Path) -> list[str]:
     return json.loads(done.stdout.strip().splitlines()[-1])["modules"]
 
 
-def make(sims_dir: Path, node_modules: Path, cache_dir: Path = CACHE_DIR) -> Snapshot:
+def make(layout: Layout) -> Snapshot:
     """The snapshot for these sims, from the cache or made now (seconds)."""
-    found = cached(sims_dir, node_modules, cache_dir)
+    found = cached(layout)
     if found is not None:
         return found
-    key = cache_key(sims_dir, node_modules)
+    key = cache_key(layout.sims, layout.node_modules)
+    cache_dir = layout.snapshots
     cache_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=cache_dir) as work:
         heap_file = Path(work) / "heap.bin"
-        modules = _run_maker(sims_dir, heap_file)
+        modules = _run_maker(layout.sims, heap_file)
         packed = gzip.compress(sparse(heap_file.read_bytes()), GZIP_LEVEL, mtime=0)
-        partial = Path(work) / "packed.bin"
-        partial.write_bytes(packed)
-        digest = hashlib.sha256(packed).hexdigest()
-        # Atomic renames: a parallel build never reads half a file; the meta goes last.
-        partial.replace(cache_dir / f"{key}.bin")
-        meta = Path(work) / "meta.json"
-        meta.write_text(json.dumps({"digest": digest, "modules": modules}), encoding="utf-8")
-        meta.replace(cache_dir / f"{key}.json")
-    for old in cache_dir.iterdir():  # only the current snapshot is kept
-        if old.is_file() and old.stem != key:
+    digest = hashlib.sha256(packed).hexdigest()
+    # The meta goes last: a parallel build that finds it finds the whole snapshot too.
+    write_atomic(cache_dir / f"{key}.bin", packed)
+    write_atomic(cache_dir / f"{key}.json", json.dumps({"digest": digest, "modules": modules}))
+    for old in [*cache_dir.glob("*.bin"), *cache_dir.glob("*.json")]:  # only the current one
+        if old.stem != key:
             old.unlink(missing_ok=True)
     return Snapshot(cache_dir / f"{key}.bin", digest, tuple(modules))
 
 
-def current(sims_dir: Path, node_modules: Path, cache_dir: Path = CACHE_DIR) -> Snapshot | None:
+def current(layout: Layout) -> Snapshot | None:
     """The snapshot to stage under the RIDGEPOINT_SNAPSHOT policy; None for none."""
     chosen = policy()
     if chosen == "off":
         return None
     if chosen == "cached":
-        return cached(sims_dir, node_modules, cache_dir)
-    return make(sims_dir, node_modules, cache_dir)
+        return cached(layout)
+    return make(layout)

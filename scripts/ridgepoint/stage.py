@@ -23,11 +23,14 @@ from pathlib import Path
 import yaml
 
 from ridgepoint import urls
+from ridgepoint.catalogue_module import sync_sims_module
 from ridgepoint.config import SiteConfig
 from ridgepoint.errors import ContentError, ContentErrors
 from ridgepoint.feeds import generate_feeds
-from ridgepoint.figures import EXPERIMENTS_DIR, FigureSource, render_figures
+from ridgepoint.figures import FigureSource, render_figures
 from ridgepoint.glossary_links import TermLinker
+from ridgepoint.kinds import KINDS
+from ridgepoint.layout import Layout
 from ridgepoint.load import load_site, split_front_matter
 from ridgepoint.markup import esc
 from ridgepoint.model import Site
@@ -36,12 +39,13 @@ from ridgepoint.runtime import stage_runtime
 from ridgepoint.sim_embed import render_sim_blocks
 from ridgepoint.stagecache import StagedCache, context_digest
 
-CONTENT = "content"
 LINKED_SECTIONS = ("explainers/", "articles/")
 ESCAPED_META = ("title", "description")
 DESCRIPTION_FROM = ("summary", "hook")  # article, explainer
 WIDGET_SCRIPT = "assets/sim/widget.js"  # also in mkdocs.yml's extra_javascript
 SIM_MARKER = re.compile(r'data-sim="([A-Za-z_][A-Za-z0-9_]*)"')
+# Folders under content/ that hold a YAML kind (the catalogue): not copied into the site.
+DATA_FOLDERS = tuple(f"{kind.folder}/" for kind in KINDS if not kind.markdown)
 
 Staged = bytes | Path  # file contents, or a file to copy
 
@@ -73,14 +77,13 @@ def _front_matter(meta: dict[str, object]) -> str:
 class Stager:
     """Turns one loaded Site plus content/ into the staged files."""
 
-    def __init__(self, root: Path, site: Site, config: SiteConfig) -> None:
-        self.root = root
+    def __init__(self, layout: Layout, site: Site, config: SiteConfig) -> None:
+        self.layout = layout
         self.site = site
         self.config = config
         self.linker = TermLinker(site.terms.values())
-        self.figures = FigureSource(root)
-        data_files = (root / EXPERIMENTS_DIR).glob("*.json")
-        self.cache = StagedCache(context_digest(site.terms.values(), data_files))
+        self.figures = FigureSource(layout)
+        self.cache = StagedCache(context_digest(layout, site.terms.values()), layout.staged)
 
     def markdown(self, relative: str, text: str) -> str:
         """One content page, staged (see the module docstring for the steps); from the
@@ -88,7 +91,7 @@ class Stager:
         return self.cache.staged(relative, text, lambda: self._staged(relative, text))
 
     def _staged(self, relative: str, text: str) -> str:
-        source = f"{CONTENT}/{relative}"
+        source = self.layout.relative(self.layout.content / relative)
         text = render_figures(text, source, self.figures)
         meta, body, _ = split_front_matter(text, source)
         head = text[: len(text) - len(body)]
@@ -98,18 +101,21 @@ class Stager:
             )
             body = self.linker.link(body, glossary)
         script = urls.relative(urls.page_url(relative), WIDGET_SCRIPT)
-        _, body, _ = split_front_matter(render_sim_blocks(head + body, source, script), source)
+        staged = render_sim_blocks(head + body, source, self.layout, script)
+        _, body, _ = split_front_matter(staged, source)
         return _front_matter(meta) + body
 
     def files(self) -> dict[str, Staged]:
         """Every staged file except the runtime: content, generated pages, feeds."""
         files: dict[str, Staged] = {}
         errors: list[ContentError] = []
-        content = self.root / CONTENT
+        content = self.layout.content
         for path in sorted(content.rglob("*")):
             relative = path.relative_to(content).as_posix()
             if not path.is_file() or any(p.startswith(".") for p in relative.split("/")):
                 continue
+            if self.layout.relative(path).startswith(DATA_FOLDERS):
+                continue  # a YAML kind's files are data, read through the Site, not assets
             if path.suffix == ".md":
                 try:
                     files[relative] = self.markdown(relative, path.read_text("utf-8")).encode()
@@ -117,16 +123,23 @@ class Stager:
                     errors.extend(problem.errors)
             else:
                 files[relative] = path
-        generated = {path: text.encode() for path, text in generate_pages(self.site).items()}
+        generated = {path: self.generated(path, text).encode()
+                     for path, text in generate_pages(self.site).items()}
         generated |= generate_feeds(
             self.site, self.config.site_url, self.config.site_name, self.config.site_description
         )
         for path in sorted(generated.keys() & files.keys()):
             message = "would replace a page the pipeline generates"
-            errors.append(ContentError(f"{CONTENT}/{path}", 1, "file", message, "another name"))
+            where = self.layout.relative(content / path)
+            errors.append(ContentError(where, 1, "file", message, "another name"))
         if errors:
             raise ContentErrors(errors)
         return files | generated
+
+    def generated(self, relative: str, text: str) -> str:
+        """A generated page, its ```sim blocks (the catalogue's calculator) made widgets."""
+        script = urls.relative(urls.page_url(relative), WIDGET_SCRIPT)
+        return render_sim_blocks(text, f"generated page {relative}", self.layout, script)
 
     def sim_modules(self, files: dict[str, Staged]) -> set[str]:
         """Sims the browser needs: each explainer's, and every widget on a staged page."""
@@ -177,10 +190,10 @@ def sync(stage_dir: Path, files: dict[str, Staged]) -> StageReport:
     return report
 
 
-def runtime_files(runtime_dir: Path, modules: set[str]) -> dict[str, Staged]:
+def runtime_files(layout: Layout, runtime_dir: Path, modules: set[str]) -> dict[str, Staged]:
     """The browser runtime (ridgepoint.runtime), staged into its own folder first so that
     folder keeps its incremental copies and the staging tree has a single owner."""
-    stage_runtime(runtime_dir, modules)
+    stage_runtime(layout, runtime_dir, modules)
     return {
         path.relative_to(runtime_dir).as_posix(): path
         for path in sorted(runtime_dir.rglob("*"))
@@ -189,22 +202,24 @@ def runtime_files(runtime_dir: Path, modules: set[str]) -> dict[str, Staged]:
 
 
 def stage_site(
-    root: Path, config_file: Path | None = None, stage_dir: Path | None = None
+    layout: Layout, config_file: Path | None = None, stage_dir: Path | None = None
 ) -> StageReport:
-    """Load and validate `root`'s content, then stage it; raises ContentErrors, having
-    written nothing, when content has problems.
+    """Load and validate the layout's content, then stage it; raises ContentErrors, having
+    written nothing, when content has problems, and StagingError when the runtime cannot
+    be staged (a package missing, a sim importing what Pyodide lacks).
 
-    `config_file` defaults to root/mkdocs.yml and `stage_dir` to its docs_dir, so a test can
-    stage a fixture tree into a temporary folder.
+    `config_file` defaults to the layout's mkdocs.yml and `stage_dir` to its docs_dir, so a
+    test can stage a fixture tree into a temporary folder.
     """
-    config = SiteConfig.read(config_file or root / "mkdocs.yml")
+    config = SiteConfig.read(config_file or layout.mkdocs_yml)
     stage_dir = (stage_dir or config.docs_dir).resolve()
-    site = load_site(root)
-    stager = Stager(root, site, config)
+    sync_sims_module(layout)  # before anything imports the sims
+    site = load_site(layout.root)
+    stager = Stager(layout, site, config)
     files = stager.files()
     stager.cache.prune()
     files |= runtime_files(
-        stage_dir.parent / f"{stage_dir.name}.runtime", stager.sim_modules(files)
+        layout, stage_dir.parent / f"{stage_dir.name}.runtime", stager.sim_modules(files)
     )
     stage_dir.mkdir(parents=True, exist_ok=True)
     return sync(stage_dir, files)

@@ -5,7 +5,8 @@ page's path and text, the glossary (each term's name, abbreviation and definitio
 sims' source (their results and charts), the experiment result files the figures read, and
 the pipeline's own code. The key hashes all of them, so a hit returns exactly what staging
 would produce; a page with content errors is never cached (staging raises). Entries live in
-build/cache/staged/, and the least recently used beyond MAX_ENTRIES are removed.
+build/cache/staged/ (`Layout.staged`), and the least recently used beyond MAX_ENTRIES are
+removed.
 """
 
 from __future__ import annotations
@@ -17,11 +18,11 @@ from functools import cache
 from pathlib import Path
 
 from ridgepoint import simrun
+from ridgepoint.atomic import write_atomic
+from ridgepoint.layout import Layout
 from ridgepoint.model import Term
 
-ROOT = Path(__file__).resolve().parents[2]
-PACKAGE = Path(__file__).resolve().parent
-CACHE_DIR = ROOT / "build" / "cache" / "staged"
+PACKAGE = Path(__file__).resolve().parent  # the pipeline's own code, part of every key
 MAX_ENTRIES = 5000
 
 
@@ -38,13 +39,13 @@ def _code_digest() -> str:
     return digest.hexdigest()
 
 
-def context_digest(terms: Iterable[Term], data_files: Iterable[Path]) -> str:
+def context_digest(layout: Layout, terms: Iterable[Term]) -> str:
     """Everything but the page itself that its staged text depends on."""
     digest = hashlib.sha256(_code_digest().encode())
     glossary = sorted((t.slug, t.term, t.abbreviation or "", t.definition) for t in terms)
     digest.update(json.dumps(glossary).encode())
-    digest.update(simrun.fingerprint().encode())
-    for path in sorted(data_files):
+    digest.update(simrun.fingerprint(layout.sims).encode())
+    for path in sorted(layout.experiments.glob("*.json")):
         digest.update(path.name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()
 
@@ -52,7 +53,7 @@ def context_digest(terms: Iterable[Term], data_files: Iterable[Path]) -> str:
 class StagedCache:
     """Staged pages by (context, path, text)."""
 
-    def __init__(self, context: str, folder: Path = CACHE_DIR) -> None:
+    def __init__(self, context: str, folder: Path) -> None:
         self.context = context
         self.folder = folder
         self.written = 0
@@ -65,10 +66,7 @@ class StagedCache:
             path.touch()  # recently used: kept by the pruning below
             return path.read_text(encoding="utf-8")
         result = stage()
-        self.folder.mkdir(parents=True, exist_ok=True)
-        partial = path.with_suffix(f".{id(result)}.tmp")
-        partial.write_text(result, encoding="utf-8")
-        partial.replace(path)  # atomic: a parallel build never reads half a file
+        write_atomic(path, result)
         self.written += 1
         return result
 

@@ -57,7 +57,7 @@ def _ref_targets() -> dict[int, dict[str, Any]]:
     def walk(document: str, node: Any) -> None:
         if isinstance(node, dict):
             if "$ref" in node:
-                targets[id(node)] = _resolve(document, node)[1]
+                targets[id(node)] = resolve(document, node)[1]
             for value in node.values():
                 walk(document, value)
         elif isinstance(node, list):
@@ -152,7 +152,7 @@ def _describe(error: ValidationError, document: Document, name: str) -> list[Con
     return [document.error(location, message, expected)]
 
 
-def _resolve(document: str, schema: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+def resolve(document: str, schema: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """Follow `$ref`s (to this schema's `$defs` or another file's) to the schema they name."""
     while "$ref" in schema:
         target, _, pointer = schema["$ref"].partition("#")
@@ -167,7 +167,7 @@ def _at(name: str, location: Location) -> tuple[str, dict[str, Any]] | None:
     """The schema governing the value at `location`, unresolved (so its own title shows)."""
     document, schema = name, schemas()[name]
     for step in location:
-        document, resolved = _resolve(document, schema)
+        document, resolved = resolve(document, schema)
         if isinstance(step, int):
             child = resolved.get("items")
         else:
@@ -189,13 +189,13 @@ def _title(name: str, location: Location) -> str:
     if found is None:
         return ""
     document, schema = found
-    return str(schema.get("title") or _resolve(document, schema)[1].get("title", ""))
+    return str(schema.get("title") or resolve(document, schema)[1].get("title", ""))
 
 
 def _properties(name: str, location: Location) -> list[str]:
     """The field names the schema allows at `location`."""
     found = _at(name, location)
-    return list(_resolve(*found)[1].get("properties", {})) if found else []
+    return list(resolve(*found)[1].get("properties", {})) if found else []
 
 
 def _kind(value: Any) -> str:

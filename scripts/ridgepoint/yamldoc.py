@@ -1,21 +1,12 @@
 """Read one YAML document (a file or a front matter block) keeping the line of every value.
 
 Errors must name the line of the offending field, so a document is kept twice: as plain
-data (what the schemas validate) and as the composed node tree (where the lines are). The
-loader is PyYAML's SafeLoader with two changes: dates stay text, so the schema can say what a
-malformed date looks like instead of YAML silently turning `2026-11-30` into a date and
-`2026-11-31` into a string; and a document is bounded in depth and in size counted with its
-aliases expanded, so a "billion laughs" file (a few lines of anchors and aliases that expand
-to billions of values) or a self-referencing alias is refused in microseconds instead of
-hanging the build: validation, error messages and page generation all walk the expanded data.
-
-libyaml (PyYAML's C scanner and parser) reads every document first, several times faster than
-the pure-Python one; composing nodes, resolving and constructing values stay PyYAML's Python
-code, so the data and each node's line are the same (tests/pipeline/test_yamldoc.py). A
-document libyaml refuses, or that breaks a bound, is read again by the pure-Python parser,
-whose messages and lines the error reports are written for. libyaml also reads a few
-documents the pure-Python scanner refuses although YAML allows them (a tab inside a plain
-scalar, a '?' inside a flow scalar).
+data (what the schemas validate) and as the composed node tree (where the lines are). It is
+read by the bounded, date-as-text loaders of ridgepoint.yamlload: libyaml's first, and for a
+document libyaml refuses, or that breaks a bound, the pure-Python one again, whose messages
+and lines the error reports here are written for. libyaml also reads a few documents the
+pure-Python scanner refuses although YAML allows them (a tab inside a plain scalar, a '?'
+inside a flow scalar).
 """
 
 from __future__ import annotations
@@ -28,106 +19,7 @@ from typing import Any
 import yaml
 
 from ridgepoint.errors import ContentError, ContentErrors
-
-_TIMESTAMP = "tag:yaml.org,2002:timestamp"
-
-# Content is a few levels deep and a few hundred values; these bounds are far above any real
-# file and far below what would take noticeable time or memory to walk.
-MAX_DEPTH = 32
-MAX_VALUES = 10_000
-
-
-class _Refused(Exception):
-    """A document beyond MAX_DEPTH or MAX_VALUES, or with an alias inside its own anchor."""
-
-    def __init__(self, mark: yaml.Mark, message: str, expected: str) -> None:
-        super().__init__(message)
-        self.mark, self.message, self.expected = mark, message, expected
-
-
-_RESOLVERS = {
-    first: [resolver for resolver in resolvers if resolver[0] != _TIMESTAMP]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-
-
-class _Bounded:
-    """Composition bounded in depth and values: each node's depth and value count are kept
-    as it is composed, counting an alias as the whole value it names. Mixed into a loader
-    before PyYAML's Composer."""
-
-    def _start_bounds(self) -> None:
-        self._depth = 0
-        self._extent: dict[int, tuple[int, int]] = {}  # id(node) -> (depth, values), expanded
-
-    def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node:
-        event = self.peek_event()  # type: ignore[attr-defined]
-        if isinstance(event, yaml.AliasEvent):
-            node = super().compose_node(parent, index)  # type: ignore[misc]
-            if id(node) not in self._extent:  # its anchor is still open: it contains itself
-                message = f"alias *{event.anchor} is inside the value it names"
-                raise _Refused(event.start_mark, message, "aliases of finished values only")
-            return node
-        if self._depth >= MAX_DEPTH:
-            raise _Refused(event.start_mark, f"nests deeper than {MAX_DEPTH} levels", _SMALLER)
-        self._depth += 1
-        try:
-            node = super().compose_node(parent, index)  # type: ignore[misc]
-        finally:
-            self._depth -= 1
-        children = [self._extent[id(child)] for child in _children(node)]
-        depth = 1 + max((child_depth for child_depth, _ in children), default=0)
-        values = 1 + sum(child_values for _, child_values in children)
-        if depth > MAX_DEPTH:
-            raise _Refused(node.start_mark, f"nests deeper than {MAX_DEPTH} levels", _SMALLER)
-        if values > MAX_VALUES:
-            raise _Refused(node.start_mark, f"holds more than {MAX_VALUES} values", _SMALLER)
-        self._extent[id(node)] = (depth, values)
-        return node
-
-
-class Loader(_Bounded, yaml.SafeLoader):
-    """SafeLoader, pure Python, without implicit timestamps (`added: 2026-11-30` loads as a
-    string), and bounded (see _Bounded)."""
-
-    yaml_implicit_resolvers = _RESOLVERS
-
-    def __init__(self, stream: str) -> None:
-        yaml.SafeLoader.__init__(self, stream)
-        self._start_bounds()
-
-
-if yaml.__with_libyaml__:
-
-    class FastLoader(_Bounded, yaml.composer.Composer, yaml.cyaml.CParser,
-                     yaml.constructor.SafeConstructor, yaml.resolver.Resolver):
-        """Loader with libyaml's scanner and parser under the same Python composer,
-        resolver and constructor (the Composer comes before CParser, whose own composer,
-        in C, would skip the bounds)."""
-
-        yaml_implicit_resolvers = _RESOLVERS
-
-        def __init__(self, stream: str) -> None:
-            yaml.cyaml.CParser.__init__(self, stream)
-            yaml.composer.Composer.__init__(self)
-            yaml.constructor.SafeConstructor.__init__(self)
-            yaml.resolver.Resolver.__init__(self)
-            self._start_bounds()
-
-else:  # a PyYAML built without libyaml: the pure-Python parser does all the reading
-    FastLoader = Loader  # type: ignore[misc]
-
-
-_SMALLER = f"at most {MAX_DEPTH} levels and {MAX_VALUES} values, an alias counting in full"
-
-
-def _children(node: yaml.Node) -> list[yaml.Node]:
-    if isinstance(node, yaml.SequenceNode):
-        return list(node.value)
-    if isinstance(node, yaml.MappingNode):
-        return [part for pair in node.value for part in pair]
-    return []
-
+from ridgepoint.yamlload import FastLoader, Loader, Refused, load
 
 Location = Sequence[str | int]
 
@@ -232,28 +124,18 @@ def parse(text: str, path: str, first_line: int = 1) -> Document:
     would silently resolve to the last one, are recorded in `Document.problems`.
     """
     try:
-        node, data = _load(FastLoader, text)
-    except (yaml.YAMLError, _Refused):
+        node, data = load(FastLoader, text)
+    except (yaml.YAMLError, Refused):
         node, data = _load_or_explain(text, path, first_line)
     document = Document(path, data, node, first_line, text=text)
     document.problems.extend(_duplicate_keys(document, node, [], set()))
     return document
 
 
-def _load(loader_class: type[Loader] | type[FastLoader], text: str) -> tuple[yaml.Node | None, Any]:
-    """The node tree and data of a one-document `text`, read by `loader_class`."""
-    loader = loader_class(text)  # the pure-Python reader checks every character already
-    try:
-        node = loader.get_single_node()
-        return node, loader.construct_document(node) if node is not None else None
-    finally:
-        loader.dispose()
-
-
 def _load_or_explain(text: str, path: str, first_line: int) -> tuple[yaml.Node | None, Any]:
-    """_load with the pure-Python Loader, its refusal turned into a content error."""
+    """`load` with the pure-Python Loader, its refusal turned into a content error."""
     try:
-        return _load(Loader, text)
+        return load(Loader, text)
     except yaml.constructor.ConstructorError as exc:  # e.g. !!python/object: not plain data
         line = file_line(text, exc.problem_mark, first_line)
         message = f"cannot load: {exc.problem}"
@@ -265,7 +147,7 @@ def _load_or_explain(text: str, path: str, first_line: int) -> tuple[yaml.Node |
         line = text[: exc.position].count("\n") + first_line
         message = f"character U+{exc.character:04X} is not allowed in YAML"
         raise ContentErrors([ContentError(path, line, "yaml", message, "printable text")]) from None
-    except _Refused as exc:
+    except Refused as exc:
         line = file_line(text, exc.mark, first_line)
         raise ContentErrors([ContentError(path, line, "yaml", exc.message, exc.expected)]) from None
 

@@ -9,8 +9,7 @@ import yaml
 
 from bench import synthetic
 from ridgepoint.stage import stage_site
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.repo import LAYOUT, REPO
 
 
 def test_twice_the_content_loads_and_stages(tmp_path: Path) -> None:
@@ -19,7 +18,8 @@ def test_twice_the_content_loads_and_stages(tmp_path: Path) -> None:
     assert counts == synthetic.Counts(2 * unit.terms, 2 * unit.readings, 2 * unit.articles)
     assert synthetic.check(tmp_path / "root") == counts  # every file passes validation
 
-    report = stage_site(tmp_path / "root", stage_dir=tmp_path / "stage" / "docs")
+    report = stage_site(LAYOUT.with_content(tmp_path / "root"),
+                        stage_dir=tmp_path / "stage" / "docs")
     staged = tmp_path / "stage" / "docs"
     article = (staged / "articles" / "syn-article-0.md").read_text(encoding="utf-8")
     assert 'data-sim="' in article  # the sim block became a widget

@@ -26,8 +26,8 @@ from playwright.sync_api import BrowserContext, ConsoleMessage, Page, Playwright
 
 from bench.chromium import CHROMIUM, CHROMIUM_ARGS, VIEWPORT
 from bench.server import running
+from tests.repo import LAYOUT
 
-REPO = Path(__file__).resolve().parents[2]
 READY_MS = 90_000  # Python's first start; generous, the machine is shared
 SITE_URL = "http://127.0.0.1:8000/ridgepoint/"  # what the build is told; any port serves it
 
@@ -89,9 +89,9 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("browser-build")
     site = base / "served" / "ridgepoint"
     done = subprocess.run(
-        [sys.executable, str(REPO / "scripts" / "build.py"), "--site-dir", str(site),
+        [sys.executable, str(LAYOUT.scripts / "build.py"), "--site-dir", str(site),
          "--stage-dir", str(base / "stage" / "docs")],
-        capture_output=True, text=True, cwd=REPO, check=False,
+        capture_output=True, text=True, cwd=LAYOUT.code, check=False,
         env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": SITE_URL},
     )
     assert done.returncode == 0, f"the site did not build:\n{done.stdout}\n{done.stderr}"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tests.browser.conftest import REPO
+from tests.repo import LAYOUT
 
-EXPLAINERS = sorted(f"explainers/{path.stem}/" for path in (REPO / "content" / "explainers")
+EXPLAINERS = sorted(f"explainers/{path.stem}/" for path in (LAYOUT.content / "explainers")
                     .glob("*.md") if path.stem != "index")
 SIM_ARTICLE = "articles/prompt-caching/"  # an article that embeds a sim

@@ -17,12 +17,13 @@ import pytest
 from playwright.sync_api import Page, expect
 
 import sims
-from ridgepoint.sim_embed import display
-from tests.browser.conftest import READY_MS, REPO
+from ridgepoint.sim_embed.display import display
+from tests.browser.conftest import READY_MS
+from tests.repo import LAYOUT
 
 pytestmark = pytest.mark.browser
 
-AXE = REPO / "node_modules" / "axe-core" / "axe.min.js"
+AXE = LAYOUT.node_modules / "axe-core" / "axe.min.js"
 KINDS = {
     "home": "",
     "hub": "feed/tags/latency/",

@@ -6,14 +6,14 @@ from __future__ import annotations
 import html
 import re
 import urllib.request
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, Route, expect
 
 import sims
-from ridgepoint.sim_embed import display
+from ridgepoint.sim_embed.display import display
 from tests.browser.conftest import READY_MS, Recorder
+from tests.repo import LAYOUT
 
 PATH = "explainers/batching/"
 SIM = '[data-sim="batching"]'
@@ -22,7 +22,7 @@ BATCH_BOX = f"{BATCH} + input.sim-value"
 
 pytestmark = pytest.mark.browser
 
-WIDGET = Path(__file__).resolve().parents[2] / "content" / "assets" / "sim" / "widget.js"
+WIDGET = LAYOUT.content / "assets" / "sim" / "widget.js"
 WARM_UP_RUNS = int(re.search(r"const WARM_UP_RUNS = (\d+);", WIDGET.read_text()).group(1))
 
 

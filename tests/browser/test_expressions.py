@@ -20,10 +20,10 @@ import pytest
 import sims
 from ridgepoint import runtime
 from tests.browser.test_live_charts import chart_pairs
+from tests.repo import LAYOUT
 
 SCRIPT = Path(__file__).with_name("expressions.mjs")
-REPO = Path(__file__).resolve().parents[2]
-EVALUATOR = REPO / "content" / "assets" / "sim" / "expressions.js"
+EVALUATOR = LAYOUT.content / "assets" / "sim" / "expressions.js"
 pytestmark = pytest.mark.node
 
 CASES = [
@@ -46,12 +46,13 @@ def run_driver(folder: Path, mode: str, stdin: str = "") -> Any:
     if shutil.which("node") is None:
         pytest.fail("node is not installed: this test runs the page's module under Node.js")
     (folder / "vendor").mkdir(exist_ok=True)
-    (folder / "vendor" / "vega-interpreter.js").write_text(runtime.interpreter_module())
+    interpreter = runtime.interpreter_module(LAYOUT.node_modules)
+    (folder / "vendor" / "vega-interpreter.js").write_text(interpreter)
     (folder / "sim").mkdir(exist_ok=True)
     shutil.copy(EVALUATOR, folder / "sim" / EVALUATOR.name)
     done = subprocess.run(
         ["node", "--no-warnings", str(SCRIPT), str(folder / "sim" / EVALUATOR.name), mode],
-        input=stdin, capture_output=True, text=True, cwd=REPO, check=False)
+        input=stdin, capture_output=True, text=True, cwd=LAYOUT.code, check=False)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 

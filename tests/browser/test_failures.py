@@ -18,10 +18,13 @@ import pytest
 from playwright.sync_api import Page, Route, Worker, expect
 
 import sims
-from ridgepoint.sim_embed import SimBlock, display, widget_html
+from ridgepoint.sim_embed.blocks import SimBlock
+from ridgepoint.sim_embed.display import display
+from ridgepoint.sim_embed.widget import widget_html
 from sims.contract import defaults
 from tests.browser.conftest import READY_MS
 from tests.browser.sim_pages import EXPLAINERS, SIM_ARTICLE
+from tests.repo import LAYOUT
 
 FAULTY_PAGE = "explainers/faulty/"
 SIM = '[data-sim="faulty"]'
@@ -108,7 +111,7 @@ def faulty_page(built_site: Path) -> str:
     document, count = _CONFIG.subn(repoint, built)
     assert count == 1 and document.count("</article>") == 1
     sound = widget_html(SimBlock("batching", ("seed",), defaults(sims.load("batching").INPUTS)),
-                        "batching-2")
+                        "batching-2", LAYOUT)
     return document.replace('data-sim="batching"', 'data-sim="faulty"').replace(
         "</article>", f"{sound}</article>")
 

@@ -20,9 +20,9 @@ import pytest
 
 import sims
 from sims.contract import Choice, Number
+from tests.repo import LAYOUT
 
 SCRIPT = Path(__file__).with_name("live_charts.mjs")
-REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.node
 
 
@@ -62,7 +62,7 @@ def compared() -> tuple[list[tuple[str, str, str, int]], list[dict[str, Any]]]:
         pytest.fail("node is not installed: this test runs the page's module under Node.js")
     labels, pairs = chart_pairs()
     done = subprocess.run(["node", "--no-warnings", str(SCRIPT)], input=json.dumps(pairs),
-                          capture_output=True, text=True, cwd=REPO, check=False)
+                          capture_output=True, text=True, cwd=LAYOUT.code, check=False)
     assert done.returncode == 0, done.stderr
     return labels, json.loads(done.stdout)
 

@@ -22,13 +22,14 @@ from playwright.sync_api import Error as PlaywrightError
 
 import sims
 from ridgepoint.offline import stamp_service_worker
-from ridgepoint.sim_embed import display
-from tests.browser.conftest import READY_MS, REPO, launch, serve
+from ridgepoint.sim_embed.display import display
+from tests.browser.conftest import READY_MS, launch, serve
+from tests.repo import LAYOUT
 
 PAGE = "explainers/batching/"
 SIM = '[data-sim="batching"]'
 BATCH_BOX = "#sim-batching-batch_size + input.sim-value"
-UNBUILT_WORKER = REPO / "content" / "sw.js"
+UNBUILT_WORKER = LAYOUT.content / "sw.js"
 
 pytestmark = pytest.mark.browser
 

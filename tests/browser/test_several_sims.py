@@ -13,9 +13,12 @@ import pytest
 from playwright.sync_api import Page, expect
 
 import sims
-from ridgepoint.sim_embed import SimBlock, display, widget_html
+from ridgepoint.sim_embed.blocks import SimBlock
+from ridgepoint.sim_embed.display import display
+from ridgepoint.sim_embed.widget import widget_html
 from sims.contract import defaults
 from tests.browser.conftest import READY_MS, Recorder
+from tests.repo import LAYOUT
 
 PAGE = "test-several-sims/"
 
@@ -39,7 +42,7 @@ def several_sims_page(built_site: Path) -> str:
                   defaults(sims.load(other).INPUTS)), other if other != "batching" else
          "batching-3"),
     ]
-    body = "".join(widget_html(block, key) for block, key in blocks)
+    body = "".join(widget_html(block, key, LAYOUT) for block, key in blocks)
     document = (
         '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Several sims'
         '</title><link rel="icon" href="data:,">'

@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import Page, Route, Worker, expect
 
 import sims
-from ridgepoint.sim_embed import display
+from ridgepoint.sim_embed.display import display
 from tests.browser.conftest import READY_MS, Recorder
 
 PATH = "explainers/batching/"

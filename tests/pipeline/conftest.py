@@ -1,8 +1,10 @@
-"""Shared fixtures for the pipeline tests: a small in-memory Site, and built fixture sites.
+"""Shared fixtures for the pipeline tests: the sample site, loaded and built, and the real site.
 
-Builds are slow next to unit tests (MkDocs, sim prerendering), so each tree is built once
-per session into temporary folders; the repository's own site/ and build/ are never
-touched.
+The sample site is the golden `site` case's input (golden/site/input, see test_golden.py):
+the same files give the golden pages, the loaded Site of the generator and model tests, and
+the build tests' site. Builds are slow next to unit tests (MkDocs, sim prerendering), so
+each tree is built once per session into temporary folders; the repository's own site/ and
+build/ are never touched.
 """
 
 from __future__ import annotations
@@ -12,36 +14,39 @@ from pathlib import Path
 
 import pytest
 
+from ridgepoint.load import load_site
 from ridgepoint.model import Site
-from tests.pipeline.sample_site import make_sample_site
+from tests.repo import LAYOUT
 
-REPO = Path(__file__).resolve().parents[2]
-FIXTURE_SITE = Path(__file__).parent / "fixtures" / "site"
+GOLDEN = Path(__file__).parent / "golden"
+SAMPLE = GOLDEN / "site" / "input"
+SITE_URL = "https://ridgepoint.test/"  # the sample site's address in generated feeds
 
 
 @pytest.fixture(scope="session")
 def sample_site() -> Site:
-    return make_sample_site()
+    return load_site(SAMPLE)
 
 
-def fixture_tree(destination: Path) -> Path:
-    """A copy of the fixture site with the repository's stylesheets and sim glue, which are
+def sample_tree(destination: Path) -> Path:
+    """A copy of the sample site with the repository's stylesheets and sim glue, which are
     machinery rather than content (the built pages link to them)."""
-    shutil.copytree(FIXTURE_SITE, destination)
-    shutil.copytree(REPO / "content" / "assets", destination / "content" / "assets")
+    shutil.copytree(SAMPLE, destination)
+    shutil.copytree(LAYOUT.content / "assets", destination / "content" / "assets")
     return destination
 
 
 @pytest.fixture(scope="session")
-def built_fixture(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The fixture site, built once: returns its site/ folder."""
+def built_sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample site, built once: returns its site/ folder."""
     from ridgepoint.builder import build  # here, so unit tests do not need the build chain
 
-    base = tmp_path_factory.mktemp("fixture-build")
-    root = fixture_tree(base / "root")
+    base = tmp_path_factory.mktemp("sample-build")
+    root = sample_tree(base / "root")
     site = base / "site"
-    status = build(root, site, config_file=REPO / "mkdocs.yml", stage_dir=base / "stage" / "docs")
-    assert status == 0, "the fixture site failed to build (see the captured output)"
+    status = build(LAYOUT.with_content(root), site, config_file=LAYOUT.mkdocs_yml,
+                   stage_dir=base / "stage" / "docs")
+    assert status == 0, "the sample site failed to build (see the captured output)"
     return site
 
 
@@ -52,6 +57,6 @@ def built_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     base = tmp_path_factory.mktemp("repo-build")
     site = base / "site"
-    status = build(REPO, site, stage_dir=base / "stage" / "docs")
+    status = build(LAYOUT, site, stage_dir=base / "stage" / "docs")
     assert status == 0, "the real site failed to build (see the captured output)"
     return site

@@ -13,14 +13,13 @@ answer fails here instead of leaving a sentence that is no longer so.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ridgepoint.figures import EXPERIMENTS_DIR, PLACEHOLDER, FigureSource
+from ridgepoint.figures import PLACEHOLDER, FigureSource
+from tests.repo import LAYOUT
 
-ROOT = Path(__file__).resolve().parents[2]
 ARTICLES = {
     "small-specialized-models": "routing_encoder",
     "streaming-tokens": "streaming",
@@ -28,12 +27,12 @@ ARTICLES = {
 
 
 def results(experiment: str) -> dict[str, Any]:
-    return json.loads((ROOT / EXPERIMENTS_DIR / f"{experiment}.json").read_text("utf-8"))
+    return json.loads((LAYOUT.experiments / f"{experiment}.json").read_text("utf-8"))
 
 
 @pytest.mark.parametrize(("slug", "experiment"), ARTICLES.items())
 def test_article_quotes_its_experiment(slug: str, experiment: str) -> None:
-    text = (ROOT / "content" / "articles" / f"{slug}.md").read_text("utf-8")
+    text = (LAYOUT.content / "articles" / f"{slug}.md").read_text("utf-8")
     quoted = {body.split(".")[0] for kind, body in PLACEHOLDER.findall(text) if kind == "data"}
     assert experiment in quoted, f"{slug} quotes no figure from {experiment}.json"
 
@@ -44,7 +43,7 @@ def test_article_quotes_its_experiment(slug: str, experiment: str) -> None:
 GPT_FAST_LLAMA3_8B_TOKENS_PER_S = 94.25
 
 
-SOURCE = FigureSource(ROOT)  # one run per distinct set of inputs, shared by the tests below
+SOURCE = FigureSource(LAYOUT)  # one run per distinct set of inputs, shared by the tests below
 
 
 def roofline(metric: str, **inputs: str) -> object:
@@ -53,12 +52,12 @@ def roofline(metric: str, **inputs: str) -> object:
 
 def test_the_published_measurement_lands_below_the_model() -> None:
     modelled = roofline(
-        "decode_tokens_per_s", model="llama-3-8b", gpu="a100", batch_size="1", seq_len="128"
+        "decode_tokens_per_s", model="llama-3.1-8b", gpu="a100", batch_size="1", seq_len="128"
     )
     assert float(modelled) > GPT_FAST_LLAMA3_8B_TOKENS_PER_S  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("model", ["llama-3.2-1b", "llama-3-8b", "llama-3-70b"])
+@pytest.mark.parametrize("model", ["llama-3.2-1b", "llama-3.1-8b", "llama-3.1-70b"])
 def test_decode_is_memory_bound_and_a_short_prefill_compute_bound(model: str) -> None:
     inputs = {"model": model, "gpu": "h100", "batch_size": "1", "seq_len": "512"}
     assert roofline("decode_bound", **inputs) == "memory"

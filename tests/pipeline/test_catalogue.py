@@ -14,14 +14,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ridgepoint import quantities
-from ridgepoint.catalogue import CATALOGUE, load_catalogue
+from ridgepoint.catalogue import collectives_note, gpu_figures, gpu_sims, published_params
+from ridgepoint.kinds import KINDS
+from ridgepoint.load import load_site
 from ridgepoint.validate import schemas
 from tests.pipeline.test_load import MUTATION, load_cleanly, mutate
 
 REPO = Path(__file__).resolve().parents[2]
+CATALOGUE = [kind for kind in KINDS if kind.folder.startswith("content/catalogue/")]
 REAL = {
     path.relative_to(REPO).as_posix(): path.read_text(encoding="utf-8")
-    for path in sorted((REPO / CATALOGUE).rglob("*.yaml"))
+    for kind in CATALOGUE
+    for path in sorted((REPO / kind.folder).glob("*.yaml"))
 }
 
 
@@ -58,29 +62,30 @@ def test_the_schemas_allow_exactly_the_units_the_parser_reads() -> None:
 
 
 def test_the_real_catalogue_becomes_records_with_sources() -> None:
-    catalogue = load_catalogue(REPO)
-    assert {"a100", "h100", "h200", "b200", "mi300x", "l40s"} <= set(catalogue.gpus)
+    site = load_site(REPO, kinds=CATALOGUE)
+    assert {"a100", "h100", "h200", "b200", "mi300x", "l40s"} <= set(site.gpus)
     assert {"llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "llama-3.2-1b", "qwen3-32b",
-            "qwen3-30b-a3b", "qwen3-235b-a22b", "deepseek-v3", "gpt-oss-120b"} <= set(
-        catalogue.models)
-    h100 = catalogue.gpus["h100"]
-    figures = {figure.label: figure for figure in h100.figures}
+            "qwen3-30b-a3b", "qwen3-235b-a22b", "deepseek-v3", "gpt-oss-120b"} <= set(site.models)
+    h100 = site.gpus["h100"]
+    figures = {figure.label: figure for figure in gpu_figures(h100)}
     assert figures["Dense BF16"].value == pytest.approx(989e12)
     assert "with sparsity" in figures["Dense BF16"].row  # the dense figure says so
     assert figures["Memory bandwidth"].written == "3.35 TB/s"
     assert figures["Scale-up domain (GPUs)"].value == 8
-    assert h100.sims["all_reduce"] and h100.sims["collectives_like"] is None
-    assert catalogue.gpus["b200"].sims["collectives_like"] == "h100"
-    for gpu in catalogue.gpus.values():
-        for figure in gpu.figures:
-            assert figure.source.title and figure.row, (gpu.key, figure.label)
-    for model in catalogue.models.values():
-        assert model.source.url and model.source.url.endswith("/config.json"), model.key
-        assert model.published is not None and model.published_total, model.key
-    deepseek = catalogue.models["deepseek-v3"]
-    assert deepseek.published_active == pytest.approx(37e9)
-    assert deepseek.config["kv_lora_rank"] == 512  # config.json's own field name
-    assert len(catalogue.references) >= 25
+    assert gpu_sims(h100)["all_reduce"] and gpu_sims(h100)["collectives_like"] is None
+    assert "fitted to 18 measured times at 2, 4, 8 GPUs" in collectives_note(h100)
+    assert gpu_sims(site.gpus["b200"])["collectives_like"] == "h100"
+    for gpu in site.gpus.values():
+        for figure in gpu_figures(gpu):
+            assert figure.source.title and figure.row, (gpu.slug, figure.label)
+    for model in site.models.values():
+        assert model.config_json.url and model.config_json.url.endswith("/config.json")
+        assert published_params(model)[0], model.slug
+    deepseek = site.models["deepseek-v3"]
+    assert published_params(deepseek) == (pytest.approx(671e9), pytest.approx(37e9))
+    assert deepseek.config.kv_lora_rank == 512  # config.json's own field name
+    points = [point for calibration in site.calibration.values() for point in calibration.points]
+    assert len(points) >= 50
 
 
 @settings(max_examples=60, deadline=None)

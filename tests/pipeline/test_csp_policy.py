@@ -105,9 +105,9 @@ class FullParse(HTMLParser):
 
 
 def test_the_scanner_finds_what_a_full_parse_finds_on_every_built_page(
-    built_repo: Path, built_fixture: Path
+    built_repo: Path, built_sample: Path
 ) -> None:
-    pages = [*built_repo.rglob("*.html"), *built_fixture.rglob("*.html")]
+    pages = [*built_repo.rglob("*.html"), *built_sample.rglob("*.html")]
     assert len(pages) > 30
     for page in pages:
         text = page.read_text(encoding="utf-8")

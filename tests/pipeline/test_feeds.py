@@ -9,7 +9,7 @@ import feedparser
 
 from ridgepoint.feeds import generate_feeds, newest_content_date
 from ridgepoint.model import Site
-from tests.pipeline.sample_site import SITE_URL
+from tests.pipeline.conftest import SITE_URL
 
 
 def feeds(site: Site, site_url: str = SITE_URL) -> dict[str, bytes]:

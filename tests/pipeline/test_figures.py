@@ -10,6 +10,8 @@ import pytest
 
 from ridgepoint.errors import ContentErrors
 from ridgepoint.figures import FigureSource, render_figures
+from ridgepoint.layout import Layout
+from tests.repo import LAYOUT
 
 
 def fake_runner(calls: list[tuple[str, dict[str, str]]]):
@@ -26,15 +28,16 @@ def fake_runner(calls: list[tuple[str, dict[str, str]]]):
 
 
 @pytest.fixture
-def root(tmp_path: Path) -> Path:
-    data = tmp_path / "content" / "data" / "experiments"
-    data.mkdir(parents=True)
+def root(tmp_path: Path) -> Layout:
+    """A content tree holding one experiment's results."""
+    layout = LAYOUT.with_content(tmp_path)
+    layout.experiments.mkdir(parents=True)
     result = {"results": {"sse": {"ttft_ms": 12.345}}, "runs": [{"bytes": 77}]}
-    (data / "streaming.json").write_text(json.dumps(result))
-    return tmp_path
+    (layout.experiments / "streaming.json").write_text(json.dumps(result))
+    return layout
 
 
-def test_sim_and_data_placeholders_are_replaced(root: Path) -> None:
+def test_sim_and_data_placeholders_are_replaced(root: Layout) -> None:
     calls: list[tuple[str, dict[str, str]]] = []
     source = FigureSource(root, fake_runner(calls))
     text = (
@@ -49,7 +52,7 @@ def test_sim_and_data_placeholders_are_replaced(root: Path) -> None:
 
 
 def test_cited_and_input_figures_are_written_as_they_are_without_running_anything(
-    root: Path,
+    root: Layout,
 ) -> None:
     calls: list[tuple[str, dict[str, str]]] = []
     text = "Medusa-2 gave {{ cited: 2.3-2.8x }} and the call costs {{input:30 µs}} here.\n"
@@ -59,7 +62,7 @@ def test_cited_and_input_figures_are_written_as_they_are_without_running_anythin
 
 
 @pytest.mark.parametrize("kind", ["cited", "input"])
-def test_a_marked_figure_without_a_figure_in_it_is_an_error(root: Path, kind: str) -> None:
+def test_a_marked_figure_without_a_figure_in_it_is_an_error(root: Layout, kind: str) -> None:
     text = f"One\nthe paper's {{{{ {kind}: headline }}}} result\n"
     with pytest.raises(ContentErrors) as caught:
         render_figures(text, "content/articles/x.md", FigureSource(root, fake_runner([])))
@@ -68,7 +71,7 @@ def test_a_marked_figure_without_a_figure_in_it_is_an_error(root: Path, kind: st
     assert f"a {kind} figure must contain the figure it marks" in error.message
 
 
-def test_placeholders_inside_fenced_code_are_left_alone(root: Path) -> None:
+def test_placeholders_inside_fenced_code_are_left_alone(root: Layout) -> None:
     text = "```text\n{{ sim:nope.x }}\n```\n"
     assert render_figures(text, "a.md", FigureSource(root, fake_runner([]))) == text
 
@@ -87,7 +90,7 @@ def test_placeholders_inside_fenced_code_are_left_alone(root: Path) -> None:
     ],
 )
 def test_bad_references_name_file_line_and_problem(
-    root: Path, placeholder: str, message: str
+    root: Layout, placeholder: str, message: str
 ) -> None:
     text = f"# Title\n\nSome prose {placeholder} here.\n"
     with pytest.raises(ContentErrors) as caught:
@@ -97,7 +100,7 @@ def test_bad_references_name_file_line_and_problem(
     assert message in error.message
 
 
-def test_every_bad_reference_is_reported_in_one_pass(root: Path) -> None:
+def test_every_bad_reference_is_reported_in_one_pass(root: Layout) -> None:
     text = "{{ sim:toy.a }}\n{{ sim:toy.b }}\n"
     with pytest.raises(ContentErrors) as caught:
         render_figures(text, "x.md", FigureSource(root, fake_runner([])))

@@ -1,23 +1,29 @@
-"""Generated pages and feeds against golden files (tests/pipeline/golden/<case>).
+"""Generated pages and feeds against golden directories: each case an input and its output.
 
-A mismatch writes `<case>.changed` beside the golden file and fails. To accept a change,
-review the diff (`diff golden/<case> golden/<case>.changed`) and move the .changed file over
-the golden one, or run `UPDATE_GOLDEN=1 make test` to rewrite every golden file.
+As in Observable Framework's build tests, every folder under tests/pipeline/golden/ is a
+case: `input/` is a repository-shaped content tree (glossary/, feed/, content/) and
+`output/` every page and feed generated from it, one file each (named by `case_name`). The
+`site` case is also the sample site that the build tests build and the content-model tests
+load (conftest.SAMPLE): one sample site serves all of them.
+
+A mismatch writes `<file>.changed` beside the golden file and fails. To accept a change,
+review the diff (`diff output/<file> output/<file>.changed`) and move the .changed file over
+the golden one, or run `make golden` (UPDATE_GOLDEN=1) to rewrite every golden file.
 """
 
 from __future__ import annotations
 
+import functools
 import os
-from pathlib import Path
 
 import pytest
 
 from ridgepoint.feeds import generate_feeds
-from ridgepoint.model import Site
+from ridgepoint.load import load_site
 from ridgepoint.pages import generate_pages
-from tests.pipeline.sample_site import SITE_URL, make_sample_site
+from tests.pipeline.conftest import GOLDEN, SITE_URL
 
-GOLDEN = Path(__file__).parent / "golden"
+CASES = sorted(path.name for path in GOLDEN.iterdir() if (path / "input").is_dir())
 
 
 def case_name(staged_path: str) -> str:
@@ -27,26 +33,36 @@ def case_name(staged_path: str) -> str:
     return staged_path.replace("/", ".")
 
 
-def outputs(site: Site) -> dict[str, bytes]:
+@functools.cache
+def outputs(case: str) -> dict[str, bytes]:
+    site = load_site(GOLDEN / case / "input")
     pages = {case_name(p): text.encode() for p, text in generate_pages(site).items()}
     feeds = generate_feeds(site, SITE_URL, "Ridgepoint", "A test feed.")
     return pages | {case_name(p): data for p, data in feeds.items()}
 
 
-def test_every_golden_file_is_produced(sample_site: Site) -> None:
+def test_there_is_a_case() -> None:
+    assert "site" in CASES
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_every_golden_file_is_produced(case: str) -> None:
     """A page that stops being generated must not leave its golden file behind unnoticed."""
-    golden = {p.name for p in GOLDEN.iterdir() if not p.name.endswith(".changed")}
-    assert golden == set(outputs(sample_site))
+    folder = GOLDEN / case / "output"
+    golden = {p.name for p in folder.iterdir() if not p.name.endswith(".changed")}
+    assert golden == set(outputs(case))
 
 
-@pytest.mark.parametrize("case", sorted(outputs(make_sample_site())))
-def test_output_matches_golden(sample_site: Site, case: str) -> None:
-    actual = outputs(sample_site)[case]
-    golden = GOLDEN / case
-    changed = GOLDEN / f"{case}.changed"
+@pytest.mark.parametrize(
+    ("case", "name"), [(case, name) for case in CASES for name in sorted(outputs(case))]
+)
+def test_output_matches_golden(case: str, name: str) -> None:
+    actual = outputs(case)[name]
+    golden = GOLDEN / case / "output" / name
+    changed = golden.with_name(f"{name}.changed")
     if os.environ.get("UPDATE_GOLDEN"):
         golden.write_bytes(actual)
     if not golden.is_file() or golden.read_bytes() != actual:
         changed.write_bytes(actual)
-        pytest.fail(f"{case} differs from its golden file; see {changed} (module docstring)")
+        pytest.fail(f"{case}/{name} differs from its golden file; see {changed} (module docstring)")
     changed.unlink(missing_ok=True)

@@ -20,8 +20,8 @@ from ridgepoint.errors import ContentError, ContentErrors
 from ridgepoint.load import load_site, split_front_matter
 from ridgepoint.model import HubSection
 from tests.limits import within
+from tests.repo import LAYOUT, REPO
 
-REPO = Path(__file__).resolve().parents[2]
 BAD = Path(__file__).parent / "fixtures" / "bad"
 CASES = sorted(case.name for case in BAD.iterdir() if case.is_dir())
 # The fixtures name one sim; the real list would tie them to whatever sims/ holds today.
@@ -381,7 +381,7 @@ def run_check(*args: str) -> subprocess.CompletedProcess[str]:
         "import runpy, sys\n"
         f"sys.argv = ['check.py', *{list(args)!r}]\n"
         "try:\n"
-        f"    runpy.run_path({str(REPO / 'scripts/check.py')!r}, run_name='__main__')\n"
+        f"    runpy.run_path({str(LAYOUT.scripts / 'check.py')!r}, run_name='__main__')\n"
         "finally:\n"
         "    print('mkdocs imported' if 'mkdocs' in sys.modules else 'no mkdocs')\n"
     )
@@ -401,7 +401,8 @@ def test_check_passes_on_good_content_with_a_count(tmp_path: Path) -> None:
     result = run_check(str(tmp_path))
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == [
-        "check: ok: 2 tags, 1 term, 0 readings, 0 hub files, 0 explainers, 0 articles",
+        "check: ok: 2 tags, 1 term, 0 readings, 0 hub files, 0 explainers, 0 articles, 0 GPUs, "
+            "0 models, 0 calibration sets",
         "no mkdocs",
     ]
 

@@ -4,8 +4,8 @@
 fixtures leave no rule untried. Schema rules are found by walking the schemas themselves
 (every constraint keyword, where it is written), so a constraint added to a schema without
 a fixture fails here; the loader's own checks (parsing, file names, what spans files) are
-listed below by the message they print, one entry per check in load.py, yamldoc.py,
-catalogue.py and catalogue_checks.py.
+listed below by the message they print, one entry per check in checks.py, load.py,
+yamldoc.py and yamlload.py.
 """
 
 from __future__ import annotations
@@ -53,33 +53,42 @@ LOADER_RULES = {
     "hub reading twice": r": path\[\d+\]\.readings\[\d+\]: '[^']*' is already on this path",
     "explainer sim unknown": r": sim: '[^']*' is not a sim module ",
     "article updated before published": r": updated: \S+ is before published ",
-    "catalogue file name is not a key": r"catalogue/\S+:1: key: '[^']*' is malformed ",
-    "two catalogue files, one key": r": key: '[^']*' is already used by ",
+    "catalogue file name is not a key": r"catalogue/\S+:1: slug: '[^']*' is malformed \(expected a "
+                                        r"file name that is a catalogue key",
     "figure names an unknown source": r"\.source: '[^']*' is not one of this file's sources",
     "collectives missing for a domain": r": collectives: missing for a domain of \d+ GPUs",
     "collectives measured and assumed": r": collectives: gives both measured times and an assumed",
     "collectives half given": r": collectives\.(source|all_reduce|like|assumption): missing ",
-    "collectives like an unknown GPU": r": collectives\.like: '[^']*' is not a GPU of the catalogue",
-    "collectives like an unmeasured GPU": r": collectives\.like: '[^']*' has no measured all-reduce",
+    "collectives like an unknown GPU":
+        r": collectives\.like: '[^']*' is not a GPU of the catalogue",
+    "collectives like an unmeasured GPU":
+        r": collectives\.like: '[^']*' has no measured all-reduce",
     "all-reduce beyond the domain": r"\.gpus: \d+ GPUs is more than the scale-up domain of \d+",
-    "all-reduce with one message size": r": collectives\.all_reduce: has one message size at \d+ GPUs",
+    "all-reduce with one message size":
+        r": collectives\.all_reduce: has one message size at \d+ GPUs",
     "experts counted twice": r": config\.\w+: counts the experts again, after ",
     "expert fields without experts": r": config\.\w+: is given but the model has no experts",
     "dense model without its MLP width": r": config\.intermediate_size: missing: a dense model",
     "experts without routing": r": config\.num_experts_per_tok: missing: ",
-    "more experts per token than experts": r": config\.num_experts_per_tok: \d+ is more than the \d+",
+    "more experts per token than experts":
+        r": config\.num_experts_per_tok: \d+ is more than the \d+",
     "experts without their width": r": config\.moe_intermediate_size: missing: ",
-    "dense layers leave no expert layer": r": config\.first_k_dense_replace: \d+ dense layers leave",
+    "dense layers leave no expert layer":
+        r": config\.first_k_dense_replace: \d+ dense layers leave",
     "dense layers without their width": r": config\.intermediate_size: missing: the dense layers",
     "dense layer index out of range": r": config\.mlp_only_layers\[\d+\]: layer \d+ is not among",
-    "latent attention half described": r": config\.\w+: missing: latent attention is half described",
+    "latent attention half described":
+        r": config\.\w+: missing: latent attention is half described",
     "KV heads do not divide the heads": r": config\.num_key_value_heads: \d+ does not divide the",
     "layer_types of another length": r": config\.layer_types: lists \d+ layers, not the model's",
-    "sliding layers without a window": r": config\.sliding_window: missing: layer_types has sliding",
-    "calibration key reused": r": references\[\d+\]\.key: '[^']*' is already used by",
-    "calibration names what is not known": r": references\[\d+\]\.(gpu|source|case\.model): '[^']*' is not known",
-    "calibration figure missing or doubled": r": references\[\d+\]\.measured_ms: (missing|given with)",
-    "calibration case input missing": r": references\[\d+\]\.case\.\w+: missing for a \w+ point",
+    "sliding layers without a window":
+        r": config\.sliding_window: missing: layer_types has sliding",
+    "calibration key reused": r": points\[\d+\]\.key: '[^']*' is already used by",
+    "calibration names what is not known":
+        r": points\[\d+\]\.(gpu|case\.model): '[^']*' is not known",
+    "calibration figure missing or doubled": r": points\[\d+\]\.measured_ms: (missing|given with)",
+    "calibration band missing or doubled": r": points\[\d+\]\.band: (missing|given with)",
+    "calibration case input missing": r": points\[\d+\]\.case\.\w+: missing for a \w+ point",
 }
 
 

@@ -7,19 +7,20 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.pipeline.conftest import SAMPLE, SITE_URL
+from tests.repo import REPO
 
-PROBE = """
+PROBE = f"""
 import sys
+from pathlib import Path
 import ridgepoint.builder, ridgepoint.stage, ridgepoint.feeds, ridgepoint.pages
 from ridgepoint.feeds import generate_feeds
+from ridgepoint.load import load_site
 from ridgepoint.pages import generate_pages
-from tests.pipeline.sample_site import SITE_URL, make_sample_site
 
-site = make_sample_site()
-assert generate_pages(site) and generate_feeds(site, SITE_URL, "R", "D")
+site = load_site(Path({str(SAMPLE)!r}))
+assert generate_pages(site) and generate_feeds(site, {SITE_URL!r}, "R", "D")
 loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("mkdocs", "material"))
 print(",".join(loaded))
 """

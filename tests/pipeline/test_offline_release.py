@@ -17,9 +17,9 @@ from ridgepoint.offline import (
     stamp_service_worker,
 )
 from ridgepoint.runtime import PYODIDE_FILES
+from tests.repo import LAYOUT
 
-REPO = Path(__file__).resolve().parents[2]
-TEMPLATE = REPO / "content" / "sw.js"
+TEMPLATE = LAYOUT.content / "sw.js"
 FILES = {
     "index.html": "home",
     "explainers/batching/index.html": "page",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -10,45 +11,47 @@ import pytest
 
 from ridgepoint import runtime
 from ridgepoint.runtime import (
-    NODE_MODULES,
     PYODIDE_FILES,
     StagingError,
     browser_files,
     import_closure,
     stage_runtime,
 )
+from tests.repo import LAYOUT
+
+SIMS = LAYOUT.sims
+NODE_MODULES = LAYOUT.node_modules
 
 
 def test_the_closure_follows_imports_inside_the_package() -> None:
-    assert import_closure("batching") == [
-        "__init__.py", "batching.py", "charts.py", "contract.py", "physics.py"
-    ]
-    assert browser_files("batching") == [
-        "__init__.py", "_runner.py", "batching.py", "charts.py", "contract.py", "physics.py"
-    ]
+    physics = ["catalogue_data.py", "collectives.py", "hardware.py", "physics.py",
+               "precision.py", "pricing.py", "shapes.py"]  # the shared physics and its data
+    assert import_closure(SIMS, "batching") == sorted(
+        ["__init__.py", "batching.py", "charts.py", "contract.py", *physics])
+    assert browser_files(SIMS, "batching") == sorted(
+        ["__init__.py", "_runner.py", "batching.py", "charts.py", "contract.py", *physics])
 
 
-def _fake_sims(root: Path, files: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+def _fake_sims(root: Path, files: dict[str, str]) -> Path:
     package = root / "sims"
     package.mkdir()
     for name, text in {"__init__.py": "", **files}.items():
         (package / name).write_text(text)
-    monkeypatch.setattr(runtime, "SIMS_DIR", package)
-    monkeypatch.setattr(runtime, "ROOT", root)
+    return package
 
 
-def test_relative_and_from_imports_count_too(tmp_path: Path, monkeypatch) -> None:
-    _fake_sims(tmp_path, {
+def test_relative_and_from_imports_count_too(tmp_path: Path) -> None:
+    package = _fake_sims(tmp_path, {
         "a.py": "from . import b\nfrom sims.c import thing\nimport json\n",
         "b.py": "def f():\n    from .d import x\n",
         "c.py": "thing = 1\n",
         "d.py": "x = 2\n",
         "unused.py": "",
-    }, monkeypatch)
-    assert import_closure("a") == ["__init__.py", "a.py", "b.py", "c.py", "d.py"]
+    })
+    assert import_closure(package, "a") == ["__init__.py", "a.py", "b.py", "c.py", "d.py"]
 
 
-def test_imports_at_any_depth_count(tmp_path: Path, monkeypatch) -> None:
+def test_imports_at_any_depth_count(tmp_path: Path) -> None:
     """Imports inside classes, branches, loops, handlers, finally blocks and match cases."""
     nested = (
         "class K:\n    from . import b\n"
@@ -57,25 +60,22 @@ def test_imports_at_any_depth_count(tmp_path: Path, monkeypatch) -> None:
         "try:\n    pass\nexcept ImportError:\n    from . import e\nfinally:\n    from . import f\n"
         "match 1:\n    case 1:\n        from . import g\n"
     )
-    _fake_sims(tmp_path, {"a.py": nested, **{f"{name}.py": "" for name in "bcdefg"}},
-               monkeypatch)
-    assert import_closure("a") == ["__init__.py", *(f"{name}.py" for name in "abcdefg")]
+    package = _fake_sims(tmp_path, {"a.py": nested, **{f"{name}.py": "" for name in "bcdefg"}})
+    assert import_closure(package, "a") == ["__init__.py", *(f"{name}.py" for name in "abcdefg")]
 
 
-def test_a_sim_that_imports_outside_the_standard_library_is_refused(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _fake_sims(tmp_path, {"a.py": "import numpy as np\n"}, monkeypatch)
-    with pytest.raises(StagingError, match="imports 'numpy'.*standard library"):
-        import_closure("a")
+def test_a_sim_that_imports_outside_the_standard_library_is_refused(tmp_path: Path) -> None:
+    package = _fake_sims(tmp_path, {"a.py": "import numpy as np\n"})
+    with pytest.raises(StagingError, match="^sims/a.py imports 'numpy'.*standard library"):
+        import_closure(package, "a")
     with pytest.raises(StagingError, match="no sim module named 'nope'"):
-        import_closure("nope")
+        import_closure(package, "nope")
 
 
 def test_staging_copies_pyodide_the_chart_library_and_only_the_needed_sims(
     tmp_path: Path,
 ) -> None:
-    stage_runtime(tmp_path, {"batching"})
+    stage_runtime(LAYOUT, tmp_path, {"batching"})
     assets = tmp_path / "assets"
     for name in PYODIDE_FILES:
         assert (assets / "pyodide" / name).read_bytes() == (
@@ -83,7 +83,7 @@ def test_staging_copies_pyodide_the_chart_library_and_only_the_needed_sims(
         ).read_bytes()
     lock = json.loads((assets / "pyodide" / "pyodide-lock.json").read_text())
     assert lock["info"]["python"].startswith("3.14")
-    assert sorted(p.name for p in (assets / "sims").iterdir()) == browser_files("batching")
+    assert sorted(p.name for p in (assets / "sims").iterdir()) == browser_files(SIMS, "batching")
     vendor = sorted(p.name for p in (assets / "vendor").iterdir())
     assert vendor == [
         "vega-interpreter.LICENSE.txt", "vega-interpreter.js", "vega-lite.LICENSE.txt",
@@ -101,7 +101,7 @@ def test_staging_copies_pyodide_the_chart_library_and_only_the_needed_sims(
 def test_every_table_the_page_evaluator_imports_is_exported() -> None:
     """content/assets/sim/expressions.js imports vega-interpreter's tables by name: each is
     a top-level name of the module, and exported."""
-    evaluator = (runtime.ROOT / "content" / "assets" / "sim" / "expressions.js").read_text()
+    evaluator = (LAYOUT.content / "assets" / "sim" / "expressions.js").read_text()
     imported = re.search(r"import \{([^}]*)\} from \"\.\./vendor/vega-interpreter\.js\";",
                          evaluator)
     assert imported is not None
@@ -115,36 +115,35 @@ def test_every_table_the_page_evaluator_imports_is_exported() -> None:
 
 @pytest.mark.parametrize("line", [runtime.INTERPRETER_IMPORT, runtime.INTERPRETER_EXPORT])
 def test_a_release_with_other_imports_or_exports_fails_the_build(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, line: str
+    tmp_path: Path, line: str
 ) -> None:
     source = tmp_path / "node_modules" / runtime.INTERPRETER_SOURCE
     source.parent.mkdir(parents=True)
     text = (NODE_MODULES / runtime.INTERPRETER_SOURCE).read_text()
     source.write_text(text.replace(line, line.replace(" }", ", more }")))
-    monkeypatch.setattr(runtime, "NODE_MODULES", tmp_path / "node_modules")
     with pytest.raises(StagingError, match="update ridgepoint.runtime"):
-        runtime.interpreter_module()
+        runtime.interpreter_module(tmp_path / "node_modules")
     source.write_text(text)
-    assert runtime.interpreter_module().count("export ") == 1
+    assert runtime.interpreter_module(tmp_path / "node_modules").count("export ") == 1
 
 
 def test_restaging_drops_sims_no_page_uses(tmp_path: Path) -> None:
-    stage_runtime(tmp_path, {"batching", "roofline"})
+    stage_runtime(LAYOUT, tmp_path, {"batching", "roofline"})
     assert (tmp_path / "assets" / "sims" / "roofline.py").is_file()
-    stage_runtime(tmp_path, {"batching"})
+    stage_runtime(LAYOUT, tmp_path, {"batching"})
     assert not (tmp_path / "assets" / "sims" / "roofline.py").exists()
     assert (tmp_path / "assets" / "sims" / "batching.py").is_file()
 
 
-def test_a_missing_package_says_how_to_get_it(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr(runtime, "NODE_MODULES", tmp_path / "node_modules")
+def test_a_missing_package_says_how_to_get_it(tmp_path: Path) -> None:
+    without = dataclasses.replace(LAYOUT, node_modules=tmp_path / "node_modules")
     with pytest.raises(StagingError, match="npm ci"):
-        stage_runtime(tmp_path / "out", {"batching"})
+        stage_runtime(without, tmp_path / "out", {"batching"})
 
 
 def test_vega_lite_matches_what_vl_convert_renders() -> None:
     """The prerendered SVG and the live chart must come from the same Vega-Lite minor."""
-    from ridgepoint.sim_embed import VL_VERSION
+    from ridgepoint.sim_embed.charts import VL_VERSION
 
     package = json.loads((NODE_MODULES / "vega-lite" / "package.json").read_text())
     major, minor, _ = package["version"].split(".")

@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
+from ridgepoint.kinds import KINDS, VOCABULARY, VOCABULARY_SCHEMA
 from ridgepoint.validate import SCHEMA_DIR, schemas
+from tests.repo import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 MODELINE = "# yaml-language-server: $schema="
 
 
@@ -44,20 +45,21 @@ def test_schema_is_strict(name: str) -> None:
 
 
 def expected_schema(file: Path) -> str:
-    """Which schema a content YAML file is written against, by where it lives."""
+    """Which schema a content YAML file is written against: its kind's, by its folder."""
     relative = file.relative_to(REPO).as_posix()
-    if relative == "feed/tags/_vocabulary.yaml":
-        return "vocabulary.schema.json"
-    if relative.startswith("feed/tags/"):
-        return "hub.schema.json"
-    return "reading.schema.json" if relative.startswith("feed/") else "term.schema.json"
+    if relative == VOCABULARY:
+        return VOCABULARY_SCHEMA
+    (schema,) = [kind.schema for kind in KINDS if kind.folder == file.parent.relative_to(
+        REPO).as_posix()]
+    return schema
 
 
 CONTENT_YAML = sorted(
     file
-    for folder in ("glossary", "feed", "feed/tags")
+    for kind in KINDS
+    if not kind.markdown
     for pattern in ("*.yaml", "*.yml")
-    for file in (REPO / folder).glob(pattern)
+    for file in (REPO / kind.folder).glob(pattern)
 )
 
 

@@ -6,6 +6,7 @@ only need its output. The browser tests restore the real one (tests/browser/test
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 import random
@@ -15,7 +16,10 @@ from pathlib import Path
 import pytest
 
 from ridgepoint import runtime, snapshot
-from ridgepoint.runtime import NODE_MODULES, SIMS_DIR
+from ridgepoint.layout import Layout
+from tests.repo import LAYOUT
+
+NODE_MODULES = LAYOUT.node_modules
 
 
 def test_sparse_keeps_only_nonzero_pages_and_expands_back() -> None:
@@ -37,8 +41,13 @@ def test_sparse_keeps_only_nonzero_pages_and_expands_back() -> None:
 
 def _sims_copy(tmp_path: Path) -> Path:
     copy = tmp_path / "sims"
-    shutil.copytree(SIMS_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(LAYOUT.sims, copy, ignore=shutil.ignore_patterns("__pycache__"))
     return copy
+
+
+def _own_sims_and_cache(tmp_path: Path) -> Layout:
+    """The repository's layout with a copy of its sims and an empty cache."""
+    return dataclasses.replace(LAYOUT, sims=_sims_copy(tmp_path), snapshots=tmp_path / "cache")
 
 
 def test_the_cache_key_follows_the_sims_bytes(tmp_path: Path) -> None:
@@ -70,9 +79,9 @@ def fake_maker(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
 def test_a_snapshot_is_made_once_per_key_and_is_gzip_of_sparse(
     tmp_path: Path, fake_maker: list[Path]
 ) -> None:
-    sims_dir, cache = _sims_copy(tmp_path), tmp_path / "cache"
-    made = snapshot.make(sims_dir, NODE_MODULES, cache)
-    again = snapshot.make(sims_dir, NODE_MODULES, cache)
+    layout = _own_sims_and_cache(tmp_path)
+    made = snapshot.make(layout)
+    again = snapshot.make(layout)
     assert len(fake_maker) == 1 and again == made
     heap = snapshot.expand(gzip.decompress(made.path.read_bytes()))
     assert heap == bytes(snapshot.PAGE) + b"python heap" + bytes(5000)
@@ -81,26 +90,26 @@ def test_a_snapshot_is_made_once_per_key_and_is_gzip_of_sparse(
     assert manifest["bytes"] == made.path.stat().st_size
     assert manifest["modules"] == ["sims", "sims._runner", "sims.batching"]
 
-    (sims_dir / "roofline.py").write_text("# changed\n")
-    snapshot.make(sims_dir, NODE_MODULES, cache)
+    (layout.sims / "roofline.py").write_text("# changed\n")
+    snapshot.make(layout)
     assert len(fake_maker) == 2
-    assert sorted(p.suffix for p in cache.iterdir()) == [".bin", ".json"]  # old one dropped
+    assert sorted(p.suffix for p in layout.snapshots.iterdir()) == [".bin", ".json"]  # old: gone
 
 
 def test_policies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_maker: list[Path]
                   ) -> None:
-    sims_dir, cache = _sims_copy(tmp_path), tmp_path / "cache"
+    layout = _own_sims_and_cache(tmp_path)
     monkeypatch.setenv(snapshot.POLICY_VARIABLE, "off")
-    assert snapshot.current(sims_dir, NODE_MODULES, cache) is None
+    assert snapshot.current(layout) is None
     monkeypatch.setenv(snapshot.POLICY_VARIABLE, "cached")
-    assert snapshot.current(sims_dir, NODE_MODULES, cache) is None and fake_maker == []
+    assert snapshot.current(layout) is None and fake_maker == []
     monkeypatch.setenv(snapshot.POLICY_VARIABLE, "make")
-    made = snapshot.current(sims_dir, NODE_MODULES, cache)
+    made = snapshot.current(layout)
     monkeypatch.setenv(snapshot.POLICY_VARIABLE, "cached")
-    assert snapshot.current(sims_dir, NODE_MODULES, cache) == made
+    assert snapshot.current(layout) == made
     monkeypatch.setenv(snapshot.POLICY_VARIABLE, "sometimes")
     with pytest.raises(snapshot.SnapshotError, match="RIDGEPOINT_SNAPSHOT"):
-        snapshot.current(sims_dir, NODE_MODULES, cache)
+        snapshot.current(layout)
 
 
 def test_staging_writes_the_snapshot_and_a_manifest_or_says_there_is_none(
@@ -114,7 +123,7 @@ def test_staging_writes_the_snapshot_and_a_manifest_or_says_there_is_none(
         raise snapshot.SnapshotError("node is not installed")
 
     monkeypatch.setattr(snapshot, "current", failing)
-    assert runtime.stage_snapshot(target) is None
+    assert runtime.stage_snapshot(LAYOUT, target) is None
     assert "node is not installed" in capsys.readouterr().err
     assert json.loads((target / snapshot.MANIFEST).read_text()) == {"file": None}
     assert not (target / "snapshot-old.bin").exists()
@@ -123,7 +132,7 @@ def test_staging_writes_the_snapshot_and_a_manifest_or_says_there_is_none(
     packed.write_bytes(gzip.compress(snapshot.sparse(b"heap")))
     made = snapshot.Snapshot(packed, "ab" * 32, ("sims",))
     monkeypatch.setattr(snapshot, "current", lambda *_: made)
-    runtime.stage_snapshot(target)
+    runtime.stage_snapshot(LAYOUT, target)
     manifest = json.loads((target / snapshot.MANIFEST).read_text())
     assert manifest["file"] == made.file_name
     assert (target / made.file_name).read_bytes() == packed.read_bytes()

@@ -11,7 +11,8 @@ import yaml
 
 from ridgepoint.errors import ContentErrors
 from ridgepoint.stage import _front_matter, stage_site, sync
-from tests.pipeline.conftest import REPO, fixture_tree
+from tests.pipeline.conftest import sample_tree
+from tests.repo import LAYOUT
 
 OLD = 1_000_000_000_000_000_000  # a marker mtime (ns): a rewritten file gets a new one
 
@@ -71,22 +72,22 @@ def test_front_matter_is_escaped_and_described() -> None:
 
 
 def test_content_errors_write_nothing(tmp_path: Path) -> None:
-    root = fixture_tree(tmp_path / "root")
+    root = sample_tree(tmp_path / "root")
     stage = tmp_path / "docs"
     stage.mkdir()
     (stage / "index.md").write_text("last good staging")
-    (root / "feed" / "fixture-talk.yaml").write_text("kind: talk\n")
+    (root / "feed" / "talk.yaml").write_text("kind: talk\n")
     with pytest.raises(ContentErrors) as raised:
-        stage_site(root, REPO / "mkdocs.yml", stage)
-    assert "feed/fixture-talk.yaml:1: title:" in str(raised.value)
+        stage_site(LAYOUT.with_content(root), LAYOUT.mkdocs_yml, stage)
+    assert "feed/talk.yaml:1: title:" in str(raised.value)
     assert [p.name for p in stage.iterdir()] == ["index.md"]
     assert (stage / "index.md").read_text() == "last good staging"
 
 
 def test_content_may_not_shadow_a_generated_page(tmp_path: Path) -> None:
-    root = fixture_tree(tmp_path / "root")
+    root = sample_tree(tmp_path / "root")
     (root / "content" / "glossary").mkdir()
     (root / "content" / "glossary" / "index.md").write_text("# Mine\n")
     with pytest.raises(ContentErrors) as raised:
-        stage_site(root, REPO / "mkdocs.yml", tmp_path / "docs")
+        stage_site(LAYOUT.with_content(root), LAYOUT.mkdocs_yml, tmp_path / "docs")
     assert "content/glossary/index.md:1: file: would replace a page" in str(raised.value)

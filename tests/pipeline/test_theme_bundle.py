@@ -19,11 +19,11 @@ def test_the_map_gains_one_empty_generated_line() -> None:
     assert shifted == {**original, "mappings": ";AAAA;AACA"}
 
 
-def test_the_built_pages_load_the_hinted_bundle(built_fixture: Path) -> None:
+def test_the_built_pages_load_the_hinted_bundle(built_sample: Path) -> None:
     bundle = theme_bundle()
-    served = built_fixture / "assets" / "javascripts" / bundle.name
+    served = built_sample / "assets" / "javascripts" / bundle.name
     assert served.read_text(encoding="utf-8") == HINT + bundle.read_text(encoding="utf-8")
-    page = (built_fixture / "index.html").read_text(encoding="utf-8")
+    page = (built_sample / "index.html").read_text(encoding="utf-8")
     assert re.search(rf'<script src="assets/javascripts/{re.escape(bundle.name)}"', page)
     source_map = json.loads(served.with_name(bundle.name + ".map").read_text(encoding="utf-8"))
     theirs = json.loads(bundle.with_name(bundle.name + ".map").read_text(encoding="utf-8"))

@@ -6,7 +6,6 @@ them, such as a tab inside a plain scalar; see the last test.)"""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,10 +13,10 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ridgepoint import yamldoc
+from ridgepoint import yamldoc, yamlload
 from ridgepoint.errors import ContentErrors
+from tests.repo import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 KEYS = st.sampled_from(["term", "tags", "why", "path", "readings", "a b", "ü"]) | st.text(
     max_size=8)
 SCALARS = (st.text(max_size=40) | st.integers() | st.floats(allow_nan=False) | st.booleans()
@@ -30,15 +29,15 @@ DATA = st.recursive(
 STYLES = st.sampled_from([None, False, True])  # default_flow_style
 
 pytestmark = pytest.mark.skipif(
-    yamldoc.FastLoader is yamldoc.Loader, reason="this PyYAML has no libyaml"
+    yamlload.FastLoader is yamlload.Loader, reason="this PyYAML has no libyaml"
 )
 
 
 def outcome(loader: type, text: str) -> tuple[str, Any]:
     """("data", (data, every node's line)) or ("refused", exception type)."""
     try:
-        node, data = yamldoc._load(loader, text)
-    except (yaml.YAMLError, yamldoc._Refused) as exc:
+        node, data = yamlload.load(loader, text)
+    except (yaml.YAMLError, yamlload.Refused) as exc:
         return "refused", type(exc).__name__
     return "data", (data, lines(text, node, set()))
 
@@ -51,14 +50,14 @@ def lines(text: str, node: yaml.Node | None, seen: set[int]) -> list[tuple[str, 
         return []
     seen.add(id(node))
     found = [(type(node).__name__, yamldoc.file_line(text, node.start_mark, 1))]
-    for child in yamldoc._children(node):
+    for child in yamlload.children(node):
         found += lines(text, child, seen)
     return found
 
 
 def agree(text: str) -> None:
     """Both parsers read the same data and lines from `text`, or one of them refuses."""
-    fast, pure = outcome(yamldoc.FastLoader, text), outcome(yamldoc.Loader, text)
+    fast, pure = outcome(yamlload.FastLoader, text), outcome(yamlload.Loader, text)
     if "refused" not in (fast[0], pure[0]):
         assert fast == pure, text
 
@@ -69,7 +68,7 @@ def test_both_parsers_give_the_same_data_and_lines(
     document: Any, style: bool | None, width: int
 ) -> None:
     text = yaml.safe_dump(document, default_flow_style=style, allow_unicode=True, width=width)
-    assert outcome(yamldoc.FastLoader, text)[0] == outcome(yamldoc.Loader, text)[0] == "data"
+    assert outcome(yamlload.FastLoader, text)[0] == outcome(yamlload.Loader, text)[0] == "data"
     agree(text)
 
 
@@ -90,7 +89,7 @@ def test_every_content_file_of_the_repository_reads_the_same() -> None:
     assert len(files) > 10
     for file in files:
         text = file.read_text(encoding="utf-8")
-        assert outcome(yamldoc.FastLoader, text)[0] == "data", file
+        assert outcome(yamlload.FastLoader, text)[0] == "data", file
         agree(text)
 
 
@@ -107,7 +106,7 @@ def test_every_content_file_of_the_repository_reads_the_same() -> None:
 def test_what_libyaml_refuses_is_explained_by_the_pure_parser(
     text: str, line: int, message: str
 ) -> None:
-    assert outcome(yamldoc.FastLoader, text)[0] == "refused"
+    assert outcome(yamlload.FastLoader, text)[0] == "refused"
     with pytest.raises(ContentErrors) as caught:
         yamldoc.parse(text, "x.yaml")
     [error] = caught.value.errors
@@ -118,5 +117,5 @@ def test_what_libyaml_refuses_is_explained_by_the_pure_parser(
 def test_libyaml_reads_a_tab_in_a_plain_scalar_as_yaml_allows() -> None:
     """A known kind of difference: the pure-Python scanner refuses a tab YAML allows."""
     text = "term: Time\tto first token\n"
-    assert outcome(yamldoc.Loader, text) == ("refused", "ScannerError")
+    assert outcome(yamlload.Loader, text) == ("refused", "ScannerError")
     assert yamldoc.parse(text, "x.yaml").data == {"term": "Time\tto first token"}

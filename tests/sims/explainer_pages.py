@@ -7,19 +7,17 @@ with the shared physics, and need the page text exactly as staging writes it.
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 
 from ridgepoint.figures import FigureSource, render_figures
 from sims.physics import COMPUTE_EFFICIENCY, MEMORY_EFFICIENCY, Gpu, Model
-
-ROOT = Path(__file__).parents[2]
+from tests.repo import LAYOUT
 
 
 @functools.cache
 def rendered(slug: str) -> str:
     """content/explainers/<slug>.md with its figures filled in, on one line."""
-    page = ROOT / "content" / "explainers" / f"{slug}.md"
-    text = render_figures(page.read_text(encoding="utf-8"), str(page), FigureSource(ROOT))
+    page = LAYOUT.content / "explainers" / f"{slug}.md"
+    text = render_figures(page.read_text(encoding="utf-8"), str(page), FigureSource(LAYOUT))
     return " ".join(text.split())
 
 

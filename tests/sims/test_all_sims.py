@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 
 import sims
-from ridgepoint.sim_embed import chart_svg
+from ridgepoint.sim_embed.charts import chart_svg
 from sims.charts import DATASET
 from sims.contract import Choice, InputError, Number
+from tests.repo import LAYOUT
 
 NAMES = sims.sim_names()
 
@@ -102,7 +103,7 @@ def test_tables_have_the_columns_they_declare(result: dict[str, Any]) -> None:
 def test_charts_render_to_svg(result: dict[str, Any]) -> None:
     """vl-convert (the Vega-Lite the browser uses too) accepts every spec."""
     for index, spec in enumerate(result["charts"]):
-        svg = chart_svg(spec, f"c{index}")
+        svg = chart_svg(spec, f"c{index}", LAYOUT.charts)
         assert svg.startswith("<svg") and "<title" in svg and "</svg>" in svg
 
 

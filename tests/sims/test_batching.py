@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import random
 import re
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -14,8 +13,9 @@ from hypothesis import strategies as st
 from sims import batching
 from sims.batching import GPU, MODEL, schedule
 from sims.physics import MEMORY_EFFICIENCY, Work, step_cost
+from tests.repo import LAYOUT
 
-PAGE = Path(__file__).parents[2] / "content" / "explainers" / "batching.md"
+PAGE = LAYOUT.content / "explainers" / "batching.md"
 
 
 def _lengths(result: dict) -> list[int]:

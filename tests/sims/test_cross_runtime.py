@@ -18,9 +18,10 @@ from typing import Any
 import pytest
 
 import sims
-from ridgepoint.runtime import NODE_MODULES, ROOT, SIMS_DIR, browser_files
+from ridgepoint.runtime import browser_files
 from sims import _runner
 from sims.contract import Choice, Number
+from tests.repo import LAYOUT
 
 SCRIPT = Path(__file__).with_name("pyodide_cases.mjs")
 pytestmark = pytest.mark.node
@@ -58,16 +59,16 @@ CASES = [
 def pyodide_answers() -> tuple[str, tuple[str, ...]]:
     if shutil.which("node") is None:
         pytest.fail("node is not installed: the cross-runtime test needs Node.js 20+")
-    if not (NODE_MODULES / "pyodide").is_dir():
+    if not (LAYOUT.node_modules / "pyodide").is_dir():
         pytest.fail("node_modules/pyodide is missing: run `make setup` (npm ci)")
     request = {
-        "sims_dir": str(SIMS_DIR),
-        "files": {module: browser_files(module) for module in sims.sim_names()},
+        "sims_dir": str(LAYOUT.sims),
+        "files": {module: browser_files(LAYOUT.sims, module) for module in sims.sim_names()},
         "cases": CASES,
     }
     done = subprocess.run(
         ["node", str(SCRIPT)], input=json.dumps(request), capture_output=True, text=True,
-        cwd=ROOT, timeout=300, check=False,
+        cwd=LAYOUT.code, timeout=300, check=False,
     )
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout)

@@ -23,6 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ridgepoint.layout import repository
+
 from . import dataset as ds
 from .classifiers import NearestCentroid, SoftmaxRegression, Split, log_loss, select_l2
 from .encoder import MAX_SEQ_LENGTH, MiniLMEncoder, reference_agreement
@@ -40,8 +42,8 @@ from .metrics import (
     selective_accuracy,
 )
 
-REPO = Path(__file__).resolve().parents[3]
-RESULTS_PATH = REPO / "content" / "data" / "experiments" / "routing_encoder.json"
+LAYOUT = repository()
+RESULTS_PATH = LAYOUT.experiments / "routing_encoder.json"
 
 
 @dataclass(frozen=True)
@@ -412,7 +414,7 @@ def run(params: Parameters | None = None) -> dict:
         "dataset": {
             "provenance": "hand-written by the Ridgepoint team for this experiment; not real "
                           "customer traffic",
-            "path": str(ds.DATA_PATH.relative_to(REPO)),
+            "path": str(ds.DATA_PATH.relative_to(LAYOUT.code)),
             "label_means": "the handler that has to act on the request",
             "examples": len(data.y),
             "hard_examples": int(data.hard.sum()),

@@ -38,9 +38,9 @@ from experiments.streaming.proxy import BufferingProxy
 from experiments.streaming.reading import read_along, seconds_per_token
 from experiments.streaming.server import RequestRecord, StreamingServer
 from experiments.streaming.tokens import TokenSource
+from ridgepoint.layout import repository
 
-REPO = Path(__file__).resolve().parents[3]
-RESULT_PATH = REPO / "content" / "data" / "experiments" / "streaming.json"
+RESULT_PATH = repository().experiments / "streaming.json"
 
 # Brysbaert (2019), "How many words do we read per minute? A review and meta-analysis of
 # reading rate", Journal of Memory and Language 109, 104047: adults reading English

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from ridgepoint import urls
 from ridgepoint.model import Site
+from ridgepoint.pages.calibration import calibration_page
+from ridgepoint.pages.catalogue import catalogue_page
 from ridgepoint.pages.glossary import glossary_page
 from ridgepoint.pages.hub import hub_page
 from ridgepoint.pages.listings import articles_page, explainers_page, tag_articles_page, tags_page
@@ -22,6 +24,8 @@ def generate_pages(site: Site) -> dict[str, str]:
         urls.TAGS: tags_page(site),
         urls.EXPLAINERS: explainers_page(site),
         urls.ARTICLES: articles_page(site),
+        urls.CATALOGUE: catalogue_page(site),
+        urls.CALIBRATION: calibration_page(site),
     }
     for tag in site.tags_in_use():
         pages[urls.hub(tag)] = hub_page(site, tag)

@@ -10,22 +10,28 @@ calculator (sims/calculator.py) as a live widget.
 from __future__ import annotations
 
 from ridgepoint import urls
-from ridgepoint.catalogue_records import GpuEntry, ModelEntry, Source
+from ridgepoint.catalogue import (
+    collectives_note,
+    config_fields,
+    gpu_figures,
+    published_params,
+    sims_data,
+)
+from ridgepoint.catalogue_records import Citation, Gpu, LanguageModel
 from ridgepoint.markup import count, esc, link
 from ridgepoint.model import Site
 from ridgepoint.pages.common import heading, page, paragraph
-from sims.hardware import COMPUTE_EFFICIENCY, MEMORY_EFFICIENCY, Gpu, build_gpus
+from sims import hardware, shapes
+from sims.hardware import COMPUTE_EFFICIENCY, MEMORY_EFFICIENCY
 from sims.precision import LABELS, PRECISIONS
-from sims.shapes import Model, build_models
 
 CALCULATOR = "```sim\nmodule: calculator\n```"
 
 
 def catalogue_page(site: Site) -> str:
     """GPUs, then models, then the calculator."""
-    catalogue = site.catalogue
-    gpus = build_gpus({key: entry.sims for key, entry in catalogue.gpus.items()})
-    models = build_models({key: entry.sims for key, entry in catalogue.models.items()})
+    gpu_data, model_data = sims_data(site)
+    gpus, models = hardware.build_gpus(gpu_data), shapes.build_models(model_data)
     lede = (
         f"{count(len(gpus), 'GPU', 'GPUs')} and {count(len(models), 'model', 'models')}: "
         "every figure the sims use, with the datasheet row or config.json field it comes "
@@ -42,10 +48,10 @@ def catalogue_page(site: Site) -> str:
     blocks = [paragraph(esc(lede), "rp-lede"), paragraph(esc(note), "rp-note"),
               heading(2, "GPUs", "gpus")]
     for key in sorted(gpus):
-        blocks += _gpu(catalogue.gpus[key], gpus[key])
+        blocks += _gpu(site.gpus[key], gpus[key])
     blocks.append(heading(2, "Models", "models"))
     for key in sorted(models):
-        blocks += _model(catalogue.models[key], models[key])
+        blocks += _model(site.models[key], models[key])
     blocks += [heading(2, "The calculator", "calculator"), paragraph(esc(
         "One step on one deployment, priced by the same physics, here and from the command "
         "line (python -m sims step ...)."), "rp-note"), CALCULATOR]
@@ -57,7 +63,7 @@ def _anchor(kind: str, key: str) -> str:
     return urls.catalogue_entry(kind, key).partition("#")[2]
 
 
-def _source(source: Source, row: str = "") -> str:
+def _source(source: Citation, row: str = "") -> str:
     title = link(source.url, source.title) if source.url else esc(source.title)
     return f"{title}: {esc(row)}" if row else title
 
@@ -70,8 +76,8 @@ def _table(head: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
             f"<tbody>{body}</tbody></table>")
 
 
-def _gpu(entry: GpuEntry, gpu: Gpu) -> list[str]:
-    rows = [(esc(f.label), esc(f.written), _source(f.source, f.row)) for f in entry.figures]
+def _gpu(entry: Gpu, gpu: hardware.Gpu) -> list[str]:
+    rows = [(esc(f.label), esc(f.written), _source(f.source, f.row)) for f in gpu_figures(entry)]
     bandwidth = gpu.hbm_bytes_per_s / 1e12
     for precision in PRECISIONS:
         if precision not in gpu.dense_flops:
@@ -90,12 +96,12 @@ def _gpu(entry: GpuEntry, gpu: Gpu) -> list[str]:
         rows.append((esc(f"All-reduce over {group} GPUs"),
                      esc(f"{fit.latency_s * 1e6:.1f} µs + message / "
                          f"{fit.bytes_per_s / 1e9:.0f} GB/s"),
-                     esc(entry.collectives if group == fitted[0] else "the same fit")))
-    return [heading(3, entry.name, _anchor("gpu", entry.key)),
+                     esc(collectives_note(entry) if group == fitted[0] else "the same fit")))
+    return [heading(3, entry.name, _anchor("gpu", entry.slug)),
             _table(("Figure", "Value", "Source"), rows)]
 
 
-def _layers(model: Model) -> str:
+def _layers(model: shapes.Model) -> str:
     """The layers in words: attention kind, windows, dense and MoE MLPs."""
     attention = "latent attention" if model.latent else (
         "multi-head attention" if model.kv_heads == model.heads else "grouped-query attention")
@@ -109,22 +115,24 @@ def _layers(model: Model) -> str:
     return f"{model.layers} layers of {attention}{window}; {mlp}"
 
 
-def _count(params: float, published: float | None, source: Source | None) -> str:
+def _count(params: float, published: float | None, source: Citation | None) -> str:
     ours = esc(f"{params / 1e9:,.2f} billion")
     if not published or source is None:
         return ours
     return f"{ours} (published: {esc(f'{published / 1e9:g} billion')}, {_source(source)})"
 
 
-def _model(entry: ModelEntry, model: Model) -> list[str]:
-    fields = [(esc(name), esc(str(value))) for name, value in entry.config.items()]
+def _model(entry: LanguageModel, model: shapes.Model) -> list[str]:
+    fields = [(esc(name), esc(str(value))) for name, value in config_fields(entry).items()]
+    total, active = published_params(entry)
+    published = (Citation(entry.published.title, entry.published.url)
+                 if entry.published else None)
     native = LABELS[model.native.weights] + (
         f", experts {LABELS[model.native.experts]}"
         if model.native.experts != model.native.weights else "")
     derived = [
-        ("Parameters", _count(model.params, entry.published_total, entry.published)),
-        ("Active per token", _count(model.params_active, entry.published_active,
-                                    entry.published)),
+        ("Parameters", _count(model.params, total, published)),
+        ("Active per token", _count(model.params_active, active, published)),
         ("Layers", esc(_layers(model))),
         ("Weights in the checkpoint's formats",
          esc(f"{model.weight_bytes() / 1e9:,.1f} GB ({native})")),
@@ -139,8 +147,8 @@ def _model(entry: ModelEntry, model: Model) -> list[str]:
         derived.append(("Experts", esc(f"{model.experts} routed, {model.experts_per_token} "
                                        f"per token{shared}")))
     return [
-        heading(3, entry.name, _anchor("model", entry.key)),
-        paragraph(f"Shape from {_source(entry.source)}; the fields below are its own.",
+        heading(3, entry.name, _anchor("model", entry.slug)),
+        paragraph(f"Shape from {_source(entry.config_json)}; the fields below are its own.",
                   "rp-note"),
         _table(("config.json field", "Value"), fields),
         _table(("Derived", "Value"), [(esc(label), value) for label, value in derived]),

@@ -1,0 +1,59 @@
+"""Embedded sims: a ```sim block in Markdown becomes the widget, with real results inside.
+
+At staging time each block runs its sim natively at the starting inputs and is replaced by
+HTML that already holds everything a reader without JavaScript needs; in the browser,
+`content/assets/sim/widget.js` takes over with Pyodide. One job per module:
+
+- `blocks`: finding, parsing and validating ```sim blocks (bad ones are ContentErrors);
+- `widget`: the widget's HTML, and the scripts that go around a page's first widget;
+- `charts`: charts as inline SVG, with their cache;
+- `display`: how numbers read, the twin of content/assets/sim/format.js;
+- here: a page's blocks replaced by their widgets.
+"""
+
+from __future__ import annotations
+
+from ridgepoint.errors import ContentError, ContentErrors
+from ridgepoint.layout import Layout
+from ridgepoint.sim_embed.blocks import iter_blocks, read_block
+from ridgepoint.sim_embed.widget import early_scripts, widget_html
+
+
+def render_sim_blocks(
+    markdown: str, source: str, layout: Layout, widget_script: str | None = None
+) -> str:
+    """Replace every ```sim block of a page with the widget HTML.
+
+    `source` is the page's path as errors should name it; `layout` says where the sims and
+    the caches of their runs and charts are. Every bad block of the page is
+    reported at once, as ContentErrors. `widget_script`, the page-relative URL of
+    widget.js, is loaded right after the first widget as an async module: the theme's
+    scripts at the end of the page run first otherwise, and only then would the widget
+    start Python (the same module from extra_javascript is then not run a second time).
+    Before that widget goes STARTER, which starts Python's worker as the parser reaches it:
+    the worker's downloads then overlap the fetch of widget.js and its imports.
+    """
+    lines = markdown.splitlines(keepends=True)
+    errors: list[ContentError] = []
+    pieces: list[str] = []
+    cursor = 0
+    used: dict[str, int] = {}
+    early = widget_script
+    for fenced in iter_blocks(markdown):
+        pieces.append("".join(lines[cursor:fenced.first]))
+        cursor = fenced.end
+        try:
+            block = read_block(fenced, source, layout)
+        except ContentErrors as refused:
+            errors.extend(refused.errors)
+            continue
+        used[block.module] = used.get(block.module, 0) + 1
+        count = used[block.module]
+        key = block.module if count == 1 else f"{block.module}-{count}"
+        before, after = early_scripts(early) if early else ("", "")
+        early = None
+        pieces.append(f"\n{before}{widget_html(block, key, layout)}\n{after}\n")
+    pieces.append("".join(lines[cursor:]))
+    if errors:
+        raise ContentErrors(errors)
+    return "".join(pieces)

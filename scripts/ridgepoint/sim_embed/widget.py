@@ -1,0 +1,164 @@
+"""The widget's HTML: a sim block prerendered at its starting inputs.
+
+The HTML already holds everything a reader without JavaScript needs: the controls (shown
+disabled, with the values used), the summary table, any tables and every chart as inline
+SVG. In the browser, `content/assets/sim/widget.js` binds to this markup, enables the
+controls and takes over with Pyodide; its config travels in a JSON script element.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import posixpath
+from collections.abc import Mapping
+from typing import Any
+
+import sims
+from ridgepoint import simrun
+from ridgepoint.layout import Layout
+from ridgepoint.runtime import browser_files
+from ridgepoint.sim_embed.blocks import SimBlock
+from ridgepoint.sim_embed.charts import chart_svg
+from ridgepoint.sim_embed.display import display, exact
+from sims.contract import Choice, Input, Number, describe
+
+WORKER_SCRIPT = "worker.js"  # beside widget.js
+
+# Starts the page's Python worker (its URL in the script's data-worker, page-relative) as
+# the parser reaches the first sim. Inline, so the same text on every page (one CSP hash)
+# and nothing to download first; a script fetched here would wait for the parser to reach
+# it anyway, as the stylesheets hold the parser in the <head>. widget.js takes the worker
+# from window.ridgepointWorker and sets it to null (a widget that ran first has its own:
+# no second worker). The worker says nothing until the widget's first message, so nothing
+# is lost meanwhile. A worker whose script cannot load is dropped before the widget takes
+# it: the widget then starts its own, whose failure it hears and reports to the reader.
+STARTER = (
+    '(()=>{if("ridgepointWorker"in window)return;'
+    "const url=new URL(document.currentScript.dataset.worker,location.href);"
+    'const worker=new Worker(url,{type:"module"});'
+    "window.ridgepointWorker=worker;"
+    'worker.addEventListener("error",()=>{if(window.ridgepointWorker!==worker)return;'
+    "worker.terminate();delete window.ridgepointWorker})})()"
+)
+
+
+def early_scripts(widget_script: str) -> tuple[str, str]:
+    """The scripts around a page's first widget: before it, STARTER (Python's worker starts
+    as the parser reaches it); after it, widget.js (`widget_script`, page-relative) as an
+    async module, so the widget does not wait for the theme's scripts at the page's end."""
+    worker = posixpath.join(posixpath.dirname(widget_script), WORKER_SCRIPT)
+    before = f'<script data-worker="{_attr(worker)}">{STARTER}</script>\n'
+    after = f'<script type="module" async src="{_attr(widget_script)}"></script>\n'
+    return before, after
+
+
+def _attr(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _json_script(data: Any) -> str:
+    """JSON inside a <script type="application/json">: never executed, and with every '<'
+    escaped no text in it can close the element or open a comment."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+    return f'<script type="application/json" class="sim-config">{text}</script>'
+
+
+def _control(spec: Input, value: Any, key: str) -> str:
+    """One labelled control, rendered disabled: the widget enables it once it runs.
+
+    A number gets a slider and a text box showing its exact value (where an out-of-range
+    value can be typed, and refused next to the control); a choice gets a select.
+    """
+    base = f"sim-{key}-{spec.name}"
+    described = f"{base}-help {base}-error" if spec.help else f"{base}-error"
+    common = f'aria-describedby="{described}" disabled'
+    if isinstance(spec, Choice):
+        options = "".join(
+            f'<option value="{_attr(c)}"{" selected" if c == value else ""}>'
+            f"{html.escape(c)}</option>"
+            for c in spec.choices
+        )
+        fields = f'<select id="{base}" name="{_attr(spec.name)}" {common}>{options}</select>'
+    else:
+        assert isinstance(spec, Number)
+        shown = exact(value)
+        unit = f" {spec.unit}" if spec.unit else ""
+        label = f"{spec.label}, exact value" + (f" in {spec.unit}" if spec.unit else "")
+        fields = (
+            f'<input type="range" id="{base}" name="{_attr(spec.name)}" '
+            f'min="{exact(spec.min)}" max="{exact(spec.max)}" step="{exact(spec.step)}" '
+            f'value="{shown}" aria-valuetext="{_attr(shown + unit)}" {common}>'
+            f'<input type="text" class="sim-value" inputmode="decimal" size="6" '
+            f'value="{shown}" aria-label="{_attr(label)}" {common}>'
+        )
+        if spec.unit:
+            fields += f'<span class="sim-unit">{html.escape(spec.unit)}</span>'
+    help_html = (
+        f'<p class="sim-help" id="{base}-help">{html.escape(spec.help)}</p>' if spec.help else ""
+    )
+    return (
+        f'<div class="sim-control" data-input="{_attr(spec.name)}">'
+        f'<label for="{base}">{html.escape(spec.label)}</label>'
+        f'<div class="sim-control-row">{fields}</div>{help_html}'
+        f'<p class="sim-error" id="{base}-error" hidden></p></div>'
+    )
+
+
+def summary_html(summary: Mapping[str, Any], metrics: Mapping[str, str]) -> str:
+    rows = "".join(
+        f'<tr data-key="{_attr(name)}"><th scope="row">{html.escape(metrics.get(name, name))}'
+        f"</th><td>{html.escape(display(value))}</td></tr>"
+        for name, value in summary.items()
+    )
+    return f'<table class="sim-summary"><caption>Results</caption><tbody>{rows}</tbody></table>'
+
+
+def table_html(table: Mapping[str, Any], index: int) -> str:
+    columns = table["columns"]
+    head = "".join(f'<th scope="col">{html.escape(c["label"])}</th>' for c in columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(display(row.get(c['key'])))}</td>" for c in columns)
+        + "</tr>"
+        for row in table["rows"]
+    )
+    return (f'<details class="sim-table" data-table="{index}"><summary>'
+            f'{html.escape(table["title"])}</summary><table><thead><tr>{head}</tr></thead>'
+            f"<tbody>{body}</tbody></table></details>")
+
+
+def widget_html(block: SimBlock, key: str, layout: Layout) -> str:
+    """The widget for one block, prerendered at its starting inputs, on a single line (so
+    Markdown passes it through as one raw HTML block)."""
+    module = sims.load(block.module)
+    result = simrun.run(layout, block.module, block.start)
+    by_name = {spec.name: spec for spec in module.INPUTS}
+    config = {
+        "module": block.module,
+        "key": key,
+        "files": browser_files(layout.sims, block.module),
+        "inputs": describe(module.INPUTS),
+        "show": list(block.show),
+        "start": block.start,
+        "metrics": dict(module.METRICS),
+    }
+    controls = "".join(_control(by_name[name], block.start[name], key) for name in block.show)
+    charts = "".join(
+        f'<figure class="sim-chart" data-chart="{i}">'
+        f'{chart_svg(spec, f"sim-{key}-chart{i}", layout.charts)}</figure>'
+        for i, spec in enumerate(result["charts"])
+    )
+    tables = "".join(table_html(t, i) for i, t in enumerate(result.get("tables", [])))
+    status = (
+        '<div class="sim-status" role="status"><span class="sim-status-text">'
+        "Computed when this page was built, for the inputs shown.</span>"
+        '<progress class="sim-progress" max="4" value="0" hidden></progress></div>'
+    )
+    return (
+        f'<div class="sim" id="sim-{_attr(key)}" data-sim="{_attr(block.module)}" '
+        f'data-key="{_attr(key)}" data-state="prerendered">'
+        f'{_json_script(config)}<div class="sim-body">'
+        f'<form class="sim-controls" aria-label="{_attr(module.TITLE)}: inputs">{controls}</form>'
+        f'<div class="sim-output">{status}{charts}'
+        f'{summary_html(result["summary"], module.METRICS)}{tables}</div></div></div>'
+    )

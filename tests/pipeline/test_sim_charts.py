@@ -1,0 +1,41 @@
+"""Charts prerendered as inline SVG: labelled, free of id clashes, rendered once per spec."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import sims
+from ridgepoint.sim_embed import charts, render_sim_blocks
+from tests.repo import LAYOUT
+
+SOURCE = "content/articles/example.md"
+
+
+def test_charts_are_inline_svg_with_a_text_alternative() -> None:
+    out = render_sim_blocks("```sim\nmodule: batching\n```\n", SOURCE, LAYOUT)
+    svgs = re.findall(r"<svg\b.*?</svg>", out)
+    specs = sims.load("batching").simulate()["charts"]
+    assert len(svgs) == len(specs)
+    for index, (svg, spec) in enumerate(zip(svgs, specs, strict=True)):
+        base = f"sim-batching-chart{index}"
+        assert f'role="img" aria-labelledby="{base}-title {base}-desc"' in svg
+        assert f'<title id="{base}-title">{spec["title"]}</title>' in svg
+        assert "\n" not in svg  # one raw HTML line for Markdown
+        assert 'width="480"' not in svg or "viewBox" in svg
+
+
+def test_svg_is_rendered_once_per_spec(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    import vl_convert
+
+    calls = []
+    real = vl_convert.vegalite_to_svg
+    monkeypatch.setattr(vl_convert, "vegalite_to_svg",
+                        lambda spec, **kw: calls.append(1) or real(spec, **kw))
+    spec = sims.load("batching").simulate(requests=2)["charts"][1]
+    first = charts.chart_svg(spec, "a", tmp_path)
+    second = charts.chart_svg(spec, "b", tmp_path)
+    assert len(calls) == 1
+    assert re.sub(r'(["# (])a-', r"\1b-", first) == second
+    assert list(tmp_path.glob("*.svg")) == [charts.cache_path(charts._fixed_width(spec), tmp_path)]
