@@ -111,11 +111,13 @@ def transfer_s(gpu: Gpu, link: str, shard_bytes: float, gpus: int) -> float:
     """One GPU's shard of a request's KV cache sent to its peer (the shards go at once)."""
     if link == "nvlink":
         if gpus > gpu.scale_up_gpus:
-            raise InputError("link", f"both pools over NVLink need at most {gpu.scale_up_gpus} "
-                                     f"GPUs, the {gpu.name}'s scale-up domain, got {gpus}")
+            raise InputError("link", f"expected the network, or at most {gpu.scale_up_gpus} GPUs "
+                                     f"in both pools together for NVLink (the {gpu.name}'s "
+                                     f"scale-up domain), got {gpus}")
         return p2p_time(gpu, shard_bytes)
     if gpu.scale_out_bytes_per_s is None:
-        raise InputError("link", f"the catalogue has no network figure for the {gpu.name}")
+        raise InputError("link", f"expected nvlink: the catalogue has no network figure for "
+                                 f"the {gpu.name}")
     return scale_out_time(gpu, shard_bytes)
 
 
@@ -181,7 +183,8 @@ class Setup:
         self.capacity = sequences_that_fit(gpu, model, prompt + output, tp, precision)
         if not self.capacity:
             fit = memory_fit(gpu, model, 1, prompt + output, tp, precision)
-            raise InputError("tp", f"one request does not fit on {tp} GPU(s): {fit.reason}")
+            raise InputError("tp", f"expected enough GPUs per instance to hold one request; "
+                                   f"on {tp}, it {fit.reason}")
         self.clock = StepClock(gpu, model, tp, precision)
         self.chunk = chunk
         self.budget = max(prompt, ridge_tokens(gpu, model, precision))

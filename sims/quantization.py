@@ -26,7 +26,7 @@ from typing import Any
 
 from sims import charts
 from sims.capacity import sequences_that_fit
-from sims.contract import Choice, Number, simulation
+from sims.contract import Choice, InputError, Number, simulation
 from sims.physics import (
     GPUS,
     MODELS,
@@ -79,7 +79,7 @@ METRICS = {
     "decode_step_s": "Decode step in the chosen formats (s)",
     "baseline_decode_step_s": "Decode step, everything in BF16 (s)",
     "decode_speedup": "Decode speedup over BF16 (x)",
-    "bytes_ratio": "Bytes a BF16 decode step reads over the chosen formats' (x)",
+    "bytes_ratio": "Bytes each GPU reads in a decode step, BF16 over the chosen formats (x)",
     "prefill_s": "Prefill of one prompt in the chosen formats (s)",
     "baseline_prefill_s": "Prefill of one prompt, everything in BF16 (s)",
     "prefill_speedup": "Prefill speedup over BF16 (x)",
@@ -117,7 +117,7 @@ def _speedups(gpu: Gpu, model: Model, tp: int, chosen: Precision, plain: Precisi
         old = decode_step(gpu, model, n, context, tp, plain)
         rows.append({"line": DECODE_LINE, "tokens": n, "speedup": old.time_s / new.time_s,
                      "current": n == batch})
-        rows.append({"line": BYTES_LINE, "tokens": n, "speedup": old.bytes / new.bytes,
+        rows.append({"line": BYTES_LINE, "tokens": n, "speedup": old.memory_s / new.memory_s,
                      "current": False})
     for n in sorted({*PREFILL_SWEEP, context}):
         speed = (prefill(gpu, model, n, tp=tp, precision=plain).time_s
@@ -225,6 +225,10 @@ def simulate(*, weights: str, activations: str, kv: str, model: str, gpu: str, t
              batch_size: int, context_tokens: int) -> dict[str, Any]:
     chip, shape, shards = GPUS[gpu], MODELS[model], int(tp)
     check_group(chip, shape, shards)
+    if activations != "auto" and activations not in chip.dense_flops:
+        has = ", ".join(p for p in PRECISIONS if p in chip.dense_flops)
+        raise InputError("activations", f"expected auto or a format the {chip.name} has a "
+                                        f"tensor-core rate for ({has}), got {activations!r}")
     chosen = precision_for(chip, shape, weights, activations, kv)
     plain = baseline(chip, shape)
     steps = {
@@ -246,7 +250,7 @@ def simulate(*, weights: str, activations: str, kv: str, model: str, gpu: str, t
             "decode_step_s": decode.time_s,
             "baseline_decode_step_s": base_decode.time_s,
             "decode_speedup": base_decode.time_s / decode.time_s,
-            "bytes_ratio": base_decode.bytes / decode.bytes,
+            "bytes_ratio": base_decode.memory_s / decode.memory_s,
             "prefill_s": fill.time_s,
             "baseline_prefill_s": base_fill.time_s,
             "prefill_speedup": base_fill.time_s / fill.time_s,
