@@ -1,7 +1,7 @@
 """Disaggregated serving: prefill on one pool of GPUs, decode on another, the KV cache sent
 between them, against the same GPUs as one pool with chunked prefill.
 
-The same Poisson stream of requests (`sims.workload`) is served two ways by the same engine
+The same Poisson stream of requests (`sims.arrivals`) is served two ways by the same engine
 (`sims.serving_engine`), every step priced by the shared physics:
 
 - Colocated: (prefill_gpus + decode_gpus) / tp instances, requests dealt round-robin, each
@@ -29,6 +29,7 @@ from __future__ import annotations
 from typing import Any
 
 from sims import charts
+from sims.arrivals import Request, percentile, poisson_requests, weighted_quantiles
 from sims.capacity import sequences_that_fit
 from sims.contract import Choice, InputError, Number, simulation
 from sims.physics import (
@@ -46,7 +47,6 @@ from sims.physics import (
     scale_out_time,
 )
 from sims.serving_engine import Job, Served, StepClock, serve
-from sims.workload import Request, percentile, poisson_requests, weighted_quantiles
 
 TITLE = "Prefill here, decode there"
 

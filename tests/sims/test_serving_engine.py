@@ -1,4 +1,4 @@
-"""The serving engine and its workload: leaps over plain decode stretches change nothing a
+"""The serving engine and its request stream: leaps over plain decode stretches change nothing a
 reader is shown, every token is accounted for, admission respects the KV capacity, and the
 arrivals and percentiles are what their docstrings say."""
 
@@ -11,14 +11,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sims.physics import GPUS, MODELS, precision_for
-from sims.serving_engine import CONTEXT_BUCKET, Job, StepClock, serve
-from sims.workload import (
+from sims.arrivals import (
     percentile,
     poisson_requests,
     weighted_percentile,
     weighted_quantiles,
 )
+from sims.physics import GPUS, MODELS, precision_for
+from sims.serving_engine import CONTEXT_BUCKET, Job, StepClock, serve
 
 GPU, MODEL = GPUS["h100"], MODELS["llama-3.1-8b"]
 
@@ -131,7 +131,7 @@ def test_an_instance_that_cannot_hold_a_sequence_is_refused() -> None:
         serve(jobs(1.0), clock(), 512, 0)
 
 
-# -- the workload -------------------------------------------------------------------------
+# -- the arrivals --------------------------------------------------------------------------
 
 
 def test_arrivals_are_poisson_at_the_rate() -> None:

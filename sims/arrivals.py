@@ -2,9 +2,10 @@
 
 Arrivals are a Poisson process: independent exponential gaps at the request rate, drawn
 from a generator seeded with a fixed number, so the same inputs give the same requests on
-every run and in every runtime (Python's Mersenne Twister is the same integer arithmetic
-under CPython and Pyodide; `expovariate` adds one logarithm, and results are rounded to six
-significant digits before they are compared). Every request of a run has the same prompt and
+every run and in every runtime. Each gap is -log(1 - u) / rate from one `random()` draw u:
+the generator's sequence for an integer seed is the same integer arithmetic under CPython and
+Pyodide, which the library's own samplers, whose code may change between Python versions,
+do not promise. Every request of a run has the same prompt and
 reply lengths: the arrivals alone make the load uneven, which keeps what a chart shows
 traceable to one cause.
 
@@ -37,10 +38,10 @@ def poisson_requests(rate_per_s: float, count: int, prompt_tokens: int, output_t
     if rate_per_s <= 0 or count < 1:
         raise ValueError(f"need a positive rate and at least one request, got {rate_per_s}, "
                          f"{count}")
-    draw = random.Random(seed).expovariate
+    uniform = random.Random(seed).random
     requests, clock = [], 0.0
     for index in range(count):
-        clock += draw(rate_per_s)
+        clock += -math.log(1 - uniform()) / rate_per_s
         requests.append(Request(index, clock, prompt_tokens, output_tokens))
     return requests
 
