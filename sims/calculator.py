@@ -19,9 +19,11 @@ from sims import charts
 from sims.contract import Choice, InputError, Number, simulation, validate
 from sims.physics import (
     GPUS,
+    KV_INPUT,
     LAYOUTS,
     MODELS,
     TP_DEGREES,
+    WEIGHTS_INPUT,
     Work,
     allreduce_time,
     memory_fit,
@@ -44,11 +46,10 @@ INPUTS = (
     Choice("phase", "Phase", "decode", ("decode", "prefill")),
     Number("prompt_tokens", "Prompt tokens", default=0, min=0, max=131072, unit="tokens",
            help="A prefill's new tokens per sequence; 0 for the whole context."),
-    Choice("weights", "Weights", "native", ("native", *PRECISIONS),
-           help="native keeps the checkpoint's own formats."),
+    WEIGHTS_INPUT,
     Choice("activations", "Activations", "auto", ("auto", *PRECISIONS),
            help="auto: the weights' format if the GPU computes in it, else BF16."),
-    Choice("kv", "KV cache", "bf16", PRECISIONS),
+    KV_INPUT,
     Choice("layout", "Layout", "tp", LAYOUTS,
            help="tp: tensor parallel; ep: expert parallel (mixtures of experts only)."),
 )

@@ -39,8 +39,10 @@ from sims import charts, timeline
 from sims.contract import Choice, InputError, Number, simulation
 from sims.physics import (
     GPUS,
+    KV_INPUT,
     MODELS,
     TP_DEGREES,
+    WEIGHTS_INPUT,
     Gpu,
     Model,
     Precision,
@@ -93,6 +95,8 @@ INPUTS = (
     Choice("gpu", "GPU", "h200", tuple(GPUS)),
     Choice("tp", "Tensor-parallel GPUs", "2", tuple(str(t) for t in TP_DEGREES),
            help="GPUs the model is split over."),
+    WEIGHTS_INPUT,
+    KV_INPUT,
 )
 
 METRICS = {
@@ -288,7 +292,7 @@ def _sweep_chart(rows: list[dict[str, Any]], ridge: int, prompt_tokens: int) -> 
 @simulation(INPUTS)
 def simulate(
     *, streams: int, context_tokens: int, prompt_tokens: int, chunk_tokens: int, model: str,
-    gpu: str, tp: str,
+    gpu: str, tp: str, weights: str, kv: str,
 ) -> dict[str, Any]:
     if 0 < chunk_tokens < MIN_CHUNK_TOKENS:
         raise InputError(
@@ -298,8 +302,8 @@ def simulate(
         )
     chip, shape = GPUS[gpu], MODELS[model]
     check_group(chip, shape, int(tp))
-    setup = Setup(chip, shape, int(tp), precision_for(chip, shape), streams, context_tokens,
-                  prompt_tokens)
+    setup = Setup(chip, shape, int(tp), precision_for(chip, shape, weights, kv=kv), streams,
+                  context_tokens, prompt_tokens)
     ridge = ridge_tokens(setup.gpu, setup.model, setup.precision)
     chunk = chunk_tokens or ridge
 

@@ -4,7 +4,7 @@ Each MoE layer holds E experts (small MLPs) and a router that sends each token t
 so a token is multiplied by a small share of the weights (the active parameters) while the
 GPUs must hold them all. In a decode step every token of the batch picks its own k experts;
 the experts the step must read are the distinct ones picked, about E(1 - (1 - k/E)^T) for T
-tokens (`sims.shapes.Model.experts_touched`), which climbs from k at batch 1 towards all E.
+tokens (`sims.physics.touched_experts`), which climbs from k at batch 1 towards all E.
 So the bytes a step reads, and with them the time of a memory-bound step, grow with the
 batch much faster than for a dense model of the same active size, whose weights are read
 once whatever the batch.
@@ -40,6 +40,7 @@ from sims.physics import (
     decode_step,
     memory_fit,
     precision_for,
+    touched_experts,
 )
 
 TITLE = "A trillion parameters, thirty-seven billion at a time"
@@ -123,7 +124,7 @@ def _touched_chart(model: Model, batch: int) -> dict[str, Any]:
     rows = []
     for n in sorted({*BATCH_SWEEP, batch}):
         rows.append({"series": "MoE: distinct experts read", "batch": n,
-                     "experts": model.experts_touched(n), "current": n == batch})
+                     "experts": touched_experts(model, n), "current": n == batch})
         rows.append({"series": "dense equivalent: always the same", "batch": n,
                      "experts": float(model.experts_per_token), "current": False})
     x = _log_batch_axis()
@@ -247,7 +248,7 @@ def simulate(*, model: str, gpu: str, gpus: str, expert_parallel: str, batch_siz
             "active_params_b": shape.params_active / 1e9,
             "experts": shape.experts,
             "experts_per_token": shape.experts_per_token,
-            "experts_touched_per_layer": shape.experts_touched(batch_size),
+            "experts_touched_per_layer": touched_experts(shape, batch_size),
             "bytes_per_step": step.bytes / 1e9,
             "dense_bytes_per_step": dense.bytes / 1e9,
             "decode_step_s": step.time_s,

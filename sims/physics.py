@@ -23,19 +23,19 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 from sims import catalogue_data, collectives
-from sims.contract import InputError
+from sims.contract import Choice, InputError
 from sims.hardware import COMPUTE_EFFICIENCY, MEMORY_EFFICIENCY, Gpu, build_gpus
 from sims.precision import LABELS, PRECISIONS, Precision, bytes_per_value, wider
-from sims.pricing import KERNEL_OVERHEAD_S, LAYOUTS, StepCost, Work, pricer
+from sims.pricing import KERNEL_OVERHEAD_S, LAYOUTS, StepCost, Work, pricer, touched_experts
 from sims.shapes import Model, build_models
 
 __all__ = [
-    "COMPUTE_EFFICIENCY", "GPUS", "KERNEL_OVERHEAD_S", "LAYOUTS", "MEMORY_EFFICIENCY",
-    "MODELS", "PRECISIONS", "TP_DEGREES", "USABLE_MEMORY_FRACTION", "Gpu", "MemoryFit",
-    "Model", "Precision", "StepCost", "Work", "all_to_all_time", "allreduce_time",
-    "check_group", "decode_step", "host_link_time", "memory_fit", "p2p_time", "precision_for",
-    "prefill", "ridge_tokens", "scale_out_time", "smallest_fitting_tp", "step_cost",
-    "tp_degrees",
+    "COMPUTE_EFFICIENCY", "GPUS", "KERNEL_OVERHEAD_S", "KV_INPUT", "LAYOUTS", "MEMORY_EFFICIENCY",
+    "MODELS", "PRECISIONS", "SCALE_OUT_LATENCY_S", "TP_DEGREES", "USABLE_MEMORY_FRACTION",
+    "WEIGHTS_INPUT", "Gpu", "MemoryFit", "Model", "Precision", "StepCost", "Work",
+    "all_to_all_time", "allreduce_time", "check_group", "decode_step", "host_link_time",
+    "memory_fit", "p2p_time", "precision_for", "prefill", "ridge_tokens", "scale_out_time",
+    "smallest_fitting_tp", "step_cost", "touched_experts", "tp_degrees",
 ]
 
 GPUS: dict[str, Gpu] = build_gpus(catalogue_data.GPUS)
@@ -43,6 +43,11 @@ MODELS: dict[str, Model] = build_models(catalogue_data.MODELS)
 
 # Tensor-parallel degrees a sim offers; a GPU allows those within its scale-up domain.
 TP_DEGREES = (1, 2, 4, 8)
+
+# The formats a sim lets the reader pick, as every sim spells them (precision_for reads them).
+WEIGHTS_INPUT = Choice("weights", "Weights", "native", ("native", *PRECISIONS),
+                       help="The weights' format: native keeps the checkpoint's own.")
+KV_INPUT = Choice("kv", "KV cache", "bf16", PRECISIONS, help="The KV cache's format.")
 
 # Share of memory that can hold weights and KV; the rest goes to activations, the CUDA
 # context and allocator slack. vLLM's default gpu_memory_utilization is 0.9.
@@ -68,7 +73,8 @@ def check_group(gpu: Gpu, model: Model, gpus: int, layout: str = "tp") -> None:
                                f"scale-up domain ({gpu.scale_up_link}), got {gpus}")
     if layout == "ep":
         if not model.experts:
-            raise InputError("layout", f"expert parallelism needs a mixture of experts; "
+            raise InputError("layout", f"expected tp for {model.name}, got ep: expert "
+                                       f"parallelism needs a mixture of experts, and "
                                        f"{model.name} is dense")
         if model.experts % gpus:
             raise InputError("tp", f"expected a number of GPUs that divides the "
@@ -98,8 +104,9 @@ def precision_for(
         activations = w if w in gpu.dense_flops else "bf16"
     elif activations not in gpu.dense_flops:
         has = ", ".join(LABELS[p] for p in PRECISIONS if p in gpu.dense_flops)
-        raise InputError("activations", f"the {gpu.name} has no {LABELS[activations]} "
-                                        f"tensor-core rate to compute in (it has {has})")
+        raise InputError("activations", f"expected a format the {gpu.name} computes in "
+                                        f"({has}), got {activations}: the {gpu.name} has no "
+                                        f"{LABELS[activations]} tensor-core rate")
     return Precision(w, e, activations, kv)
 
 

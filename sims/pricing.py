@@ -117,6 +117,15 @@ class StepCost(NamedTuple):
         return self.flops / self.bytes
 
 
+def touched_experts(model: Model, tokens: float) -> float:
+    """Distinct routed experts a step of `tokens` tokens sends work to, in one MoE layer, if
+    each token picks its experts_per_token of E at random: E(1 - (1 - k/E)^T). Shared
+    experts, which every token uses, are not counted. 0 for a dense model."""
+    if not model.experts:
+        return 0.0
+    return model.experts * (1 - (1 - model.experts_per_token / model.experts) ** tokens)
+
+
 def attended(new: int, context: int, window: int) -> float:
     """Positions `new` tokens after `context` cached ones attend to in all (causal, each
     token itself included; a window of 0 means no window)."""
@@ -325,7 +334,7 @@ class Pricer:
         hidden, width, k = model.hidden, model.expert_ffn, model.experts_per_token
         step.matmul(EXPERTS, layers, new, hidden, model.experts, self.w, a,
                     self.rate["weights"], self.whole, bw)
-        touched = model.experts_touched(new)
+        touched = touched_experts(model, new)
         routed = new * k
         rate = self.rate["experts"]
         step.add(EXPERTS, layers, 4 * routed * hidden * width,

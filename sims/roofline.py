@@ -28,8 +28,10 @@ from sims.contract import Choice, Number, simulation
 from sims.physics import (
     COMPUTE_EFFICIENCY,
     GPUS,
+    KV_INPUT,
     MEMORY_EFFICIENCY,
     MODELS,
+    WEIGHTS_INPUT,
     Gpu,
     Precision,
     StepCost,
@@ -40,7 +42,7 @@ from sims.physics import (
     smallest_fitting_tp,
     tp_degrees,
 )
-from sims.precision import LABELS, PRECISIONS, wider
+from sims.precision import LABELS, wider
 
 TITLE = "Two phases, two bottlenecks"
 
@@ -48,9 +50,8 @@ INPUTS = (
     Choice("gpu", "GPU", "h100", tuple(GPUS),
            help="Dense peaks and memory bandwidth from the vendor's datasheet (the catalogue)."),
     Choice("model", "Model", "llama-3.1-8b", tuple(MODELS)),
-    Choice("weights", "Weights", "native", ("native", *PRECISIONS),
-           help="The weights' format: native keeps the checkpoint's own."),
-    Choice("kv", "KV cache", "bf16", PRECISIONS, help="The KV cache's format."),
+    WEIGHTS_INPUT,
+    KV_INPUT,
     Number("batch_size", "Batch size", default=8, min=1, max=256, unit="requests",
            help="Requests prefilled together, then decoded together."),
     Number("seq_len", "Sequence length", default=2048, min=16, max=32768, unit="tokens",

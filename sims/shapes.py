@@ -184,14 +184,6 @@ class Model:
         return (self._classes["weights"] + moe_layers * self.experts_per_token
                 * self.expert_params + head)
 
-    def experts_touched(self, tokens: int) -> float:
-        """Distinct routed experts one MoE layer reads in a step over `tokens` tokens, on
-        average: E(1 - (1 - k/E)^T), each token choosing k of the E experts independently and
-        uniformly (real routers are skewed, which touches fewer). 0 for a dense model."""
-        if not self.experts:
-            return 0.0
-        return self.experts * (1 - (1 - self.experts_per_token / self.experts) ** tokens)
-
     def expert_weight_bytes(self, precision: Precision | None = None) -> float:
         """Bytes the routed experts occupy (what expert parallelism spreads over the GPUs)."""
         return self._classes["experts"] * bytes_per_value((precision or self.native).experts)

@@ -26,8 +26,10 @@ from sims import charts
 from sims.contract import Choice, Number, simulation
 from sims.physics import (
     GPUS,
+    KV_INPUT,
     MODELS,
     TP_DEGREES,
+    WEIGHTS_INPUT,
     Gpu,
     Precision,
     StepCost,
@@ -37,7 +39,6 @@ from sims.physics import (
     precision_for,
     tp_degrees,
 )
-from sims.precision import PRECISIONS
 
 TITLE = "Every layer stops to agree, twice"
 
@@ -60,9 +61,8 @@ INPUTS = (
            unit="tokens", help="Tokens already in each sequence's KV cache."),
     Choice("model", "Model", "llama-3.1-70b", tuple(MODELS)),
     Choice("gpu", "GPU", "h100", tuple(GPUS)),
-    Choice("weights", "Weights", "native", ("native", *PRECISIONS),
-           help="The weights' format: native keeps the checkpoint's own."),
-    Choice("kv", "KV cache", "bf16", PRECISIONS, help="The KV cache's format."),
+    WEIGHTS_INPUT,
+    KV_INPUT,
 )
 
 METRICS = {
@@ -156,8 +156,8 @@ def simulate(
              "part": part, "order": i, "ms": split[part] * 1000}
             for i, part in enumerate(PARTS)
         ]
-    compared = []
-    for t in degrees[1:]:  # one GPU has nothing to all-reduce
+    compared, split_over = [], degrees[1:] or degrees  # one GPU has nothing to all-reduce
+    for t in split_over:
         for batch in (SMALL_BATCH, LARGE_BATCH):
             _, split, fits = priced(t, batch)
             compared += [
@@ -200,8 +200,8 @@ def simulate(
             _split_chart(
                 f"Batch {SMALL_BATCH} against batch {LARGE_BATCH}",
                 f"The same split at batch {SMALL_BATCH} (faded) and batch {LARGE_BATCH} "
-                f"(solid) for 2, 4 and 8 GPUs: the shard work grows with the batch's KV "
-                f"cache, the all-reduces much less.",
+                f"(solid) for {', '.join(str(t) for t in split_over)} GPUs: the shard work "
+                f"grows with the batch's KV cache, the all-reduces much less.",
                 compared, offset=True,
             ),
         ],

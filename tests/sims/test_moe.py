@@ -9,7 +9,15 @@ from explainer_pages import rendered
 
 from sims import moe
 from sims.moe import dense_equivalent, simulate
-from sims.physics import GPUS, MEMORY_EFFICIENCY, MODELS, decode_step, memory_fit, precision_for
+from sims.physics import (
+    GPUS,
+    MEMORY_EFFICIENCY,
+    MODELS,
+    decode_step,
+    memory_fit,
+    precision_for,
+    touched_experts,
+)
 
 GPU, MODEL, GROUP, BATCH, CONTEXT = GPUS["h200"], MODELS["deepseek-v3"], 8, 64, 2048
 PRECISION = precision_for(GPU, MODEL)
@@ -28,12 +36,12 @@ def test_the_models_offered_are_the_catalogues_mixtures_of_experts() -> None:
 @pytest.mark.parametrize("model", moe.MOE_MODELS)
 def test_experts_read_grow_from_k_towards_all_of_them(model: str) -> None:
     shape = MODELS[model]
-    counts = [shape.experts_touched(batch) for batch in moe.BATCH_SWEEP]
+    counts = [touched_experts(shape, batch) for batch in moe.BATCH_SWEEP]
     assert counts[0] == pytest.approx(shape.experts_per_token)
     assert counts == sorted(counts) and counts[-1] <= shape.experts
     # Each sequence added brings fewer new experts than the one before it: doubling the batch
     # never doubles the experts read.
-    per_sequence = [(shape.experts_touched(2 * b) - shape.experts_touched(b)) / b
+    per_sequence = [(touched_experts(shape, 2 * b) - touched_experts(shape, b)) / b
                     for b in moe.BATCH_SWEEP]
     assert per_sequence == sorted(per_sequence, reverse=True)
     assert all(b < 2 * a for a, b in zip(counts, counts[1:], strict=False))
@@ -50,7 +58,7 @@ def test_the_dense_equivalent_has_the_active_parameters_but_the_router(default: 
     router = MODEL.moe_layers * MODEL.hidden * (MODEL.experts - MODEL.experts_per_token)
     assert twin.params_active == MODEL.params_active - router
     assert (MODEL.params_active - twin.params_active) / MODEL.params_active < 0.003
-    assert twin.experts_touched(BATCH) == MODEL.experts_per_token
+    assert touched_experts(twin, BATCH) == MODEL.experts_per_token
 
 
 def test_alone_a_sequence_costs_what_its_dense_equivalent_costs() -> None:
@@ -107,7 +115,7 @@ def page_figures() -> list[tuple[str, float, str]]:
     tp = decode_step(GPU, MODEL, BATCH, CONTEXT, GROUP, PRECISION, "tp")
     dense = decode_step(GPU, dense_equivalent(MODEL), BATCH, CONTEXT, GROUP, PRECISION, "tp")
     expert_mb = MODEL.expert_params / 1e6  # FP8: one byte a weight
-    touched = MODEL.experts_touched(BATCH)
+    touched = touched_experts(MODEL, BATCH)
     k = MODEL.experts_per_token
     return [
         ("An H200 reads {} TB/s from HBM", GPU.hbm_bytes_per_s / 1e12, ".1f"),
@@ -165,6 +173,6 @@ def test_page_claims_hold_in_the_sim() -> None:
         256, 8, 58, 61)
     assert MODEL.shared_experts == 1
     assert MODELS["gpt-oss-120b"].experts == 128 and MODELS["gpt-oss-120b"].experts_per_token == 4
-    assert MODEL.experts_touched(128) > 0.98 * MODEL.experts  # "past 128, nearly all 256"
+    assert touched_experts(MODEL, 128) > 0.98 * MODEL.experts  # "past 128, nearly all 256"
     fit = memory_fit(GPU, MODEL, 512, CONTEXT + 1, GROUP, PRECISION, "tp")
     assert not fit.fits

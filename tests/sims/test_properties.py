@@ -40,15 +40,29 @@ class CrossCheck:
     breaking: st.SearchStrategy[dict[str, Any]]  # values, each valid alone, that break it
 
 
+def _accepted(check: Callable[[], object]) -> bool:
+    try:
+        check()
+    except InputError:
+        return False
+    return True
+
+
+# A group of GPUs the physics can price: within the GPU's scale-up domain, splitting the
+# model's heads (every mixture of experts here has experts that any degree divides). The
+# L40S has no NVLink: a domain of one.
+GROUP = CrossCheck(
+    lambda v: (int(v["tp"]) <= GPUS[v["gpu"]].scale_up_gpus
+               and MODELS[v["model"]].heads % int(v["tp"]) == 0),
+    "tp",
+    st.fixed_dictionaries({"gpu": st.just("l40s"), "tp": st.sampled_from(["2", "4", "8"]),
+                           "layout": st.just("tp")}),
+)
 MIN_CHUNK = chunked_prefill.MIN_CHUNK_TOKENS
 
 
 def _group_holds(gpu: str, model: str, gpus: int, layout: str = "tp") -> bool:
-    try:
-        check_group(GPUS[gpu], MODELS[model], gpus, layout)
-    except InputError:
-        return False
-    return True
+    return _accepted(lambda: check_group(GPUS[gpu], MODELS[model], gpus, layout))
 
 
 # The GPUs and formats a GPU has no tensor-core rate for: activations the physics refuses.
@@ -77,7 +91,24 @@ CROSS_CHECKS: dict[str, tuple[CrossCheck, ...]] = {
     "chunked_prefill": (CrossCheck(
         lambda v: v["chunk_tokens"] == 0 or v["chunk_tokens"] >= MIN_CHUNK, "chunk_tokens",
         st.fixed_dictionaries({"chunk_tokens": st.integers(1, MIN_CHUNK - 1)}),
-    ),),
+    ), GROUP),
+    "speculative": (GROUP,),
+    "tensor_parallel": (GROUP,),
+    "calculator": (
+        GROUP,
+        CrossCheck(  # expert parallel needs a mixture of experts
+            lambda v: v["layout"] == "tp" or MODELS[v["model"]].experts > 0, "layout",
+            st.fixed_dictionaries({"layout": st.just("ep"), "model": st.just("llama-3.1-8b"),
+                                   "gpu": st.just("h100"), "tp": st.just("8")}),
+        ),
+        CrossCheck(  # activations in a format the GPU computes in
+            lambda v: _accepted(lambda: precision_for(GPUS[v["gpu"]], MODELS[v["model"]],
+                                                      v["weights"], v["activations"], v["kv"])),
+            "activations",
+            st.fixed_dictionaries({"gpu": st.just("a100"),
+                                   "activations": st.sampled_from(["fp8", "fp4"])}),
+        ),
+    ),
     "quantization": (
         CrossCheck(lambda v: _group_holds(v["gpu"], v["model"], int(v["tp"])), "tp",
                    st.fixed_dictionaries({"gpu": st.sampled_from(SINGLE_GPUS),
@@ -118,8 +149,6 @@ CROSS_CHECKS: dict[str, tuple[CrossCheck, ...]] = {
                                           "gpu": st.sampled_from(NO_NETWORK)})),
     ),
 }
-CROSS_CASES = [(name, index) for name, checks in sorted(CROSS_CHECKS.items())
-               for index in range(len(checks))]
 
 
 def valid(spec: Input) -> st.SearchStrategy[Any]:
@@ -218,6 +247,13 @@ def spec_sampling_rates_are_bounded(summary: dict, inputs: dict) -> None:
     assert 1 <= summary["tokens_per_step_measured"] <= inputs["lookahead"] + 1
 
 
+def calculator_step_is_its_parts(summary: dict, inputs: dict) -> None:
+    assert summary["time_s"] >= max(summary["compute_s"], summary["memory_s"])
+    assert summary["time_s"] >= summary["collective_s"] >= 0
+    assert summary["collective_s"] == 0 or int(inputs["tp"]) > 1
+    assert isinstance(summary["fits"], bool)
+
+
 def roofline_kv_share_is_a_fraction(summary: dict, inputs: dict) -> None:
     _fraction(summary["decode_kv_share"])
     assert {summary["prefill_bound"], summary["decode_bound"]} <= {"compute", "memory"}
@@ -269,6 +305,7 @@ INVARIANTS: dict[str, Callable[[dict, dict], None]] = {
     "parallelism": parallelism_busy_fractions_are_fractions,
     "spec_sampling": spec_sampling_rates_are_bounded,
     "roofline": roofline_kv_share_is_a_fraction,
+    "calculator": calculator_step_is_its_parts,
 }
 
 
@@ -352,7 +389,8 @@ def test_an_unknown_input_is_refused_by_name(name: str, data: st.DataObject) -> 
     assert "not an input of this sim" in str(caught.value)
 
 
-@pytest.mark.parametrize(("name", "index"), CROSS_CASES)
+@pytest.mark.parametrize(("name", "index"), [(name, index) for name in sorted(CROSS_CHECKS)
+                                             for index in range(len(CROSS_CHECKS[name]))])
 @settings(max_examples=30, deadline=None)
 @given(data=st.data())
 def test_inputs_valid_alone_but_not_together_are_refused_by_name(
@@ -361,7 +399,11 @@ def test_inputs_valid_alone_but_not_together_are_refused_by_name(
     module = sims.load(name)
     inputs = data.draw(inputs_of(module), label="inputs")
     check = CROSS_CHECKS[name][index]
-    inputs |= data.draw(check.breaking, label="breaking")
+    names = {spec.name for spec in module.INPUTS}
+    breaking = data.draw(check.breaking, label="breaking")
+    inputs |= {key: value for key, value in breaking.items() if key in names}
+    others = [other for i, other in enumerate(CROSS_CHECKS[name]) if i != index]
+    assume(all(other.holds(inputs) for other in others))  # one refusal at a time
     assert not check.holds(inputs)
     with pytest.raises(ValueError) as caught:
         run(name, inputs)
