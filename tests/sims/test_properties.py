@@ -24,6 +24,7 @@ import sims
 from sims import chunked_prefill, disaggregation
 from sims.capacity import sequences_that_fit
 from sims.contract import Choice, Input, InputError
+from sims.drafters import MTP_MODELS
 from sims.physics import GPUS, MODELS, check_group, precision_for
 from sims.precision import PRECISIONS, wider
 from tests.limits import within
@@ -92,7 +93,9 @@ CROSS_CHECKS: dict[str, tuple[CrossCheck, ...]] = {
         lambda v: v["chunk_tokens"] == 0 or v["chunk_tokens"] >= MIN_CHUNK, "chunk_tokens",
         st.fixed_dictionaries({"chunk_tokens": st.integers(1, MIN_CHUNK - 1)}),
     ), GROUP),
-    "speculative": (GROUP,),
+    "speculative": (GROUP, CrossCheck(  # multi-token prediction needs a model trained with it
+        lambda v: v["drafter"] != "mtp" or v["model"] in MTP_MODELS, "drafter",
+        st.fixed_dictionaries({"drafter": st.just("mtp"), "model": st.just("llama-3.1-8b")}))),
     "tensor_parallel": (GROUP,),
     "calculator": (
         GROUP,
