@@ -81,6 +81,12 @@ INPUTS = (
            tuple(str(t) for t in TP_DEGREES)),
 )
 
+# The most expensive inputs the bench's search found (scripts/bench/native.py tries them
+# first): long prompts in the smallest slices, long replies, the fewest instances, so that
+# the single pool prices every slice of every prompt beside a changing batch.
+WORST_CASE = {"request_rate": 0.5, "prefill_gpus": 1, "decode_gpus": 1, "prompt_tokens": 8192,
+              "output_tokens": 1024, "chunk_tokens": 256, "model": "qwen3-32b", "gpu": "b200"}
+
 METRICS = {
     "colocated_p99_ttft_s": "One pool: time to first token, p99 (s)",
     "disaggregated_p99_ttft_s": "Two pools: time to first token, p99 (s)",

@@ -11,9 +11,10 @@ after its first token, for a prefill pool) or receive requests already prefilled
 (a decode pool: they join the batch at the next step boundary once their KV has arrived).
 
 Steps are priced by the shared physics, cached on what sets their cost: the number of
-decoding sequences, their mean context (to CONTEXT_BUCKET tokens; attention's cost is
-linear in it) and the prompt slices. A stretch of plain decode steps between two events (an
-arrival, a reply finishing) costs the same each time, so it is advanced in one leap and
+decoding sequences, their mean context (to within about 1.5%, at least CONTEXT_BUCKET
+tokens; attention's cost is linear in it) and the prompt slices. A stretch of plain decode
+steps between two events (an arrival, a reply finishing) costs about the same each time, so
+it is advanced in one leap and
 priced once at its middle context; what a reader is told (first-token times, the gaps
 between tokens with how many tokens saw each) is the same as stepping one at a time.
 """
@@ -28,7 +29,9 @@ from dataclasses import dataclass, field
 
 from sims.physics import Gpu, Model, Precision, Work, step_cost
 
-CONTEXT_BUCKET = 32  # tokens: a decode batch's mean context is priced to this resolution
+# A decode batch's mean context is priced to a bucket of this many tokens, or of a 64th to a
+# 128th of the context where that is more: attention's share of a step is linear in it.
+CONTEXT_BUCKET = 32
 
 
 class StepClock:
@@ -43,9 +46,9 @@ class StepClock:
         """A step with `decodes` sequences of `context_sum` cached tokens in all, plus prompt
         `slices` of (tokens, tokens already prefilled, is it the prompt's last slice)."""
         mean = 0
-        if decodes:  # the mean context, to the nearest CONTEXT_BUCKET tokens
-            mean = ((2 * context_sum + decodes * CONTEXT_BUCKET) // (2 * decodes * CONTEXT_BUCKET)
-                    * CONTEXT_BUCKET)
+        if decodes:  # the mean context, to the nearest bucket
+            bucket = max(CONTEXT_BUCKET, 1 << max(0, (context_sum // decodes).bit_length() - 7))
+            mean = (2 * context_sum + decodes * bucket) // (2 * decodes * bucket) * bucket
         key = (decodes, mean, slices)
         cached = self._cache.get(key)
         if cached is None:
