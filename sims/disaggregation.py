@@ -59,6 +59,9 @@ LINKS = ("network", "nvlink")
 CDF_SHARES = tuple(k / 100 for k in range(1, 101))  # the gaps chart: every percentile
 COLOCATED, DISAGGREGATED = "one pool, chunked prefill", "prefill and decode pools"
 COLOURS = {COLOCATED: "#4c78a8", DISAGGREGATED: "#f58518"}
+SETUP_COLOUR = {"field": "setup", "type": "nominal", "title": None,
+                "scale": {"domain": list(COLOURS), "range": list(COLOURS.values())},
+                "legend": {"orient": "top"}}
 
 INPUTS = (
     Number("request_rate", "Request rate", default=8.0, min=0.5, max=64.0, step=0.5,
@@ -226,9 +229,7 @@ def _gaps_chart(outcomes: dict[str, Outcome]) -> dict[str, Any]:
         mark={"type": "line", "interpolate": "step-after"},
         encoding={
             "x": x, "y": y,
-            "color": {"field": "setup", "type": "nominal", "title": None,
-                      "scale": {"domain": list(COLOURS), "range": list(COLOURS.values())},
-                      "legend": {"orient": "top"}},
+            "color": SETUP_COLOUR,
             "tooltip": [{"field": "setup", "title": "Setup"},
                         {"field": "share", "type": "quantitative", "title": "Percentile"},
                         {"field": "gap_ms", "type": "quantitative", "title": "Gap (ms)",
@@ -252,9 +253,7 @@ def _arrivals_chart(requests: list[Request], outcomes: dict[str, Outcome]) -> di
         mark={"type": "point", "filled": True, "size": 24, "opacity": 0.8},
         encoding={
             "x": x, "y": y,
-            "color": {"field": "setup", "type": "nominal", "title": None,
-                      "scale": {"domain": list(COLOURS), "range": list(COLOURS.values())},
-                      "legend": {"orient": "top"}},
+            "color": SETUP_COLOUR,
             "tooltip": [{"field": "setup", "title": "Setup"},
                         {"field": "arrival", "type": "quantitative", "title": "Arrival (s)",
                          "format": ".2f"},
