@@ -180,10 +180,10 @@ def _time_chart(gpu: Gpu, model: Model, gpus: int, precision: Precision, batch: 
                {"field": "gb", "type": "quantitative", "title": "Bytes read (GB)",
                 "format": ".1f"}]
     return charts.chart(
-        f"The MoE step climbs with the batch long before its dense equivalent does{flag}",
+        "The MoE step climbs with the batch long before its dense equivalent does",
         f"One decode step of {model.name} on {gpus} x {gpu.name} against the batch size, "
         f"tensor parallel and expert parallel, and of a dense model of its active size "
-        f"(tensor parallel); the large dot is the current batch and layout.",
+        f"(tensor parallel); the large dot is the current batch and layout.{flag}",
         rows,
         layer=[
             {"mark": {"type": "line", "point": True},

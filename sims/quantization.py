@@ -148,18 +148,19 @@ def _speedup_chart(rows: list[dict[str, Any]], rate_ratio: float, gpu: Gpu,
                 "format": ".2f"}]
     rate = f"prefill's bound: tensor-core rate, {rate_ratio:.2f}x"
     return charts.chart(
-        f"Decode gains what the bytes allow, prefill what the tensor cores allow{flag}",
+        "Decode gains what the bytes allow, prefill what the tensor cores allow",
         f"Speedup of {precision.label} over BF16 on the {gpu.name}: a decode step against "
         f"the number of sequences in it, with the bytes it reads in BF16 over the chosen "
         f"formats as a dashed line (its bound), and a prefill against the prompt's length, "
         f"with the tensor-core rate of its matmuls' format over BF16's ({rate_ratio:.2f}x) "
-        f"as a dashed rule (its bound). The current batch and context are the large dots.",
+        f"as a dashed rule (its bound). The current batch and context are the large dots."
+        f"{flag}",
         rows,
         layer=[
             {"mark": {"type": "rule", "strokeDash": [2, 3], "color": "#f58518"},
              "encoding": {"y": {"datum": rate_ratio}}},
-            {"mark": {"type": "text", "align": "right", "baseline": "bottom", "dy": -3,
-                      "color": "#f58518"},
+            {"mark": {"type": "text", "align": "right", "baseline": "top", "dy": 3,
+                      "color": "#f58518"},  # below its rule: nothing sticks out above the plot
              "encoding": {"x": {"value": "width"}, "y": {"datum": rate_ratio},
                           "text": {"value": rate}}},
             {"mark": {"type": "line", "point": True},

@@ -409,16 +409,20 @@ def test_check_passes_on_good_content_with_a_count(tmp_path: Path) -> None:
 
 def test_the_real_content_loads_clean() -> None:
     site = load_site(REPO)
-    assert len(site.terms) == 10
-    assert len(site.readings) == 6
-    assert len(site.tags) == 20
+    assert len(site.terms) == 10 + len(ISSUE_19_TERMS)
+    assert len(site.readings) == 6 + len(ISSUE_19_READINGS)
+    assert len(site.tags) == 20 + 3  # issue 19: quantization, moe, disaggregation
+    assert set(site.terms) >= ISSUE_19_TERMS and set(ISSUE_19_READINGS) <= set(site.readings)
 
 
 def test_the_latency_hub_has_the_briefs_path_in_order() -> None:
+    """The brief's two sections open the path, as the brief orders them; issue 19's section
+    on the choices that set latency follows."""
     hub = load_site(REPO).hubs["latency"]
     assert [section.heading for section in hub.path] == [
         "The mental models the rest of the field assumes",
         "Current work at the depth practitioners argue about",
+        "The choices that set latency",
     ]
     assert [section.readings for section in hub.path] == [
         (
@@ -427,14 +431,46 @@ def test_the_latency_hub_has_the_briefs_path_in_order() -> None:
             "deepseek-v4-flash-across-14-providers",
         ),
         ("sarathi-serve", "speculative-sampling", "fast-inference-speculative-decoding"),
+        ("give-me-bf16-or-give-me-death", "distserve", "splitwise", "mooncake"),
     ]
 
 
-def test_only_the_three_papers_carry_a_link_and_a_venue() -> None:
+def test_the_moe_hub_is_a_path_of_its_own() -> None:
+    hub = load_site(REPO).hubs["moe"]
+    assert [section.readings for section in hub.path] == [
+        ("sparsely-gated-mixture-of-experts", "switch-transformers"),
+        ("deepseek-v3-technical-report",),
+    ]
+
+
+def test_only_the_papers_carry_a_link_and_a_venue() -> None:
+    """The brief's three papers, and issue 19's readings, each with the link and venue their
+    sources give; the brief's other readings have neither."""
     readings = load_site(REPO).readings.values()
     assert {r.slug: (r.url, r.where) for r in readings if r.url or r.where} == {
         "sarathi-serve": ("https://arxiv.org/abs/2403.02310", "OSDI 2024"),
         "speculative-sampling": ("https://arxiv.org/abs/2302.01318", "DeepMind, arXiv 2023"),
         "fast-inference-speculative-decoding": ("https://arxiv.org/abs/2211.17192", "ICML 2023"),
+        **ISSUE_19_READINGS,
     }
-    assert {r.added for r in readings} == {date(2026, 11, 30)}
+    assert {r.added for r in readings if r.slug not in ISSUE_19_READINGS} == {date(2026, 11, 30)}
+    assert {r.added for r in readings if r.slug in ISSUE_19_READINGS} == {date(2026, 12, 1)}
+
+
+ISSUE_19_TERMS = {
+    "mixture-of-experts", "active-parameters", "expert-parallelism", "all-to-all",
+    "quantization", "fp8", "fp4", "disaggregated-serving", "kv-transfer",
+    "multi-token-prediction",
+}
+ISSUE_19_READINGS = {
+    "distserve": ("https://arxiv.org/abs/2401.09670", "OSDI 2024"),
+    "splitwise": ("https://arxiv.org/abs/2311.18677", "ISCA 2024"),
+    "mooncake": ("https://www.usenix.org/conference/fast25/presentation/qin",
+                 "FAST 2025 (Best Paper)"),
+    "give-me-bf16-or-give-me-death": ("https://arxiv.org/abs/2411.02355", "ACL 2025"),
+    "sparsely-gated-mixture-of-experts": ("https://arxiv.org/abs/1701.06538", "ICLR 2017"),
+    "switch-transformers": ("https://arxiv.org/abs/2101.03961",
+                            "Journal of Machine Learning Research, 2022"),
+    "deepseek-v3-technical-report": ("https://arxiv.org/abs/2412.19437", "arXiv 2024"),
+    "eagle-3": ("https://arxiv.org/abs/2503.01840", "NeurIPS 2025"),
+}
