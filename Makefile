@@ -2,7 +2,8 @@
 #   make serve   set up, build, serve on http://127.0.0.1:8000 (rebuilds on save)
 #   make build   validate content and write site/
 #   make check   validate content only (fast)
-#   make test    set up and run every test
+#   make test    set up and run every test (lint, type check, pytest)
+#   make typecheck  type-check the browser JavaScript (TypeScript's checker, no output)
 #   make bench   run the benchmarks
 #   make golden  rewrite the pipeline's golden files after an intended change
 #   make lock    re-resolve requirements.lock from pyproject.toml (needs network)
@@ -18,7 +19,7 @@ export NO_MKDOCS_2_WARNING := 1
 # the pipeline and the sims again, about 70 ms of each rebuild.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: setup serve build check test bench experiments golden lint lock clean
+.PHONY: setup serve build check test typecheck bench experiments golden lint lock clean
 
 setup: $(SETUP)
 
@@ -43,9 +44,16 @@ build: $(SETUP)
 serve: $(SETUP)
 	$(PY) scripts/serve.py
 
+# The page's scripts and the workers' have different global scopes: one checker run each.
+TYPECHECK := node_modules/.bin/tsc -p tsconfig.json && node_modules/.bin/tsc -p tsconfig.workers.json
+
 test: $(SETUP)
 	$(PY) -m ruff check .
+	$(TYPECHECK)
 	$(PY) -m pytest
+
+typecheck: node_modules/.installed
+	$(TYPECHECK)
 
 bench: $(SETUP)
 	$(PY) scripts/bench.py

@@ -1,3 +1,4 @@
+// @ts-check
 // Ridgepoint's service worker: the site keeps working offline after one visit.
 //
 // It lives at the site root so that its scope is the whole site. The builder
@@ -23,30 +24,43 @@
 
 const RELEASE = /* RIDGEPOINT_RELEASE */ null;
 
+/**
+ * What the build writes in place of null above (ridgepoint/offline.py).
+ * @typedef {object} Release
+ * @property {string} id a hash of every built file
+ * @property {string[]} precache the files cached at install
+ * @property {string[]} runtime the Python runtime's files, kept once the browser has them
+ * @property {Record<string, string>} files every file's path -> the start of its SHA-256
+ */
+
+// This script runs as the service worker.
+const worker = /** @type {ServiceWorkerGlobalScope} */ (/** @type {unknown} */ (self));
+
 const SCOPE = new URL("./", self.location.href);
 const CACHE_PREFIX = `ridgepoint:${SCOPE.pathname}:`;
 const SUPERSEDED = new URL("__superseded__", SCOPE).href; // a marker kept in an old cache
 
 if (RELEASE === null) {
-  self.addEventListener("install", () => self.skipWaiting());
-  self.addEventListener("activate", (event) => {
-    event.waitUntil(dropCaches(() => true).then(() => self.clients.claim()));
+  worker.addEventListener("install", () => worker.skipWaiting());
+  worker.addEventListener("activate", (event) => {
+    event.waitUntil(dropCaches(() => true).then(() => worker.clients.claim()));
   });
 } else {
-  const CACHE = CACHE_PREFIX + RELEASE.id;
-  const KEPT = new Set([...RELEASE.precache, ...RELEASE.runtime]); // served cache-first
+  const release = /** @type {Release} */ (/** @type {unknown} */ (RELEASE));
+  const CACHE = CACHE_PREFIX + release.id;
+  const KEPT = new Set([...release.precache, ...release.runtime]); // served cache-first
 
-  self.addEventListener("install", (event) => {
+  worker.addEventListener("install", (event) => {
     // A failed install leaves no half-filled cache behind to be mistaken for a release.
     event.waitUntil(install().catch(async (error) => {
       await caches.delete(CACHE);
       throw error;
     }));
   });
-  self.addEventListener("activate", (event) => {
-    event.waitUntil(dropCaches((name) => name !== CACHE).then(() => self.clients.claim()));
+  worker.addEventListener("activate", (event) => {
+    event.waitUntil(dropCaches((name) => name !== CACHE).then(() => worker.clients.claim()));
   });
-  self.addEventListener("fetch", (event) => {
+  worker.addEventListener("fetch", (event) => {
     const path = pathOf(event.request.url);
     if (event.request.method !== "GET" || path === null) return; // not a file of this release
     event.respondWith(respond(event, path));
@@ -55,9 +69,9 @@ if (RELEASE === null) {
   async function install() {
     const cache = await caches.open(CACHE);
     // The pages open now: the first visit happened before this worker could see it.
-    const open = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
+    const open = await worker.clients.matchAll({ type: "window", includeUncontrolled: true });
     const pages = open.map((client) => pathOf(client.url)).filter((path) => path !== null);
-    await Promise.all([...new Set([...RELEASE.precache, ...pages])].map(async (path) => {
+    await Promise.all([...new Set([...release.precache, ...pages])].map(async (path) => {
       // The HTTP cache usually has the file already (the page just used it); if what it has
       // belongs to another release, ask the server; if the server has another release too,
       // this one is already out of date and must not install.
@@ -65,12 +79,13 @@ if (RELEASE === null) {
       if (!(await belongs(response.clone(), path))) {
         response = await fetch(urlOf(path), { cache: "reload" });
         if (!(await belongs(response.clone(), path))) {
-          throw new Error(`${path} on the server is not the one release ${RELEASE.id} lists`);
+          throw new Error(`${path} on the server is not the one release ${release.id} lists`);
         }
       }
       await cache.put(urlOf(path), response);
     }));
-    await Promise.all(RELEASE.runtime.map(async (path) => {
+    await Promise.all(release.runtime.map(async (path) => {
+      /** @type {RequestInit} */
       const options = { cache: "only-if-cached", mode: "same-origin" };
       const response = await fetch(urlOf(path), options).catch(() => null);
       if (response && (await belongs(response.clone(), path))) {
@@ -83,13 +98,15 @@ if (RELEASE === null) {
     const current = names.filter((name) => name !== CACHE);
     const stale = await Promise.all(current.map(async (name) =>
       Boolean(await (await caches.open(name)).match(SUPERSEDED))));
-    if (stale.every(Boolean)) await self.skipWaiting();
+    if (stale.every(Boolean)) await worker.skipWaiting();
   }
 
   // The cache, opened once, and whether it is superseded, read once (then kept up to date
   // by keep()), per start of this worker: each is a round trip to the cache's storage that
   // every request would otherwise pay before its own.
+  /** @type {Promise<Cache> | null} */
   let opened = null;
+  /** @type {Promise<boolean> | null} */
   let marked = null;
   function openCache() {
     opened ??= caches.open(CACHE).catch((error) => {
@@ -106,6 +123,7 @@ if (RELEASE === null) {
     return marked;
   }
 
+  /** @param {FetchEvent} event @param {string} path */
   async function respond(event, path) {
     const request = event.request;
     const [cache, superseded] = await Promise.all([openCache(), isSuperseded()]);
@@ -137,6 +155,7 @@ if (RELEASE === null) {
 
   // Resolves once it is known whether the response is this release's; its copy into the
   // cache goes on after that, kept alive by the event.
+  /** @param {FetchEvent} event @param {Response} response @param {string} path @param {Cache} cache */
   async function keep(event, response, path, cache) {
     if (await belongs(response.clone(), path)) {
       event.waitUntil(cache.put(urlOf(path), response));
@@ -144,27 +163,30 @@ if (RELEASE === null) {
       // A newer deployment is on the server: from now on the network comes first.
       await cache.put(SUPERSEDED, new Response(""));
       marked = Promise.resolve(true);
-      self.registration.update().catch(() => {});
+      worker.registration.update().catch(() => {});
     }
   }
 
+  /** @param {Response} response @param {string} path */
   async function belongs(response, path) {
     if (!response.ok || response.redirected) return false;
     const digest = await crypto.subtle.digest("SHA-256", await response.arrayBuffer());
     const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-    return hex.startsWith(RELEASE.files[path]);
+    return hex.startsWith(release.files[path]);
   }
 
   // The manifest path a URL of this site stands for (a folder URL is its index.html), or
   // null when the URL is not a file of this release.
+  /** @param {string} url @returns {string | null} */
   function pathOf(url) {
     const { origin, pathname } = new URL(url);
     if (origin !== SCOPE.origin || !pathname.startsWith(SCOPE.pathname)) return null;
     let path = decodeURIComponent(pathname.slice(SCOPE.pathname.length));
     if (path === "" || path.endsWith("/")) path += "index.html";
-    return Object.hasOwn(RELEASE.files, path) ? path : null;
+    return Object.hasOwn(release.files, path) ? path : null;
   }
 
+  /** @param {string} path */
   function urlOf(path) {
     const url = new URL(path.split("/").map(encodeURIComponent).join("/"), SCOPE);
     if (url.pathname.endsWith("/index.html")) url.pathname = url.pathname.slice(0, -10);
@@ -180,6 +202,7 @@ if (RELEASE === null) {
   }
 }
 
+/** @param {(name: string) => boolean} which */
 async function dropCaches(which) {
   const names = (await caches.keys()).filter((name) => name.startsWith(CACHE_PREFIX));
   await Promise.all(names.filter(which).map((name) => caches.delete(name)));

@@ -195,7 +195,7 @@ def _stretch(policy: str, slot: int, start: int, end: int, request: int | None) 
     }
 
 
-def _timeline_chart(rows: list[dict], flag: str) -> dict:
+def _timeline_chart(rows: list[dict], note: str) -> dict:
     busy = {"filter": "datum.request != null"}
     idle = {"filter": "datum.request == null"}
     position = {
@@ -213,7 +213,7 @@ def _timeline_chart(rows: list[dict], flag: str) -> dict:
         ],
     }
     return charts.chart(
-        f"Who holds each batch slot, step by step{flag}",
+        charts.titled("Who holds each batch slot, step by step", note),
         "One row per batch slot under each policy, across decode steps. Coloured bars are "
         "requests holding a slot; grey stretches are slots holding no request.",
         rows,
@@ -311,7 +311,7 @@ def simulate(
     ]
     return {
         "summary": summary,
-        "charts": [_timeline_chart(timeline, fit.flag), _latency_chart(latency)],
+        "charts": [_timeline_chart(timeline, fit.note), _latency_chart(latency)],
         "tables": [{
             "title": "Each request",
             "columns": [

@@ -106,7 +106,7 @@ def simulate(
             "precision": precision.label,
         },
         "charts": [charts.chart(
-            f"Where one GPU's {phase} step goes{fit.flag}",
+            charts.titled(f"Where one GPU's {phase} step goes", fit.note),
             f"Time of one {phase} step of {shape.name} on {gpus} {chip.name} GPU(s), by kind "
             f"of operator, each operator priced on its own, and the collectives.",
             rows,

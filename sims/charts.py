@@ -17,13 +17,22 @@ HEIGHT = 260
 Y_AXIS_EXTENT_PX = 64
 
 
+def titled(title: str, note: str) -> str:
+    """A chart's title with `note` (e.g. that the configuration does not fit in memory) after
+    it in parentheses, or the title alone when there is none."""
+    return f"{title} ({note})" if note else title
+
+
 def chart(title: str, description: str, rows: list[dict[str, Any]], **body: Any) -> dict[str, Any]:
     """A Vega-Lite spec over `rows`; `body` holds the mark/encoding/layer parts.
 
     Every axis a caller encodes should carry a title with its unit.
     """
     return {
-        "title": title,
+        # A title never wider than the plot (cut short with an ellipsis; the SVG's text
+        # alternative keeps it whole): a longer one, say with a note that the configuration
+        # does not fit, would otherwise move the plot, and a kept view redraw every mark.
+        "title": {"text": title, "limit": {"expr": "width"}},
         "description": description,
         "data": {"name": DATASET, "values": rows},
         "width": "container",

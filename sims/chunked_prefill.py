@@ -52,6 +52,7 @@ from sims.physics import (
     precision_for,
     ridge_tokens,
     step_cost,
+    step_series,
 )
 from sims.timeline import Mark, Span, timeline_chart
 
@@ -59,7 +60,8 @@ TITLE = "A long prompt should not stall everyone else"
 
 # The smallest chunk the reader may pick. Each step re-reads the weights, so a tiny chunk
 # means hundreds of steps; this bound keeps the sim well inside its time budget in the
-# browser while still reaching below every GPU's ridge point (the lowest is the A100's).
+# browser while still reaching below every GPU's BF16 ridge point (the lowest is the A100's).
+# A ridge below it (weight-only FP4 or FP8 lowers it) is run at this size.
 MIN_CHUNK_TOKENS = 128
 MAX_PROMPT_TOKENS = 32768
 MAX_CHUNK_TOKENS = 16384
@@ -187,8 +189,8 @@ def slice_times(setup: Setup, chunk: int) -> list[float]:
     full = (setup.prompt_tokens - 1) // chunk  # slices before the last one
     final = setup.prompt_tokens - full * chunk
     decodes = setup.decodes()
-    times = [setup.step_s([decodes, Work(chunk, k * chunk, logit_tokens=0)])
-             for k in range(full)]
+    times = step_series(setup.gpu, setup.model, [decodes], chunk, 0, chunk, full, setup.tp,
+                        setup.precision, logit_tokens=0)
     times.append(setup.step_s([decodes, Work(final, full * chunk, logit_tokens=1)]))
     return times
 
@@ -232,7 +234,8 @@ def ttft(steps: list[Step]) -> float:
 
 
 def _timeline(
-    title: str, description: str, steps: list[Step], streams: int, domain: tuple[float, float]
+    title: str, description: str, steps: list[Step], streams: int,
+    domain: tuple[float, float],
 ) -> dict[str, Any]:
     stream_row = "the stream" if streams == 1 else f"each of {streams} streams"
     first_token = ttft(steps)
@@ -305,13 +308,16 @@ def simulate(
     setup = Setup(chip, shape, int(tp), precision_for(chip, shape, weights, kv=kv), streams,
                   context_tokens, prompt_tokens)
     ridge = ridge_tokens(setup.gpu, setup.model, setup.precision)
-    chunk = chunk_tokens or ridge
+    # "0" is the ridge, but never a chunk below the smallest the reader may pick: FP4
+    # weights on a GPU without an FP4 rate bring the ridge down to a few dozen tokens, and
+    # a schedule of a thousand slices would not fit the sim's time budget.
+    chunk = chunk_tokens or max(ridge, MIN_CHUNK_TOKENS)
 
     alone = prefill_alone(setup)
     sliced = chunked(setup, chunk)
     decode_s = setup.decode_s
 
-    sizes = {ridge, chunk}
+    sizes = {max(ridge, MIN_CHUNK_TOKENS), chunk}
     size = MIN_CHUNK_TOKENS
     while size < prompt_tokens:
         sizes.add(size)
@@ -351,7 +357,7 @@ def simulate(
         },
         "charts": [
             _timeline(
-                f"Prefill alone: every stream waits{fit.flag}",
+                charts.titled("Prefill alone: every stream waits", fit.note),
                 f"Token times of {streams} decoding streams and the long prompt when its "
                 f"{prompt_tokens}-token prefill runs as a step of its own, from "
                 f"{LEAD_STEPS} steps before it arrives (time 0).",
@@ -363,6 +369,6 @@ def simulate(
                 f"decode steps, on the same clock.",
                 drawn[1], streams, domain,
             ),
-            _sweep_chart(sweep, ridge, prompt_tokens),
+            _sweep_chart(sweep, max(ridge, MIN_CHUNK_TOKENS), prompt_tokens),
         ],
     }

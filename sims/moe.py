@@ -161,7 +161,7 @@ def _touched_chart(model: Model, batch: int) -> dict[str, Any]:
 
 
 def _time_chart(gpu: Gpu, model: Model, gpus: int, precision: Precision, batch: int,
-                context: int, chosen: str, flag: str) -> dict[str, Any]:
+                context: int, chosen: str, note: str) -> dict[str, Any]:
     rows = []
     for n in sorted({*BATCH_SWEEP, batch}):
         for series, cost in _steps(gpu, model, gpus, precision, n, context).items():
@@ -180,10 +180,11 @@ def _time_chart(gpu: Gpu, model: Model, gpus: int, precision: Precision, batch: 
                {"field": "gb", "type": "quantitative", "title": "Bytes read (GB)",
                 "format": ".1f"}]
     return charts.chart(
-        "The MoE step climbs with the batch long before its dense equivalent does",
+        charts.titled("The MoE step climbs with the batch long before its dense equivalent "
+                      "does", note),
         f"One decode step of {model.name} on {gpus} x {gpu.name} against the batch size, "
         f"tensor parallel and expert parallel, and of a dense model of its active size "
-        f"(tensor parallel); the large dot is the current batch and layout.{flag}",
+        f"(tensor parallel); the large dot is the current batch and layout.",
         rows,
         layer=[
             {"mark": {"type": "line", "point": True},
@@ -264,7 +265,7 @@ def simulate(*, model: str, gpu: str, gpus: str, expert_parallel: str, batch_siz
         "charts": [
             _touched_chart(shape, batch_size),
             _time_chart(chip, shape, group, precision, batch_size, context_tokens, chosen,
-                        fit.flag),
+                        fit.note),
             _split_chart(steps, group, batch_size),
         ],
     }

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sims import timeline
+from sims.charts import titled
 from sims.contract import Choice, Number, simulation
 from sims.physics import (
     GPUS,
@@ -244,7 +245,7 @@ def _with_bubbles(spans: list[Span], row: str, end: float) -> list[Span]:
     return out
 
 
-def _chart(run: Run, domain: tuple[float, float], flag: str) -> dict[str, Any]:
+def _chart(run: Run, domain: tuple[float, float], note: str) -> dict[str, Any]:
     layout = run.layout
     stage_rows = [_stage_row(layout, s) for s in range(layout.pp)]
     spans = []
@@ -254,7 +255,7 @@ def _chart(run: Run, domain: tuple[float, float], flag: str) -> dict[str, Any]:
     marks = [Mark(row, t, TOKEN) for row, times in zip(token_rows, run.tokens, strict=True)
              for t in times]
     return timeline_chart(
-        f"{layout.key}: {layout.label}{flag}",
+        titled(f"{layout.key}: {layout.label}", note),
         f"The model as {layout.label}, decoding {sum(run.sizes)} requests in {len(run.sizes)} "
         f"micro-batch(es) from a cold start: one row per pipeline stage, named by its GPUs "
         f"(busy, waiting on communication, idle in the pipeline bubble; the GPUs of a "
@@ -287,4 +288,4 @@ def simulate(
         summary[f"{key}_busy_fraction"] = run.busy_fraction
         summary[f"{key}_microbatches"] = len(run.sizes)
     return {"summary": summary,
-            "charts": [_chart(run, (0.0, end), fit.flag) for run in runs]}
+            "charts": [_chart(run, (0.0, end), fit.note) for run in runs]}

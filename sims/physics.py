@@ -35,7 +35,7 @@ __all__ = [
     "WEIGHTS_INPUT", "Gpu", "MemoryFit", "Model", "Precision", "StepCost", "Work",
     "all_to_all_time", "allreduce_time", "check_group", "decode_step", "host_link_time",
     "memory_fit", "p2p_time", "precision_for", "prefill", "ridge_tokens", "scale_out_time",
-    "smallest_fitting_tp", "step_cost", "touched_experts", "tp_degrees",
+    "smallest_fitting_tp", "step_cost", "step_series", "touched_experts", "tp_degrees",
 ]
 
 GPUS: dict[str, Gpu] = build_gpus(catalogue_data.GPUS)
@@ -121,6 +121,20 @@ def step_cost(
     return pricer(gpu, model, precision or precision_for(gpu, model), tp, layout).price(work)
 
 
+def step_series(
+    gpu: Gpu, model: Model, fixed: list[Work], new: int, first: int, stride: int, count: int,
+    tp: int = 1, precision: Precision | None = None, layout: str = "tp",
+    logit_tokens: int | None = None,
+) -> list[float]:
+    """Times (s) of `count` steps, step k over `fixed` plus Work(new, first + k * stride,
+    logit_tokens): a prefill cut into chunks of `new` tokens riding along the same work, as
+    step_cost would price each, in a fraction of its time (sims.pricing.Pricer.series)."""
+    check_group(gpu, model, tp, layout)
+    chosen = precision or precision_for(gpu, model)
+    return pricer(gpu, model, chosen, tp, layout).series(fixed, new, first, stride, count,
+                                                         logit_tokens)
+
+
 def decode_step(
     gpu: Gpu, model: Model, batch: int, context_tokens: int, tp: int = 1,
     precision: Precision | None = None, layout: str = "tp",
@@ -157,11 +171,17 @@ class MemoryFit(NamedTuple):
 
     @property
     def flag(self) -> str:
-        """What a chart's title adds when the configuration does not fit; empty when it does."""
+        """The note as a title suffix, " (does not fit: ...)"; empty when it fits."""
+        return f" ({self.note})" if self.note else ""
+
+    @property
+    def note(self) -> str:
+        """What a chart's subtitle says when the configuration does not fit; empty when it
+        does (sims.charts.titled)."""
         if self.fits:
             return ""
-        return (f" (does not fit: {self.needed_per_gpu_bytes / 1e9:.1f} of "
-                f"{self.usable_per_gpu_bytes / 1e9:.1f} GB per GPU)")
+        return (f"does not fit: {self.needed_per_gpu_bytes / 1e9:.1f} of "
+                f"{self.usable_per_gpu_bytes / 1e9:.1f} GB per GPU")
 
     @property
     def reason(self) -> str:

@@ -145,11 +145,13 @@ class _Step:
     """Sums of one step's operators: FLOPs, bytes (every GPU) and per-GPU times, and when
     `parts` is a dict, each kind of operator's time."""
 
-    __slots__ = ("flops", "bytes", "compute", "memory", "ops", "parts")
+    __slots__ = ("flops", "bytes", "compute", "memory", "ops", "parts", "record")
 
-    def __init__(self, parts: dict[str, float] | None = None) -> None:
+    def __init__(self, parts: dict[str, float] | None = None,
+                 record: list[tuple[float, float, float, int]] | None = None) -> None:
         self.flops = self.bytes = self.compute = self.memory = self.ops = 0.0
         self.parts = parts
+        self.record = record  # when a list: each operator's (layers, c, m, kernels)
 
     def add(self, part: str, layers: float, flops: float, first: float, second: float,
             rate: float, share: tuple[float, float, float], bandwidth: float,
@@ -165,6 +167,8 @@ class _Step:
         self.memory += layers * memory
         time = layers * (math.hypot(compute, memory) + kernels * KERNEL_OVERHEAD_S)
         self.ops += time
+        if self.record is not None:
+            self.record.append((layers, compute, memory, kernels))
         if self.parts is not None:
             self.parts[part] = self.parts.get(part, 0.0) + time
 
@@ -237,7 +241,49 @@ class Pricer:
             parts["collectives"] = cost.collective_s
         return parts
 
-    def _price(self, work: Iterable[Work], parts: dict[str, float] | None) -> StepCost:
+    def series(self, fixed: list[Work], new: int, first: int, stride: int, count: int,
+               logit_tokens: int | None = None) -> list[float]:
+        """Times (s) of `count` steps, step k over `fixed` plus Work(new, first + k * stride,
+        logit_tokens): a prefill sliced into chunks behind the same decodes, where only the
+        slice's cached context grows.
+
+        Each operator's FLOPs and bytes are affine in that context once it is past the
+        longest attention window (sliding layers stop growing there; full attention grows
+        linearly everywhere), so each operator's compute and memory times are too: steps from
+        there are priced from two exact ones, each operator's sqrt(c^2 + m^2) taken at every
+        step, as price() would (equal to rounding). Steps before it are priced exactly."""
+        def work(k: int) -> list[Work]:
+            return [*fixed, Work(new, first + k * stride, logit_tokens=logit_tokens)]
+
+        times: list[float] = []
+        window = max(self.model.windows)
+        k = 0
+        while k < count and (first + k * stride < window or count - k < 3):
+            times.append(self.price(work(k)).time_s)
+            k += 1
+        if k == count:
+            return times
+        base, nxt = [], []
+        collective_s = self._record(work(k), base)
+        self._record(work(k + 1), nxt)
+        ops = [(layers, c, m, kernels * KERNEL_OVERHEAD_S, c2 - c, m2 - m)
+               for (layers, c, m, kernels), (_, c2, m2, _) in zip(base, nxt, strict=True)]
+        hypot = math.hypot
+        for j in range(count - k):
+            total = 0.0
+            for layers, c, m, fixed_s, dc, dm in ops:
+                total += layers * (hypot(c + j * dc, m + j * dm) + fixed_s)
+            times.append(total + collective_s)
+        return times
+
+    def _record(self, work: list[Work], operators: list[tuple[float, float, float, int]]
+                ) -> float:
+        """Fill `operators` with the step's (layers, c, m, kernels); its collectives' time."""
+        cost = self._price(work, None, operators)
+        return cost.collective_s
+
+    def _price(self, work: Iterable[Work], parts: dict[str, float] | None,
+               record: list[tuple[float, float, float, int]] | None = None) -> StepCost:
         model = self.model
         new = logits = 0
         pairs = dict.fromkeys(model.windows, 0.0)
@@ -255,7 +301,7 @@ class Pricer:
                 form[0] += count * n
                 form[1] += count * attended(n, c, 0)
                 form[2] += count * (c + n)
-        step = _Step(parts)
+        step = _Step(parts, record)
         if new:
             self._layers(step, new, pairs, cached, absorbed, expanded)
             self._edges(step, new, logits)

@@ -128,7 +128,7 @@ def _speedups(gpu: Gpu, model: Model, tp: int, chosen: Precision, plain: Precisi
 
 
 def _speedup_chart(rows: list[dict[str, Any]], rate_ratio: float, gpu: Gpu,
-                   precision: Precision, flag: str) -> dict[str, Any]:
+                   precision: Precision, note: str) -> dict[str, Any]:
     top = max(rate_ratio, *(row["speedup"] for row in rows))
     x = {"field": "tokens", "type": "quantitative",
          "title": "Sequences in a decode step, or tokens in a prompt (tokens)",
@@ -148,13 +148,13 @@ def _speedup_chart(rows: list[dict[str, Any]], rate_ratio: float, gpu: Gpu,
                 "format": ".2f"}]
     rate = f"prefill's bound: tensor-core rate, {rate_ratio:.2f}x"
     return charts.chart(
-        "Decode gains what the bytes allow, prefill what the tensor cores allow",
+        charts.titled("Decode gains what the bytes allow, prefill what the tensor cores allow",
+                      note),
         f"Speedup of {precision.label} over BF16 on the {gpu.name}: a decode step against "
         f"the number of sequences in it, with the bytes it reads in BF16 over the chosen "
         f"formats as a dashed line (its bound), and a prefill against the prompt's length, "
         f"with the tensor-core rate of its matmuls' format over BF16's ({rate_ratio:.2f}x) "
-        f"as a dashed rule (its bound). The current batch and context are the large dots."
-        f"{flag}",
+        f"as a dashed rule (its bound). The current batch and context are the large dots.",
         rows,
         layer=[
             {"mark": {"type": "rule", "strokeDash": [2, 3], "color": "#f58518"},
@@ -272,7 +272,7 @@ def simulate(*, weights: str, activations: str, kv: str, model: str, gpu: str, t
         "charts": [
             _speedup_chart(_speedups(chip, shape, shards, chosen, plain, context_tokens,
                                      batch_size),
-                           rate_ratio, chip, chosen, fit.flag),
+                           rate_ratio, chip, chosen, fit.note),
             _capacity_chart(chip, shape, shards, context_tokens, chosen),
         ],
         "tables": [{

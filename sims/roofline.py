@@ -96,7 +96,7 @@ def attainable_tflops(gpu: Gpu, intensity: float, precision: str = "bf16",
 
 
 def _roofline_chart(gpu: Gpu, phases: dict[str, StepCost], precision: Precision,
-                    flag: str) -> dict:
+                    note: str) -> dict:
     grid = [2.0**k for k in range(-1, 17)]
     fmt = compute_format(precision)
     roofs = []
@@ -116,7 +116,7 @@ def _roofline_chart(gpu: Gpu, phases: dict[str, StepCost], precision: Precision,
     y = {"field": "tflops", "type": "quantitative",
          "title": "Attainable compute per GPU (TFLOP/s)", "scale": {"type": "log"}}
     return charts.chart(
-        f"Roofline of one {gpu.name}, {LABELS[fmt]} matmuls{flag}",
+        charts.titled(f"Roofline of one {gpu.name}, {LABELS[fmt]} matmuls", note),
         f"Log-log roofline: attainable {LABELS[fmt]} compute against arithmetic intensity, at "
         "datasheet peaks and at the efficiencies this model assumes, with the prefill and "
         "decode steps of the current batch as points.",
@@ -250,7 +250,7 @@ def simulate(*, gpu: str, model: str, weights: str, kv: str, batch_size: int,
     ]
     return {
         "summary": summary,
-        "charts": [_roofline_chart(device, phases, precision, fit.flag),
+        "charts": [_roofline_chart(device, phases, precision, fit.note),
                    _decode_chart(device, model, batch_size, seq_len, tp, precision)],
         "tables": [{
             "title": f"The two steps, worked ({tp} GPU{'s' if tp > 1 else ''})",

@@ -326,7 +326,7 @@ def simulate(
     return {
         "summary": summary,
         "charts": [
-            _bar_chart(f"Prompt tokens served from cache{fit.flag}",
+            _bar_chart(charts.titled("Prompt tokens served from cache", fit.note),
                        "Share of all prompt tokens each policy found already cached on the "
                        "replica it chose; the dashed line is the system prompt's share.",
                        hit_rows, "hit_rate", "Hit rate (% of prompt tokens)", ".0%",

@@ -210,7 +210,7 @@ def simulate(
         },
         "charts": [
             _speedup_chart(
-                f"Speedup against lookahead{fit.flag}",
+                charts.titled("Speedup against lookahead", fit.note),
                 "Speedup over plain decoding for each lookahead, other inputs as set. The "
                 "dashed line is break-even; the orange dot is the current lookahead.",
                 by_lookahead,

@@ -189,8 +189,8 @@ def simulate(
         },
         "charts": [
             _split_chart(
-                f"One decode step at batch {batch_size}, split over 1 to {degrees[-1]} "
-                f"GPUs{fit.flag}",
+                charts.titled(f"One decode step at batch {batch_size}, split over 1 to "
+                              f"{degrees[-1]} GPUs", fit.note),
                 f"Time of one decode step of {shape.name} on {chip.name} at batch "
                 f"{batch_size} and {context_tokens} tokens of context, split into the "
                 f"shard's own operators and the all-reduces, for "

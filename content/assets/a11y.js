@@ -1,3 +1,4 @@
+// @ts-check
 // Repairs to the theme's markup that matter only once scripts run.
 //
 // Material's search is a dialog (role="dialog") without a name; screen readers announce it

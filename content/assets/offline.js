@@ -1,3 +1,4 @@
+// @ts-check
 // Registers the site's service worker (sw.js at the site root, so its scope is the whole
 // site), which keeps visited pages and their simulations working offline.
 //
@@ -17,7 +18,7 @@ function loaded() {
 }
 
 function simsSettled() {
-  return new Promise((resolve) => {
+  return /** @type {Promise<void>} */ (new Promise((resolve) => {
     const check = () => {
       if (document.querySelector(STARTING)) return false;
       observer.disconnect();
@@ -28,7 +29,7 @@ function simsSettled() {
     if (!check()) {
       observer.observe(document.body, { subtree: true, attributeFilter: ["data-state"] });
     }
-  });
+  }));
 }
 
 if ("serviceWorker" in navigator) {

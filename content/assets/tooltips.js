@@ -1,3 +1,4 @@
+// @ts-check
 // Tooltips for titled elements (a glossary link's title is the term's definition), in
 // Material's look, in place of its content.tooltips feature.
 //
@@ -11,8 +12,10 @@
 const HOSTS = ".md-header [title], .md-content [title]:not([data-preview])";
 const FADE_MS = 250; // Material's fade-out
 
-let shown = null; // { host, title, node }
+/** @type {{host: Element, title: string, node: HTMLElement} | null} */
+let shown = null;
 
+/** @param {string} text */
 function tooltip(text) {
   const node = document.createElement("div");
   node.className = "md-tooltip2 md-tooltip2--bottom";
@@ -24,6 +27,7 @@ function tooltip(text) {
   return node;
 }
 
+/** @param {Element} host */
 function show(host) {
   hide();
   const title = host.getAttribute("title");
@@ -40,7 +44,7 @@ function show(host) {
     "--md-tooltip-host-y": box.top + window.scrollY,
     "--md-tooltip-x": box.width / 2,
     "--md-tooltip-y": box.height + 8,
-    "--md-tooltip-width": node.firstElementChild.offsetWidth,
+    "--md-tooltip-width": /** @type {HTMLElement} */ (node.firstElementChild).offsetWidth,
     "--md-tooltip-tail": 0,
   };
   for (const [name, value] of Object.entries(place)) node.style.setProperty(name, `${value}px`);
@@ -57,8 +61,9 @@ function hide() {
   setTimeout(() => node.remove(), FADE_MS);
 }
 
+/** @param {EventTarget | null} target */
 function hostOf(target) {
-  if (shown && shown.host.contains(target)) return shown.host;
+  if (shown && shown.host.contains(/** @type {Node | null} */ (target))) return shown.host;
   return target instanceof Element ? target.closest(HOSTS) : null;
 }
 

@@ -91,11 +91,17 @@ def sync_sims_module(layout: Layout) -> bool:
 
 
 def _reload_sims(layout: Layout) -> None:
-    """Run every sims module this process has imported again, in place, each after the
-    sims modules it imports: the sims' choices and the physics' GPUS and MODELS are built at
-    import, and a build or a serve that imported them before the catalogue changed would
-    otherwise run (and cache, under the new files' fingerprint) the old catalogue."""
-    loaded = [name for name in sys.modules if name == "sims" or name.startswith("sims.")]
-    graph = {name: sims_imported_by(layout.sims, name) & set(loaded) for name in loaded}
-    for name in graphlib.TopologicalSorter(graph).static_order():
+    """Run again, in place, the imported sims modules that read the catalogue (the data
+    module and whatever imports it, directly or not), each after those it imports: the
+    physics' GPUS and MODELS and the sims' choices are built at import, and a build or a
+    serve that imported them before the catalogue changed would otherwise price (and cache,
+    under the new files' fingerprint) the old catalogue. Modules that do not read it are
+    left alone, so classes others hold (the contract's inputs) stay the same objects."""
+    loaded = {name for name in sys.modules if name == "sims" or name.startswith("sims.")}
+    graph = {name: sims_imported_by(layout.sims, name) & loaded for name in loaded}
+    stale = {f"sims.{MODULE.removesuffix('.py')}"} & loaded
+    while grown := {name for name, imports in graph.items() if imports & stale} - stale:
+        stale |= grown
+    order = graphlib.TopologicalSorter({name: graph[name] & stale for name in stale})
+    for name in order.static_order():
         importlib.reload(sys.modules[name])

@@ -101,7 +101,8 @@ class Stager:
             )
             body = self.linker.link(body, glossary)
         script = urls.relative(urls.page_url(relative), WIDGET_SCRIPT)
-        staged = render_sim_blocks(head + body, source, self.layout, script)
+        staged = render_sim_blocks(head + body, source, self.layout, script,
+                                   urls.catalogue_links(urls.page_url(relative)))
         _, body, _ = split_front_matter(staged, source)
         return _front_matter(meta) + body
 
@@ -139,7 +140,8 @@ class Stager:
     def generated(self, relative: str, text: str) -> str:
         """A generated page, its ```sim blocks (the catalogue's calculator) made widgets."""
         script = urls.relative(urls.page_url(relative), WIDGET_SCRIPT)
-        return render_sim_blocks(text, f"generated page {relative}", self.layout, script)
+        return render_sim_blocks(text, f"generated page {relative}", self.layout, script,
+                                 urls.catalogue_links(urls.page_url(relative)))
 
     def sim_modules(self, files: dict[str, Staged]) -> set[str]:
         """Sims the browser needs: each explainer's, and every widget on a staged page."""

@@ -61,6 +61,13 @@ def catalogue_entry(kind: str, key: str) -> str:
     return f"{CATALOGUE}#{kind}-{key.replace('.', '-')}"
 
 
+def catalogue_links(here: str) -> dict[str, str]:
+    """From the page at `here`, the catalogue sections a sim's GPU and model controls link to
+    (input name -> page-relative URL)."""
+    return {"gpu": relative(here, f"{CATALOGUE}#gpus"),
+            "model": relative(here, f"{CATALOGUE}#models")}
+
+
 def source_path(url: str) -> str:
     """The staged Markdown file that MkDocs turns into the page at `url`."""
     return f"{url}index.md"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
+
 import sims
 from bench import native
 from sims.contract import Choice, Number
@@ -33,8 +35,15 @@ def test_time_run_uses_the_clock_and_reports_a_refusal() -> None:
     assert native.time_run(refuse, {}, 3, clock) is None
 
 
-def test_the_worst_inputs_found_are_accepted_by_the_sim() -> None:
-    finalists, tried = native.search_worst("roofline")
-    assert tried >= native.corner_count(sims.load("roofline").INPUTS)
+@pytest.mark.parametrize("module", ["spec_sampling", "roofline"])
+def test_the_worst_inputs_found_are_accepted_by_the_sim(module: str) -> None:
+    """spec_sampling has few enough corners to try them all; roofline, whose GPU, model and
+    formats come from the catalogue, too many: it is searched input by input."""
+    finalists, tried = native.search_worst(module)
+    corners = native.corner_count(sims.load(module).INPUTS)
+    if corners <= native.CORNER_LIMIT:
+        assert tried >= corners
+    else:
+        assert 0 < tried < corners
     for inputs in finalists:
-        sims.load("roofline").simulate(**inputs)
+        sims.load(module).simulate(**inputs)

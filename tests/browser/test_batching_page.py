@@ -162,7 +162,7 @@ def test_reaching_for_a_control_gets_the_live_charts_ready_behind_the_prerendere
     expect(page.locator(f"{SIM} figure.sim-chart > svg")).to_have_count(0)
     expect(page.locator(f"{SIM} .sim-chart-pending")).to_have_count(0)
     assert live.first.locator("title").text_content() == (
-        sims.load("batching").simulate(batch_size=8)["charts"][0]["title"])
+        sims.load("batching").simulate(batch_size=8)["charts"][0]["title"]["text"])
 
 
 def test_the_latest_input_wins(page: Page, base_url: str) -> None:

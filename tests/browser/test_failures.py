@@ -47,7 +47,8 @@ def simulate(**inputs):
             pass
     return batching.simulate(**inputs)
 '''
-_CONFIG = re.compile(r'(<script type="application/json" class="sim-config">)(.*?)(</script>)')
+_CONFIG = re.compile(
+    r'(<script type="application/json" class="sim-config" data-sim-part="config">)(.*?)(</script>)')
 
 pytestmark = pytest.mark.browser
 

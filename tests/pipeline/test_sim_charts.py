@@ -21,7 +21,7 @@ def test_charts_are_inline_svg_with_a_text_alternative() -> None:
     for index, (svg, spec) in enumerate(zip(svgs, specs, strict=True)):
         base = f"sim-batching-chart{index}"
         assert f'role="img" aria-labelledby="{base}-title {base}-desc"' in svg
-        assert f'<title id="{base}-title">{spec["title"]}</title>' in svg
+        assert f'<title id="{base}-title">{spec["title"]["text"]}</title>' in svg
         assert "\n" not in svg  # one raw HTML line for Markdown
         assert 'width="480"' not in svg or "viewBox" in svg
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import html
 import json
 from html.parser import HTMLParser
 
 import pytest
 
 import sims
+from ridgepoint import urls
 from ridgepoint.errors import ContentErrors
 from ridgepoint.sim_embed import render_sim_blocks, widget
 from ridgepoint.sim_embed.blocks import modules_in
@@ -167,3 +169,17 @@ def test_config_json_cannot_close_its_script_element() -> None:
     assert json.loads(script.split(">", 1)[1].rsplit("<", 1)[0]) == {
         "text": "</script><script>alert(1)</script><!--"
     }
+
+
+def test_gpu_and_model_controls_link_to_their_catalogue_sections() -> None:
+    """Every GPU and model choice is described on the catalogue page; the widget says where,
+    with a page-relative link, and leaves other controls alone."""
+    links = urls.catalogue_links(urls.explainer("batching"))
+    assert links == {"gpu": "../../catalogue/#gpus", "model": "../../catalogue/#models"}
+    out = render_sim_blocks(page("module: batching\nshow: [batch_size, gpu, model]"), SOURCE,
+                            LAYOUT, links=links)
+    for name, text in (("gpu", "Every GPU's figures and sources"),
+                       ("model", "Every model's shape")):
+        assert f'<a href="{links[name]}">{html.escape(text)}</a>' in out
+    assert out.count('class="sim-help sim-catalogue"') == 2  # batch_size gets none
+    assert "sim-catalogue" not in render_sim_blocks(page("module: batching"), SOURCE, LAYOUT)

@@ -500,3 +500,18 @@ def test_more_batch_context_or_tokens_is_never_cheaper(gpu: str, model: str, tp:
         assert _never_cheaper([decode_step(device, shape, batch, c, tp) for c in sizes])
     assert _never_cheaper([prefill(device, shape, n, tp=tp) for n in sizes])
     assert _never_cheaper([prefill(device, shape, 512, cached_tokens=c, tp=tp) for c in sizes])
+
+
+@pytest.mark.parametrize(("model", "chunk"), [("gpt-oss-120b", 48), ("gpt-oss-120b", 200),
+                                              ("deepseek-v3", 128), ("llama-3.1-8b", 512),
+                                              ("qwen3-30b-a3b", 33)])
+def test_a_step_series_prices_each_slice_as_step_cost_would(model: str, chunk: int) -> None:
+    """Slices of a prefill behind the same decodes: priced from two steps once the context
+    is past every window, exactly before; equal to pricing each step on its own."""
+    from sims.physics import step_series
+
+    shape, decodes = MODELS[model], Work(1, 900, count=6)
+    series = step_series(H100, shape, [decodes], chunk, 40, chunk, 30, tp=2, logit_tokens=0)
+    exact = [step_cost(H100, shape, [decodes, Work(chunk, 40 + k * chunk, logit_tokens=0)],
+                       tp=2).time_s for k in range(30)]
+    assert series == pytest.approx(exact, rel=1e-12)

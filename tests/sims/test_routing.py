@@ -132,7 +132,7 @@ def test_a_smaller_cache_never_helps() -> None:
 
 def test_charts() -> None:
     result = routing.simulate()
-    titles = [c["title"] for c in result["charts"]]
+    titles = [c["title"]["text"] for c in result["charts"]]
     assert len(titles) == 3
     load = result["charts"][1]
     rows = load["data"]["values"]

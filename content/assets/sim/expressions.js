@@ -1,5 +1,6 @@
+// @ts-check
 // Vega expressions evaluated by closures prepared once per expression: the `expr` option the
-// page's Vega views are given (widget.js), with vega-interpreter's semantics and tables.
+// page's Vega views are given (charts.js), with vega-interpreter's semantics and tables.
 //
 // The page's Content Security Policy has no 'unsafe-eval', so Vega cannot compile its
 // expressions into functions; the views are parsed with {ast: true} and need an evaluator.
@@ -21,52 +22,21 @@
 // event functions routed to the event being evaluated) is made once per view, not per
 // evaluation. A node that vega-interpreter cannot evaluate throws when evaluated, as there.
 //
-// Adapted from vega-interpreter, which carries this notice (the site ships it as
-// assets/vendor/vega-interpreter.LICENSE.txt):
-//
-// Copyright (c) 2015-2023, University of Washington Interactive Data Lab
-// All rights reserved.
-//
-// Redistribution and use in source and binary forms, with or without
-// modification, are permitted provided that the following conditions are met:
-//
-// 1. Redistributions of source code must retain the above copyright notice, this
-//    list of conditions and the following disclaimer.
-//
-// 2. Redistributions in binary form must reproduce the above copyright notice,
-//    this list of conditions and the following disclaimer in the documentation
-//    and/or other materials provided with the distribution.
-//
-// 3. Neither the name of the copyright holder nor the names of its contributors
-//   may be used to endorse or promote products derived from this software
-//   without specific prior written permission.
-//
-// THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS AND CONTRIBUTORS "AS IS"
-// AND ANY EXPRESS OR IMPLIED WARRANTIES, INCLUDING, BUT NOT LIMITED TO, THE
-// IMPLIED WARRANTIES OF MERCHANTABILITY AND FITNESS FOR A PARTICULAR PURPOSE ARE
-// DISCLAIMED. IN NO EVENT SHALL THE COPYRIGHT OWNER OR CONTRIBUTORS BE LIABLE
-// FOR ANY DIRECT, INDIRECT, INCIDENTAL, SPECIAL, EXEMPLARY, OR CONSEQUENTIAL
-// DAMAGES (INCLUDING, BUT NOT LIMITED TO, PROCUREMENT OF SUBSTITUTE GOODS OR
-// SERVICES; LOSS OF USE, DATA, OR PROFITS; OR BUSINESS INTERRUPTION) HOWEVER
-// CAUSED AND ON ANY THEORY OF LIABILITY, WHETHER IN CONTRACT, STRICT LIABILITY,
-// OR TORT (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE
-// OF THIS SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
+// Adapted from vega-interpreter, Copyright (c) 2015-2023, University of Washington Interactive
+// Data Lab, under the BSD 3-Clause license, whose notice in full is expressions.LICENSE.txt beside it.
 
 import {
-  Constants,
-  DisallowedMethods,
-  DisallowedObjectProperties,
-  EventFunctions,
-  Functions,
-  Ops,
-  Unary,
-  adjustSpatial,
+  Constants, DisallowedMethods, DisallowedObjectProperties, EventFunctions, Functions, Ops, Unary, adjustSpatial,
 } from "../vendor/vega-interpreter.js";
+
+/** @typedef {{type: string, arguments: Node[], elements: Node[], properties: Node[], [field: string]: any}} Node */
+/** @typedef {(params?: any, datum?: any, event?: any, item?: any) => any} Run what a Node is prepared into */
 
 // The event of the evaluation in progress, for the event functions of `this` (evaluations
 // nest when a function evaluates another expression, and never interleave).
-let currentEvent;
+let currentEvent = /** @type {any} */ (undefined);
 
+/** @type {(run: Run, ...args: Parameters<Run>) => any} */
 function evaluate(run, params, datum, event, item) {
   const outer = currentEvent;
   currentEvent = event;
@@ -82,21 +52,24 @@ function evaluate(run, params, datum, event, item) {
 // the event being evaluated, as in vega-interpreter's per-evaluation copy.
 const callees = new WeakMap();
 
+/** @param {object} fn @returns {Record<string, any>} */
 function functionsObject(fn) {
   let self = callees.get(fn);
   if (!self) {
     self = Object.create(fn);
-    for (const name of EventFunctions) self[name] = (...args) => currentEvent.vega[name](...args);
+    for (const name of EventFunctions) self[name] = (/** @type {unknown[]} */ ...args) => currentEvent.vega[name](...args);
     callees.set(fn, self);
   }
   return self;
 }
 
 // What vega-interpreter logs when it refuses a member, an object key or an object value.
+/** @param {string} kind @param {unknown} name */
 function refuse(kind, name) {
   console.error(`Prevented interpretation of ${kind} "${name}" which could lead to insecure code execution`);
 }
 
+/** @param {string} why @returns {Run} */
 function unevaluable(why) {
   return () => {
     throw new TypeError(`Cannot evaluate this Vega expression: ${why}`);
@@ -106,6 +79,7 @@ function unevaluable(why) {
 // The value a node always has, as [value], or null: literals that need no fresh copy, and
 // names (under a non-computed member or an object key, where vega-interpreter's memberDepth
 // is above 0, an identifier is its name).
+/** @param {Node | undefined} node @param {boolean} named @returns {[any] | null} */
 function constant(node, named) {
   if (node?.type === "Identifier" && named) return [node.name];
   if (node?.type === "Literal" && !freshRegExp(node)) return [node.value];
@@ -114,12 +88,14 @@ function constant(node, named) {
 
 // Global and sticky regular expressions carry lastIndex from one use to the next, so
 // vega-interpreter (like generated code) makes a new one per evaluation.
+/** @param {Node} node */
 function freshRegExp(node) {
   return Boolean(node.regex && node.value && (node.value.global || node.value.sticky));
 }
 
 // Each preparer: (node, self, named) => (params, datum, event, item) => value. `self` is the
 // `this` of called functions; `named` is true where identifiers are names.
+/** @type {Record<string, (node: Node, self: Record<string, any>, named: boolean) => Run>} */
 const Preparers = {
   Literal(node) {
     if (freshRegExp(node)) {
@@ -248,7 +224,7 @@ const Preparers = {
       prepare(property.value, self, named),
     ]);
     return (params, datum, event, item) => {
-      const object = {};
+      const object = /** @type {Record<string, unknown>} */ ({});
       for (const [key, value] of properties) {
         const k = key(params, datum, event, item);
         const v = value(params, datum, event, item);
@@ -261,12 +237,14 @@ const Preparers = {
   },
 };
 
+/** @param {Node | undefined} node @param {Record<string, any>} self @returns {Run} */
 function prepare(node, self, named = false) {
   if (!node || !Object.hasOwn(Preparers, node.type)) return unevaluable(`a node of type ${node?.type}`);
   return Preparers[node.type](node, self, named);
 }
 
 // The `expr` option of a vega View: each method is called once per expression of the view.
+/** @type {Record<string, (ctx: {functions: object}, expr: Node) => (...args: any[]) => any>} */
 export const preparedExpressions = {
   // An expression that updates an operator's value.
   operator(ctx, expr) {
@@ -297,12 +275,13 @@ export const preparedExpressions = {
     const { marktype, channels } = encode;
     const self = functionsObject(ctx.functions);
     const swap = marktype === "group" || marktype === "image" || marktype === "rect";
-    const names = [];
-    const runs = [];
+    const names = /** @type {string[]} */ ([]);
+    const runs = /** @type {Run[]} */ ([]);
     for (const name in channels) {
       names.push(name);
       runs.push(prepare(channels[name].ast, self));
     }
+    /** @type {Run} */
     const run = (params, datum, event, item) => {
       let changed = 0;
       for (let i = 0; i < names.length; i += 1) {

@@ -1,3 +1,4 @@
+// @ts-check
 // Results as the page shows them: readable numbers, identical to the prerendered table.
 //
 // The twin of ridgepoint.sim_embed.display (Python), character for character, so that the
@@ -14,7 +15,11 @@ const SIGNIFICANT = 4;
 const FIXED_FROM = -3; // exponents n (0.digits x 10^n) from -3 to 15 are written out:
 const FIXED_TO = 15; // 0.000123 (0.123 x 10^-3) up to 999,999,999,999,999
 
-// The digits (no leading or trailing zeros) and exponent n of a positive number 0.digits x 10^n.
+/**
+ * The digits (no leading or trailing zeros) and exponent n of a positive number 0.digits x 10^n.
+ * @param {number} number
+ * @returns {[string, number]}
+ */
 function shortest(number) {
   const [mantissa, exponent = "0"] = String(number).split("e");
   const [whole, fraction = ""] = mantissa.split(".");
@@ -23,7 +28,13 @@ function shortest(number) {
   return [all.slice(lead).replace(/0+$/, ""), whole.length + Number(exponent) - lead];
 }
 
-// The digits rounded half up to `keep` digits, and the exponent (one more after 999.. -> 1000..).
+/**
+ * The digits rounded half up to `keep` digits, and the exponent (one more after 999.. -> 1000..).
+ * @param {string} digits
+ * @param {number} n
+ * @param {number} keep
+ * @returns {[string, number]}
+ */
 function round(digits, n, keep) {
   if (digits.length <= keep) return [digits, n];
   let head = digits.slice(0, keep);
@@ -35,10 +46,15 @@ function round(digits, n, keep) {
   return [head.replace(/0+$/, ""), n];
 }
 
+/** @param {string} whole */
 function thousands(whole) {
   return whole.replace(/\B(?=(\d{3})+$)/g, ",");
 }
 
+/**
+ * @param {unknown} value
+ * @returns {string}
+ */
 export function display(value) {
   if (typeof value === "boolean") return value ? "yes" : "no";
   if (value === null || value === undefined) return "";

@@ -1,3 +1,4 @@
+// @ts-check
 // Live charts that keep their Vega view: a spec's varying literals become parameters.
 //
 // A sim returns a fresh Vega-Lite spec for every run. Building a new Vega view costs tens
@@ -17,18 +18,39 @@
 // shape (a category order, a number of layers) changes rarely; then a new view is built. The page's tests
 // render both ways under Node and compare the SVG, for every sim (tests/browser/).
 
+/** @typedef {Record<string, any>} Spec a Vega-Lite spec as a sim returns it (plain JSON) */
+/** @typedef {Record<string, any>} Row */
+
+/**
+ * A spec with its varying literals lifted out.
+ * @typedef {object} Lifted
+ * @property {Spec} spec the spec with parameters in place of the literals
+ * @property {Record<string, unknown>} params parameter name -> value
+ * @property {Row[]} rows the data rows
+ * @property {string | undefined} dataName
+ * @property {unknown} height
+ * @property {unknown} width
+ * @property {unknown} description
+ */
+
 const PREFIX = "rp_";
 const POSITIONS = new Set(["x", "y", "x2", "y2"]);
 
+/** @param {unknown} value */
 function isLiteral(value) {
   return typeof value === "string" || typeof value === "number" || typeof value === "boolean";
 }
 
-// Returns {spec, params: {name: value}, rows, dataName, height, width, description}.
+/**
+ * @param {Spec} original
+ * @returns {Lifted}
+ */
 export function lift(original) {
   const spec = structuredClone(original);
+  /** @type {Record<string, unknown>} */
   const params = {};
   let count = 0;
+  /** @param {unknown} value */
   const param = (value) => {
     const name = `${PREFIX}${count++}`;
     params[name] = value;
@@ -51,6 +73,7 @@ export function lift(original) {
   // A number on a position channel (a reference line) counts toward the scale's domain
   // unless the domain is given: lifted, it would not. So it is lifted only then.
   const fixedDomains = new Set();
+  /** @param {Spec} view */
   const collect = (view) => {
     for (const [channel, definition] of Object.entries(view.encoding ?? {})) {
       if (Array.isArray(definition?.scale?.domain)) fixedDomains.add(channel.replace(/2$/, ""));
@@ -59,6 +82,7 @@ export function lift(original) {
   };
   collect(spec);
 
+  /** @param {Record<string, any>} encoding */
   const visitEncoding = (encoding) => {
     for (const channel of Object.keys(encoding).sort()) {
       const definitions = Array.isArray(encoding[channel]) ? encoding[channel] : [encoding[channel]];
@@ -78,11 +102,12 @@ export function lift(original) {
         }
         const domain = definition.scale?.domain;
         if (Array.isArray(domain) && domain.length === 2 && domain.every((v) => typeof v === "number")) {
-          definition.scale.domain = domain.map((v) => ({ expr: param(v) }));
+          definition.scale.domain = domain.map((/** @type {number} */ v) => ({ expr: param(v) }));
         }
       }
     }
   };
+  /** @param {Spec} view */
   const visit = (view) => {
     if (view.encoding) visitEncoding(view.encoding);
     for (const layer of view.layer ?? []) visit(layer);
@@ -98,9 +123,13 @@ export function lift(original) {
 // follow, so it is always drawn by a new view. The entries of a legend drawn from the rows
 // are part of the shape too: Vega lays out a kept legend's new labels in the old labels'
 // room, so a legend whose entries change is drawn by a new view.
+/**
+ * @param {Lifted} lifted
+ * @returns {string | null}
+ */
 export function shape(lifted) {
   const spec = { ...lifted.spec };
-  if (spec.params) spec.params = spec.params.map(({ name }) => name);
+  if (spec.params) spec.params = spec.params.map((/** @type {{name: string}} */ { name }) => name);
   const text = JSON.stringify(spec);
   if (text.includes('"sort":null')) return null;
   const legends = legendFields(lifted.spec).map((field) => [...new Set(lifted.rows.map((row) => row[field]))]);
@@ -114,8 +143,11 @@ const LEGEND_CHANNELS = new Set([
 
 // The fields whose values name a legend's entries: a legend channel's field, unless the
 // legend is turned off or its entries are given (a scale domain) or are a number range.
+/** @param {Spec} spec */
 function legendFields(spec) {
+  /** @type {Set<string>} */
   const fields = new Set();
+  /** @param {Spec} view */
   const visit = (view) => {
     for (const [channel, definition] of Object.entries(view.encoding ?? {})) {
       if (!LEGEND_CHANNELS.has(channel) || typeof definition?.field !== "string") continue;
@@ -129,20 +161,27 @@ function legendFields(spec) {
   return [...fields].sort();
 }
 
-// Point a kept view at a new lifted spec of the same shape; the caller runs the view.
+/**
+ * Point a kept view at a new lifted spec of the same shape; the caller runs the view.
+ * @param {VegaView} view
+ * @param {Lifted} current
+ * @param {Lifted} next
+ */
 export function update(view, current, next) {
   for (const [name, value] of Object.entries(next.params)) {
     if (JSON.stringify(current.params[name]) !== JSON.stringify(value)) view.signal(name, value);
   }
   if (typeof next.height === "number" && next.height !== current.height) view.height(next.height);
   if (typeof next.width === "number" && next.width !== current.width) view.width(next.width);
-  view.change(next.dataName, rowChanges(view, next.dataName, current.rows, next.rows));
+  const name = next.dataName ?? "";
+  view.change(name, rowChanges(view, name, current.rows, next.rows));
   view.resize(); // lay out afresh: new labels may need less room as well as more
 }
 
 // The view's data tuples are copies of the rows (Vega adds fields to its tuples), so that
 // a lifted spec's rows stay as the sim sent them: the previous run's rows, next to the new
 // ones, say which values changed.
+/** @param {Row[]} rows */
 function copies(rows) {
   return rows.map((row) => ({ ...row }));
 }
@@ -154,6 +193,12 @@ function copies(rows) {
 // a new view's would. Rows need not have the same fields: a timeline's bars and ticks do
 // not, and when a run has one bar more, every later row shifts by one. A field the new row
 // lacks is set to undefined, which reads as the missing field it is in a new view's copy.
+/**
+ * @param {VegaView} view
+ * @param {string} name
+ * @param {Row[]} before
+ * @param {Row[]} after
+ */
 function rowChanges(view, name, before, after) {
   const tuples = view.data(name);
   const change = view.changeset();
@@ -171,7 +216,11 @@ function rowChanges(view, name, before, after) {
   return change.remove(tuples.slice(kept)).insert(copies(after.slice(kept)));
 }
 
-// The compiled spec's starting size (lift set numbers aside as 0).
+/**
+ * The compiled spec's starting size (lift set numbers aside as 0).
+ * @param {Lifted} lifted
+ * @returns {Spec}
+ */
 export function sized(lifted) {
   const spec = { ...lifted.spec };
   if (typeof lifted.height === "number") spec.height = lifted.height;

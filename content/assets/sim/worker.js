@@ -1,3 +1,4 @@
+// @ts-check
 // Ridgepoint's Python worker: Pyodide in a module worker, one per page, shared by its sims.
 //
 // Everything comes from this site: Pyodide from assets/pyodide/ (indexURL), the sims'
@@ -22,6 +23,7 @@ const STEPS = 3; // starting Python, loading the sim, first run (the page counts
 const SNAPSHOT_MANIFEST = "snapshot.json";
 
 // A failed download names its file: Pyodide's own message ("Failed to fetch") does not.
+/** @param {RequestInfo | URL} resource @param {RequestInit} [options] */
 async function download(resource, options) {
   const url = new URL(resource instanceof Request ? resource.url : resource, self.location.href);
   const name = url.pathname.slice(url.pathname.lastIndexOf("/") + 1);
@@ -29,7 +31,7 @@ async function download(resource, options) {
   try {
     response = await realFetch(resource, options);
   } catch (error) {
-    throw new Error(`could not download ${name} (${error.message})`);
+    throw new Error(`could not download ${name} (${/** @type {Error} */ (error).message})`);
   }
   if (!response.ok) throw new Error(`could not download ${name} (HTTP ${response.status})`);
   return response;
@@ -46,10 +48,11 @@ self.fetch = (resource, options) => {
 // reason the snapshot was not used), and when each step ended (ms since the worker
 // started; `origin` is its performance.timeOrigin). Read by tests and the bench, handy in
 // devtools.
+/** @type {typeof ridgepoint.start} */
 const startInfo = {
   via: null, reason: null, snapshotModules: [], marks: { origin: performance.timeOrigin },
 };
-const mark = (step) => { startInfo.marks[step] = performance.now(); };
+const mark = (/** @type {string} */ step) => { startInfo.marks[step] = performance.now(); };
 
 // Everything Python's start needs is asked for at once, as the worker starts: the wasm
 // (compiled while it downloads), Pyodide's loader, Emscripten's module factory and the
@@ -60,27 +63,28 @@ const loader = import("../pyodide/pyodide.mjs");
 const factory = import("../pyodide/pyodide.asm.mjs");
 const snapshot = snapshotBytes();
 snapshot.catch(() => {}); // handled in restore(): not an unhandled rejection (see the end)
-for (const [step, promise] of [["wasm compiled", wasmModule], ["snapshot", snapshot]]) {
+for (const [step, promise] of /** @type {const} */ ([["wasm compiled", wasmModule], ["snapshot", snapshot]])) {
   promise.then(() => mark(step), () => {});
 }
 
 // Pyodide instantiates its wasm with WebAssembly.instantiateStreaming; this worker runs
 // nothing else, so that call is given the module compiled above.
-WebAssembly.instantiateStreaming = async (_response, imports) => {
+WebAssembly.instantiateStreaming = /** @type {typeof WebAssembly.instantiateStreaming} */ (async (_response, imports) => {
   const module = await wasmModule;
   return { module, instance: await WebAssembly.instantiate(module, imports) };
-};
+});
 
 const PYODIDE_OPTIONS = {
   indexURL: PYODIDE_URL, packages: [], stdout: () => {}, stderr: () => {},
-  createPyodideModule: async (settings) => (await factory).default(settings),
+  createPyodideModule: async (/** @type {object} */ settings) => (await factory).default(settings),
 };
 
-// The page may start this worker before its widget listens (sim_embed.py's STARTER): nothing
+// The page may start this worker before its widget listens (ridgepoint/sim_embed/widget.py's STARTER): nothing
 // is said until the widget's first message, so nothing is lost. Messages keep their order.
+/** @type {(value?: unknown) => void} */
 let heard;
 const listening = new Promise((resolve) => { heard = resolve; });
-function post(message) {
+function post(/** @type {object} */ message) {
   listening.then(() => self.postMessage(message));
 }
 
@@ -90,7 +94,7 @@ const modules = new Map(); // module -> Promise of its import
 const python = start();
 self.ridgepoint = { python, start: startInfo, warmRuns: 0 }; // warmRuns: see warm()
 
-function progress(step, text) {
+function progress(/** @type {number} */ step, /** @type {string} */ text) {
   post({ type: "progress", step, of: STEPS, text });
 }
 
@@ -101,17 +105,17 @@ async function snapshotBytes() {
   const manifest = await (await fetch(new URL(SNAPSHOT_MANIFEST, PYODIDE_URL))).json();
   if (!manifest.file) throw new Error("this site was built without a Python snapshot");
   const response = await fetch(new URL(manifest.file, PYODIDE_URL));
-  return { bytes: await inflateHeap(response.body), modules: manifest.modules };
+  return { bytes: await inflateHeap(/** @type {ReadableStream<BufferSource>} */ (response.body)), modules: manifest.modules };
 }
 
 // The heap back from its sparse form, page by page as it inflates (no copy of the whole
 // sparse form is made): magic "RPS1", u32 page size, heap size, page count, the non-zero
 // pages' indexes, then their bytes (little-endian; see ridgepoint/snapshot.py).
-async function inflateHeap(body) {
+async function inflateHeap(/** @type {ReadableStream<BufferSource>} */ body) {
   const reader = body.pipeThrough(new DecompressionStream("gzip")).getReader();
   let head = new Uint8Array(0); // the header, while it is incomplete
-  let heap = null;
-  let indexes, page, written = 0;
+  let heap = /** @type {Uint8Array | null} */ (null);
+  let indexes = new Uint32Array(0), page = 0, written = 0;
   for (let read = await reader.read(); !read.done; read = await reader.read()) {
     let chunk = read.value;
     if (heap === null) {
@@ -140,13 +144,13 @@ async function inflateHeap(body) {
       written += length;
     }
   }
-  const pages = indexes ? indexes.length : 0;
-  const expected = pages && (pages - 1) * page + Math.min(page, heap.length - indexes[pages - 1] * page);
+  const pages = indexes.length;
+  const expected = pages && heap && (pages - 1) * page + Math.min(page, heap.length - indexes[pages - 1] * page);
   if (heap === null || written !== expected) throw new Error("the Python snapshot is damaged");
   return heap;
 }
 
-function joined(first, second) {
+function joined(/** @type {Uint8Array} */ first, /** @type {Uint8Array} */ second) {
   const both = new Uint8Array(first.length + second.length);
   both.set(first);
   both.set(second, first.length);
@@ -197,7 +201,7 @@ if ${JSON.stringify(HOME)} not in sys.path: sys.path.insert(0, ${JSON.stringify(
   return pyodide;
 }
 
-async function fetchFile(pyodide, file) {
+async function fetchFile(/** @type {Awaited<typeof python>} */ pyodide, /** @type {string} */ file) {
   if (!files.has(file)) {
     files.set(file, (async () => {
       const response = await fetch(new URL(file, SIMS_URL));
@@ -209,7 +213,7 @@ async function fetchFile(pyodide, file) {
   return files.get(file);
 }
 
-function loadModule(module, needed) {
+function loadModule(/** @type {string} */ module, /** @type {string[]} files it imports */ needed) {
   if (!modules.has(module)) {
     modules.set(module, (async () => {
       const pyodide = await python;
@@ -228,7 +232,7 @@ function loadModule(module, needed) {
   return modules.get(module);
 }
 
-function lastLine(error) {
+function lastLine(/** @type {any} */ error) {
   // A PythonError's message is the whole traceback; the reader needs its last line.
   const lines = String(error && error.message ? error.message : error).trim().split("\n");
   return lines[lines.length - 1];
@@ -265,7 +269,7 @@ self.onmessage = async (event) => {
 // reads when the reader reaches for the controls, so that the reader's first changes are
 // not the slow ones. Each run is a task of its own: a real run that arrives meanwhile waits
 // for one of these at most.
-async function warm(module, inputs, runs) {
+async function warm(/** @type {string} */ module, /** @type {object} */ inputs, /** @type {number} */ runs) {
   const run = await loadModule(module, []);
   const text = JSON.stringify(inputs);
   for (let done = 0; done < runs; done++) {
@@ -275,7 +279,7 @@ async function warm(module, inputs, runs) {
   }
 }
 
-function fatal(error) {
+function fatal(/** @type {unknown} */ error) {
   post({ type: "fatal", message: lastLine(error) });
 }
 

@@ -13,6 +13,8 @@ HTML that already holds everything a reader without JavaScript needs; in the bro
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ridgepoint.errors import ContentError, ContentErrors
 from ridgepoint.layout import Layout
 from ridgepoint.sim_embed.blocks import iter_blocks, read_block
@@ -20,7 +22,8 @@ from ridgepoint.sim_embed.widget import early_scripts, widget_html
 
 
 def render_sim_blocks(
-    markdown: str, source: str, layout: Layout, widget_script: str | None = None
+    markdown: str, source: str, layout: Layout, widget_script: str | None = None,
+    links: Mapping[str, str] | None = None,
 ) -> str:
     """Replace every ```sim block of a page with the widget HTML.
 
@@ -31,7 +34,9 @@ def render_sim_blocks(
     scripts at the end of the page run first otherwise, and only then would the widget
     start Python (the same module from extra_javascript is then not run a second time).
     Before that widget goes STARTER, which starts Python's worker as the parser reaches it:
-    the worker's downloads then overlap the fetch of widget.js and its imports.
+    the worker's downloads then overlap the fetch of widget.js and its imports. `links`
+    (input name -> page-relative URL) are the catalogue sections the GPU and model controls
+    link to (widget.CATALOGUE_LINKS).
     """
     lines = markdown.splitlines(keepends=True)
     errors: list[ContentError] = []
@@ -52,7 +57,7 @@ def render_sim_blocks(
         key = block.module if count == 1 else f"{block.module}-{count}"
         before, after = early_scripts(early) if early else ("", "")
         early = None
-        pieces.append(f"\n{before}{widget_html(block, key, layout)}\n{after}\n")
+        pieces.append(f"\n{before}{widget_html(block, key, layout, links)}\n{after}\n")
     pieces.append("".join(lines[cursor:]))
     if errors:
         raise ContentErrors(errors)

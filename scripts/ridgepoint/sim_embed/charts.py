@@ -24,6 +24,12 @@ VL_VERSION = "v6_4"  # the newest Vega-Lite vl-convert 1.9 bundles; npm vega-lit
 SVG_WIDTH = 480  # prerendered charts stand in for width "container"; CSS scales the SVG
 
 
+def title_text(title: Any) -> str:
+    """A chart's title as text: sims give it as an object, its text and a width limit
+    (sims/charts.py), as charts.js reads it."""
+    return str(title.get("text", "")) if isinstance(title, dict) else str(title)
+
+
 def chart_svg(spec: Mapping[str, Any], chart_id: str, cache_dir: Path) -> str:
     """A chart as inline SVG: rendered natively, cached by spec, labelled for assistive tech.
 
@@ -35,7 +41,7 @@ def chart_svg(spec: Mapping[str, Any], chart_id: str, cache_dir: Path) -> str:
     svg = re.sub(r'\bid="([^"]+)"', rf'id="{chart_id}-\1"', svg)
     svg = re.sub(r"url\(#([^)]+)\)", rf"url(#{chart_id}-\1)", svg)
     svg = re.sub(r'href="#([^"]+)"', rf'href="#{chart_id}-\1"', svg)
-    title = html.escape(str(spec.get("title", "")))
+    title = html.escape(title_text(spec.get("title", "")))
     desc = html.escape(str(spec.get("description", "")))
     head = (
         f' role="img" aria-labelledby="{chart_id}-title {chart_id}-desc">'

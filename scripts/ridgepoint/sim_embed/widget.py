@@ -4,6 +4,12 @@ The HTML already holds everything a reader without JavaScript needs: the control
 disabled, with the values used), the summary table, any tables and every chart as inline
 SVG. In the browser, `content/assets/sim/widget.js` binds to this markup, enables the
 controls and takes over with Pyodide; its config travels in a JSON script element.
+
+Every element the script binds to carries `data-sim-part="<name>"`, a name from the one
+table of parts in `content/assets/sim/parts.js` (with its key attribute where a part comes
+once per input, chart or table); tests/pipeline/test_widget_parts.py checks that every part
+of that table is where the script looks for it. Classes are left to the stylesheet (and to
+tests that read the page).
 """
 
 from __future__ import annotations
@@ -53,6 +59,10 @@ def early_scripts(widget_script: str) -> tuple[str, str]:
     return before, after
 
 
+# The inputs whose choices the catalogue page lists, and the words of the link to it.
+CATALOGUE_LINKS = {"gpu": "Every GPU's figures and sources", "model": "Every model's shape"}
+
+
 def _attr(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
@@ -61,14 +71,17 @@ def _json_script(data: Any) -> str:
     """JSON inside a <script type="application/json">: never executed, and with every '<'
     escaped no text in it can close the element or open a comment."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
-    return f'<script type="application/json" class="sim-config">{text}</script>'
+    return (f'<script type="application/json" class="sim-config" data-sim-part="config">{text}'
+            "</script>")
 
 
-def _control(spec: Input, value: Any, key: str) -> str:
+def _control(spec: Input, value: Any, key: str, link: str | None = None) -> str:
     """One labelled control, rendered disabled: the widget enables it once it runs.
 
     A number gets a slider and a text box showing its exact value (where an out-of-range
-    value can be typed, and refused next to the control); a choice gets a select.
+    value can be typed, and refused next to the control); a choice gets a select. `link`,
+    for a GPU or model choice, is the catalogue section listing every choice's figures and
+    sources, linked under the control.
     """
     base = f"sim-{key}-{spec.name}"
     described = f"{base}-help {base}-error" if spec.help else f"{base}-error"
@@ -79,7 +92,8 @@ def _control(spec: Input, value: Any, key: str) -> str:
             f"{html.escape(c)}</option>"
             for c in spec.choices
         )
-        fields = f'<select id="{base}" name="{_attr(spec.name)}" {common}>{options}</select>'
+        fields = (f'<select id="{base}" name="{_attr(spec.name)}" data-sim-part="choice" {common}>'
+                  f"{options}</select>")
     else:
         assert isinstance(spec, Number)
         shown = exact(value)
@@ -88,20 +102,24 @@ def _control(spec: Input, value: Any, key: str) -> str:
         fields = (
             f'<input type="range" id="{base}" name="{_attr(spec.name)}" '
             f'min="{exact(spec.min)}" max="{exact(spec.max)}" step="{exact(spec.step)}" '
-            f'value="{shown}" aria-valuetext="{_attr(shown + unit)}" {common}>'
+            f'value="{shown}" aria-valuetext="{_attr(shown + unit)}" data-sim-part="slider" '
+            f"{common}>"
             f'<input type="text" class="sim-value" inputmode="decimal" size="6" '
-            f'value="{shown}" aria-label="{_attr(label)}" {common}>'
+            f'value="{shown}" aria-label="{_attr(label)}" data-sim-part="number" {common}>'
         )
         if spec.unit:
             fields += f'<span class="sim-unit">{html.escape(spec.unit)}</span>'
     help_html = (
         f'<p class="sim-help" id="{base}-help">{html.escape(spec.help)}</p>' if spec.help else ""
     )
+    if link:
+        help_html += (f'<p class="sim-help sim-catalogue"><a href="{_attr(link)}">'
+                      f"{html.escape(CATALOGUE_LINKS[spec.name])}</a></p>")
     return (
-        f'<div class="sim-control" data-input="{_attr(spec.name)}">'
+        f'<div class="sim-control" data-sim-part="control" data-input="{_attr(spec.name)}">'
         f'<label for="{base}">{html.escape(spec.label)}</label>'
         f'<div class="sim-control-row">{fields}</div>{help_html}'
-        f'<p class="sim-error" id="{base}-error" hidden></p></div>'
+        f'<p class="sim-error" id="{base}-error" data-sim-part="error" hidden></p></div>'
     )
 
 
@@ -111,7 +129,8 @@ def summary_html(summary: Mapping[str, Any], metrics: Mapping[str, str]) -> str:
         f"</th><td>{html.escape(display(value))}</td></tr>"
         for name, value in summary.items()
     )
-    return f'<table class="sim-summary"><caption>Results</caption><tbody>{rows}</tbody></table>'
+    return (f'<table class="sim-summary"><caption>Results</caption>'
+            f'<tbody data-sim-part="summary">{rows}</tbody></table>')
 
 
 def table_html(table: Mapping[str, Any], index: int) -> str:
@@ -122,14 +141,17 @@ def table_html(table: Mapping[str, Any], index: int) -> str:
         + "</tr>"
         for row in table["rows"]
     )
-    return (f'<details class="sim-table" data-table="{index}"><summary>'
+    return ('<details class="sim-table"><summary>'
             f'{html.escape(table["title"])}</summary><table><thead><tr>{head}</tr></thead>'
-            f"<tbody>{body}</tbody></table></details>")
+            f'<tbody data-sim-part="table" data-table="{index}">{body}</tbody></table></details>')
 
 
-def widget_html(block: SimBlock, key: str, layout: Layout) -> str:
+def widget_html(
+    block: SimBlock, key: str, layout: Layout, links: Mapping[str, str] | None = None
+) -> str:
     """The widget for one block, prerendered at its starting inputs, on a single line (so
-    Markdown passes it through as one raw HTML block)."""
+    Markdown passes it through as one raw HTML block). `links` maps an input name ("gpu",
+    "model") to the page-relative URL of the catalogue section its choices are listed in."""
     module = sims.load(block.module)
     result = simrun.run(layout, block.module, block.start)
     by_name = {spec.name: spec for spec in module.INPUTS}
@@ -142,23 +164,28 @@ def widget_html(block: SimBlock, key: str, layout: Layout) -> str:
         "start": block.start,
         "metrics": dict(module.METRICS),
     }
-    controls = "".join(_control(by_name[name], block.start[name], key) for name in block.show)
+    links = links or {}
+    controls = "".join(_control(by_name[name], block.start[name], key, links.get(name))
+                       for name in block.show)
     charts = "".join(
-        f'<figure class="sim-chart" data-chart="{i}">'
+        f'<figure class="sim-chart" data-sim-part="chart" data-chart="{i}">'
         f'{chart_svg(spec, f"sim-{key}-chart{i}", layout.charts)}</figure>'
         for i, spec in enumerate(result["charts"])
     )
     tables = "".join(table_html(t, i) for i, t in enumerate(result.get("tables", [])))
     status = (
-        '<div class="sim-status" role="status"><span class="sim-status-text">'
+        '<div class="sim-status" role="status">'
+        '<span class="sim-status-text" data-sim-part="status">'
         "Computed when this page was built, for the inputs shown.</span>"
-        '<progress class="sim-progress" max="4" value="0" hidden></progress></div>'
+        '<progress class="sim-progress" max="4" value="0" data-sim-part="progress" hidden>'
+        "</progress></div>"
     )
     return (
         f'<div class="sim" id="sim-{_attr(key)}" data-sim="{_attr(block.module)}" '
         f'data-key="{_attr(key)}" data-state="prerendered">'
         f'{_json_script(config)}<div class="sim-body">'
-        f'<form class="sim-controls" aria-label="{_attr(module.TITLE)}: inputs">{controls}</form>'
-        f'<div class="sim-output">{status}{charts}'
+        f'<form class="sim-controls" aria-label="{_attr(module.TITLE)}: inputs" '
+        f'data-sim-part="controls">{controls}</form>'
+        f'<div class="sim-output" data-sim-part="output">{status}{charts}'
         f'{summary_html(result["summary"], module.METRICS)}{tables}</div></div></div>'
     )

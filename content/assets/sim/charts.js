@@ -1,0 +1,231 @@
+// @ts-check
+// A sim's live charts: Vega views that replace the prerendered SVGs and are kept from run
+// to run.
+//
+// The chart library is fetched only when the reader reaches for the controls (`reach`).
+// Until the inputs differ from the prerendered ones, the prerendered SVG is the chart; when
+// the reader reaches for the controls, each chart's live view is built on the result those
+// SVGs show, in a hidden container beside them, so that the first change only updates the
+// views and reveals them. A view is kept while its chart's shape stays (livechart.js) and
+// given the new rows and values, an order of magnitude cheaper than building a new view.
+
+import { setText } from "./results.js";
+import { part } from "./parts.js";
+
+const VENDOR_URL = new URL("../vendor/", import.meta.url);
+const SVG = "http://www.w3.org/2000/svg";
+
+/**
+ * @typedef {object} ChartLibrary
+ * @property {typeof globalThis.vega} vega
+ * @property {typeof globalThis.vegaLite} vegaLite
+ * @property {typeof import("./expressions.js").preparedExpressions} expr
+ * @property {typeof import("./livechart.js")} live
+ */
+
+/**
+ * @typedef {object} LiveChart a chart's Vega view, drawn into `container`, with its lifted
+ *   spec (livechart.js), whose shape says which later specs the view can draw and whose
+ *   text says whether one differs
+ * @property {VegaView} view
+ * @property {string | null} shape
+ * @property {import("./livechart.js").Lifted} lifted
+ * @property {string} text
+ * @property {HTMLElement} container
+ * @property {boolean} [pending] built ahead, hidden behind the prerendered SVG
+ */
+
+/** @typedef {import("./livechart.js").Spec} Spec */
+
+/** @type {Promise<ChartLibrary> | null} */
+let library = null;
+
+/** @returns {Promise<ChartLibrary>} the chart library, fetched once per page */
+export function loadCharts() {
+  // vega and vega-lite are UMD builds that set globals; expressions.js evaluates Vega
+  // expressions without generated code (a CSP without 'unsafe-eval' stays possible), with
+  // vega-interpreter's tables, which read the vega global: it is imported after vega.
+  library ??= (async () => {
+    await import(new URL("vega.min.js", VENDOR_URL).href);
+    await import(new URL("vega-lite.min.js", VENDOR_URL).href);
+    const [{ preparedExpressions }, live] = await Promise.all([
+      import(new URL("expressions.js", import.meta.url).href),
+      import(new URL("livechart.js", import.meta.url).href),
+    ]);
+    return { vega: globalThis.vega, vegaLite: globalThis.vegaLite, expr: preparedExpressions, live };
+  })();
+  return library;
+}
+
+/**
+ * The live SVG gets the text alternative the prerendered one has (same ids: it replaces it):
+ * a <title> and a <desc>, appended after the children Vega manages (its root group and defs),
+ * which Vega's later renders leave in place. A kept view's SVG has them already: only text
+ * that changed is written, since any node added to the SVG or attribute set on it makes the
+ * browser restyle the whole chart (the theme has sibling selectors that match anything).
+ * @param {HTMLElement} container
+ * @param {Spec} spec
+ * @param {string} id
+ */
+function describeChart(container, spec, id) {
+  const svg = container.querySelector("svg");
+  if (!svg) return;
+  // Sims give the title as an object (sims/charts.py: its text, and a width limit).
+  const title = spec.title && typeof spec.title === "object" ? spec.title.text : spec.title;
+  const labels = /** @type {const} */ ([["title", title], ["desc", spec.description]]).map(([tag, text]) => {
+    let element = [...svg.children].find((child) => child.id === `${id}-${tag}`);
+    if (!element) {
+      element = document.createElementNS(SVG, tag);
+      element.id = `${id}-${tag}`;
+      svg.append(element);
+    }
+    setText(/** @type {HTMLElement} */ (element), String(text ?? ""));
+    return element.id;
+  });
+  for (const [name, value] of Object.entries({ role: "img", "aria-labelledby": labels.join(" ") })) {
+    if (svg.getAttribute(name) !== value) svg.setAttribute(name, value);
+  }
+}
+
+/**
+ * A new view of `lifted`, drawn into `container`. Its shape and text are taken before
+ * Vega-Lite compiles it.
+ * @param {ChartLibrary} lib
+ * @param {import("./livechart.js").Lifted} lifted
+ * @param {HTMLElement} container
+ * @param {string | null} shape
+ * @param {string} text
+ * @returns {Promise<LiveChart>}
+ */
+async function newView(lib, lifted, container, shape = lib.live.shape(lifted), text = JSON.stringify(lifted)) {
+  const compiled = lib.vegaLite.compile(lib.live.sized(lifted)).spec;
+  const runtime = lib.vega.parse(compiled, null, { ast: true });
+  const view = new lib.vega.View(runtime, { expr: lib.expr, renderer: "svg", container, hover: true });
+  try {
+    await view.runAsync();
+  } catch (error) {
+    view.finalize();
+    throw error;
+  }
+  return { view, shape, lifted, text, container };
+}
+
+/**
+ * @typedef {object} ChartsView
+ * @property {() => void} reach the reader is about to change an input: get the views ready
+ * @property {(specs: Spec[], prerendered: boolean) => Promise<void>} show a run's charts;
+ *   `prerendered`: the prerendered SVGs show these very charts (the starting inputs)
+ * @property {() => void} dispose
+ */
+
+/**
+ * @param {HTMLElement} root the sim's element
+ * @returns {ChartsView}
+ */
+export function mountCharts(root) {
+  /** @type {(LiveChart | undefined)[]} */
+  let charts = [];
+  let work = Promise.resolve(); // the chart operation in progress
+  /** @type {Spec[] | null} */
+  let standing = null; // the live charts the prerendered ones stand for
+  let reached = false;
+
+  // Chart views are built and updated one operation at a time: a change that arrives while
+  // the charts are being prepared waits for them, then updates the views prepared.
+  /** @param {() => Promise<void>} operation */
+  const queue = (operation) => {
+    const done = work.then(operation);
+    work = done.catch(() => {});
+    return done;
+  };
+
+  /** @param {Spec[]} specs */
+  const prepare = (specs) => queue(async () => {
+    if (charts.length) return; // live already
+    try {
+      const lib = await loadCharts();
+      for (const [index, spec] of specs.entries()) {
+        const figure = part(root, "chart", index);
+        if (!figure) continue;
+        const container = document.createElement("div");
+        container.className = "sim-chart-pending";
+        figure.append(container);
+        try {
+          charts[index] = { ...(await newView(lib, lib.live.lift(spec), container)), pending: true };
+        } catch (error) {
+          container.remove();
+          throw error;
+        }
+      }
+    } catch {
+      // Not ready ahead, then: the first change builds the charts and reports any failure.
+      for (const chart of charts) {
+        chart?.view.finalize();
+        chart?.container.remove();
+      }
+      charts = [];
+    }
+  });
+
+  /**
+   * @param {ChartLibrary} lib
+   * @param {Spec} spec
+   * @param {number} index
+   */
+  const draw = async (lib, spec, index) => {
+    const figure = part(root, "chart", index);
+    if (!figure) return;
+    // What the sim varies with its inputs (rows, reference values, titles) is set apart
+    // (livechart.js): when the rest, the shape, is unchanged the view is kept.
+    const next = lib.live.lift(spec);
+    const shape = lib.live.shape(next);
+    const current = charts[index];
+    const text = JSON.stringify(next);
+    const id = `${root.id}-chart${index}`;
+    if (current && shape !== null && current.shape === shape) {
+      if (text === current.text) return; // the same chart: nothing to draw
+      lib.live.update(current.view, current.lifted, next);
+      await current.view.runAsync();
+      if (current.pending) {
+        // The prerendered SVG goes; the live one, laid out already, stays where it is.
+        for (const child of [...figure.children]) if (child !== current.container) child.remove();
+        current.container.className = "sim-chart-live";
+      }
+      describeChart(current.container, spec, id);
+      charts[index] = { ...current, lifted: next, text, pending: false };
+      return;
+    }
+    current?.view.finalize();
+    const container = document.createElement("div");
+    container.className = "sim-chart-live";
+    figure.replaceChildren(container);
+    charts[index] = await newView(lib, next, container, shape, text);
+    describeChart(container, spec, id);
+  };
+
+  return {
+    // The first change would otherwise wait for the chart library and then build every
+    // chart's view, a few hundred milliseconds before anything moves.
+    reach() {
+      if (reached) return;
+      reached = true;
+      loadCharts().catch(() => {}); // a failure is reported by the first change that needs it
+      if (standing) prepare(standing);
+    },
+    async show(specs, prerendered) {
+      if (charts.length || !prerendered) {
+        await queue(async () => {
+          const lib = await loadCharts();
+          await Promise.all(specs.map((spec, index) => draw(lib, spec, index)));
+        });
+        return;
+      }
+      standing = specs;
+      if (reached) prepare(specs);
+    },
+    dispose() {
+      for (const chart of charts) chart?.view.finalize();
+      charts = [];
+    },
+  };
+}

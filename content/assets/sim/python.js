@@ -1,0 +1,132 @@
+// @ts-check
+// The page's Python: one worker (worker.js) shared by every sim on the page.
+//
+// Sims join and leave as pages come and go (instant navigation). Each hears what the worker
+// says about starting Python and loading modules, and gets the answers to its own runs. A
+// run that takes too long cannot be interrupted inside the worker: `replace` ends the
+// worker, starts another, and every sim loads its module again (`restart`).
+
+const WORKER_URL = new URL("worker.js", import.meta.url);
+
+/**
+ * The worker's answer to a run (sims/_runner.py): a result, or why there is none.
+ * @typedef {{ok: true, result: import("./results.js").SimResult}
+ *   | {ok: false, kind: "input", input?: string, message: string}
+ *   | {ok: false, kind: "sim", message: string}} Answer
+ */
+
+/**
+ * What a sim hears from the worker.
+ * @typedef {object} Listener
+ * @property {(step: number, text: string) => void} progress Python is starting
+ * @property {(module: string) => void} loaded a module can run
+ * @property {(module: string, message: string) => void} failed a module could not be loaded
+ * @property {(reason: string) => void} fail the worker cannot run anything
+ * @property {() => void} restart the worker was replaced: load the module again
+ * @property {(answer: Answer) => void} receive the answer to one of this sim's runs
+ */
+
+/** @type {Worker | null} */
+let worker = null;
+/** @type {string | null} why the worker cannot run anything, once that is known */
+let broken = null;
+/** @type {Set<Listener>} */
+const listeners = new Set();
+/** @type {Map<number, Listener>} run id -> the sim waiting for it */
+const runs = new Map();
+let nextRunId = 1;
+
+/** @param {(listener: Listener) => void} tell */
+function broadcast(tell) {
+  for (const listener of listeners) tell(listener);
+}
+
+/** @param {string} reason */
+function giveUp(reason) {
+  broken ??= reason;
+  broadcast((listener) => listener.fail(reason));
+}
+
+/** @returns {Worker} */
+function current() {
+  if (worker) return worker;
+  // The page may have started it before its first sim (the widget HTML's starter): take it,
+  // once.
+  const early = window.ridgepointWorker;
+  window.ridgepointWorker = null;
+  const started = early ?? new Worker(WORKER_URL, { type: "module" });
+  worker = started;
+  started.onmessage = ({ data }) => {
+    if (started !== worker) return; // a replaced worker's last messages
+    if (data.type === "progress") broadcast((listener) => listener.progress(data.step, data.text));
+    else if (data.type === "loaded") broadcast((listener) => listener.loaded(data.module));
+    else if (data.type === "failed") broadcast((listener) => listener.failed(data.module, data.message));
+    else if (data.type === "fatal") giveUp(`Python could not start: ${data.message}`);
+    else if (data.type === "result") {
+      const listener = runs.get(data.id);
+      runs.delete(data.id);
+      if (listener) listener.receive(JSON.parse(data.payload));
+    }
+  };
+  started.onerror = (event) => {
+    event.preventDefault();
+    if (started === worker) giveUp("the Python worker could not be started (a runtime file failed to load)");
+  };
+  return started;
+}
+
+/**
+ * A sim joins the page's Python. Returns why Python cannot run, when that is known already
+ * (a sim met after the failure, under instant navigation), or null.
+ * @param {Listener} listener
+ * @returns {string | null}
+ */
+export function join(listener) {
+  listeners.add(listener);
+  return broken;
+}
+
+/** @param {Listener} listener */
+export function leave(listener) {
+  listeners.delete(listener);
+  for (const [id, waiting] of runs) if (waiting === listener) runs.delete(id);
+}
+
+/**
+ * @param {string} module
+ * @param {string[]} files the sims files it needs
+ */
+export function load(module, files) {
+  current().postMessage({ type: "load", module, files });
+}
+
+/**
+ * @param {Listener} listener who gets the answer
+ * @param {string} module
+ * @param {import("./inputs.js").Inputs} inputs
+ */
+export function run(listener, module, inputs) {
+  const id = nextRunId++;
+  runs.set(id, listener);
+  current().postMessage({ type: "run", id, module, inputs });
+}
+
+/**
+ * Runs whose results nobody reads, so that V8 has optimised Python's hot paths before the
+ * reader's first change (worker.js, warm).
+ * @param {string} module
+ * @param {import("./inputs.js").Inputs} inputs
+ * @param {number} count
+ */
+export function warm(module, inputs, count) {
+  current().postMessage({ type: "warm", module, inputs, runs: count });
+}
+
+// Runs in flight are lost with the old worker; every sim loads its module again and reruns
+// if it must.
+export function replace() {
+  worker?.terminate();
+  worker = null;
+  runs.clear();
+  broadcast((listener) => listener.restart());
+}

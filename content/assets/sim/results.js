@@ -1,0 +1,143 @@
+// @ts-check
+// A sim's results in words and numbers: the status line, the summary table, the other
+// tables, and whether what is shown belongs to the inputs the controls show.
+//
+// Results are written as the build wrote them (format.js is the twin of the build's display),
+// and every write touches only what changed: the page then restyles and lays out the cells
+// whose text changed, not every row of every table.
+
+import { display } from "./format.js";
+import { part, required } from "./parts.js";
+
+// Results stay readable this long after they stop matching the inputs before they fade.
+const FADE_DELAY_MS = 250;
+
+/**
+ * @typedef {object} Table
+ * @property {string} title
+ * @property {{key: string, label: string}[]} columns
+ * @property {Record<string, unknown>[]} rows
+ */
+
+/**
+ * What a sim returns (sims/contract.py), as far as the page reads it.
+ * @typedef {object} SimResult
+ * @property {Record<string, unknown>} summary metric name -> number, string or bool
+ * @property {object[]} charts Vega-Lite specs
+ * @property {Table[]} [tables]
+ */
+
+/**
+ * @typedef {object} ResultsView
+ * @property {(text: string) => void} say the status line
+ * @property {(step: number, of: number, text: string) => void} progress while Python starts
+ * @property {() => void} hideProgress
+ * @property {(result: SimResult) => void} write the summary and the tables
+ * @property {(stale: boolean) => void} markStale
+ * @property {() => void} dispose
+ */
+
+/**
+ * @param {HTMLElement} element
+ * @param {string} text
+ */
+export function setText(element, text) {
+  if (element.textContent !== text) element.textContent = text;
+}
+
+/** @param {string[]} texts */
+function row(texts) {
+  const tr = document.createElement("tr");
+  for (const text of texts) tr.append(Object.assign(document.createElement("td"), { textContent: text }));
+  return tr;
+}
+
+/**
+ * The summary keeps its rows when a run has the same metrics as the last (every run of a
+ * sim but the odd one); only the values whose text changed are written.
+ * @param {HTMLTableSectionElement} body
+ * @param {Record<string, unknown>} summary
+ * @param {Record<string, string>} metrics metric name -> label
+ */
+function writeSummary(body, summary, metrics) {
+  const entries = Object.entries(summary);
+  const rows = body.rows;
+  if (rows.length === entries.length && entries.every(([name], i) => rows[i].dataset.key === name)) {
+    entries.forEach(([, value], i) => setText(rows[i].cells[1], display(value)));
+    return;
+  }
+  body.replaceChildren(...entries.map(([name, value]) => {
+    const line = document.createElement("tr");
+    line.dataset.key = name;
+    const label = Object.assign(document.createElement("th"), { scope: "row", textContent: metrics[name] ?? name });
+    line.append(label, Object.assign(document.createElement("td"), { textContent: display(value) }));
+    return line;
+  }));
+}
+
+/**
+ * @param {HTMLTableSectionElement} body
+ * @param {Table} table
+ */
+function writeTable(body, table) {
+  const texts = table.rows.map((line) => table.columns.map((column) => display(line[column.key])));
+  const rows = body.rows;
+  if (rows.length === texts.length && texts.every((line, i) => rows[i].cells.length === line.length)) {
+    texts.forEach((line, i) => line.forEach((text, j) => setText(rows[i].cells[j], text)));
+    return;
+  }
+  body.replaceChildren(...texts.map((line) => row(line)));
+}
+
+/**
+ * @param {HTMLElement} root the sim's element
+ * @param {Record<string, string>} metrics metric name -> label, for a summary with new rows
+ * @returns {ResultsView}
+ */
+export function mountResults(root, metrics) {
+  const status = required(root, "status");
+  const bar = /** @type {HTMLProgressElement} */ (required(root, "progress"));
+  const output = required(root, "output");
+  const summary = /** @type {HTMLTableSectionElement} */ (required(root, "summary"));
+  /** @type {ReturnType<typeof setTimeout> | null} */
+  let fadeTimer = null;
+
+  return {
+    say: (text) => setText(status, text),
+    progress(step, of, text) {
+      setText(status, `${text}… The results below were computed when this page was built.`);
+      bar.hidden = false;
+      bar.value = step;
+      bar.max = of;
+    },
+    hideProgress() {
+      bar.hidden = true;
+    },
+    write(result) {
+      writeSummary(summary, result.summary, metrics);
+      (result.tables ?? []).forEach((table, index) => {
+        const body = /** @type {HTMLTableSectionElement | null} */ (part(root, "table", index));
+        if (body) writeTable(body, table);
+      });
+    },
+    // data-stale says at once whether the results shown belong to the inputs; they fade
+    // (data-fading) only when they stay stale for a moment (Python starting, a slow run). Most
+    // runs answer in milliseconds: a fade started and undone within a frame would flicker, and
+    // make the browser paint the charts on a layer of their own and back for nothing.
+    markStale(stale) {
+      output.dataset.stale = String(stale);
+      if (stale) {
+        fadeTimer ??= setTimeout(() => {
+          output.dataset.fading = "";
+        }, FADE_DELAY_MS);
+      } else {
+        if (fadeTimer !== null) clearTimeout(fadeTimer);
+        fadeTimer = null;
+        delete output.dataset.fading;
+      }
+    },
+    dispose() {
+      if (fadeTimer !== null) clearTimeout(fadeTimer);
+    },
+  };
+}

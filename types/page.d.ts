@@ -1,0 +1,45 @@
+// What the page's scripts find at run time that no file in content/assets/ declares.
+
+// Set on the page by others: the widget HTML's inline starter (the early worker), the
+// browser tests (a shorter run watchdog), and Material's bundle (instant navigation).
+interface Window {
+  ridgepointWorker?: Worker | null;
+  ridgepointRunTimeoutMs?: number;
+  document$?: { subscribe(next: () => void): unknown };
+}
+
+// The chart library's UMD builds set these globals (charts.js imports them as modules).
+// Only what the page calls is declared: a Vega view, kept and given new data.
+interface VegaChangeset {
+  insert(tuples: object[]): VegaChangeset;
+  remove(tuples: object[] | ((tuple: object) => boolean)): VegaChangeset;
+  modify(tuple: object, field: string, value: unknown): VegaChangeset;
+}
+
+interface VegaView {
+  runAsync(): Promise<VegaView>;
+  finalize(): VegaView;
+  signal(name: string, value: unknown): VegaView;
+  height(pixels: number): VegaView;
+  width(pixels: number): VegaView;
+  resize(): VegaView;
+  data(name: string): object[];
+  changeset(): VegaChangeset;
+  change(name: string, changes: VegaChangeset): VegaView;
+}
+
+interface VegaViewOptions {
+  expr: object;
+  renderer: "svg" | "canvas" | "none";
+  container: HTMLElement;
+  hover: boolean;
+}
+
+declare var vega: {
+  parse(spec: object, config: object | null, options: { ast: boolean }): object;
+  View: new (runtime: object, options: VegaViewOptions) => VegaView;
+};
+
+declare var vegaLite: {
+  compile(spec: object): { spec: object };
+};

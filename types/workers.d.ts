@@ -1,0 +1,13 @@
+// What the workers' scripts find at run time that no file in content/ declares.
+
+// worker.js's record of how Python started, read by the browser tests and the bench.
+declare var ridgepoint: {
+  python: Promise<unknown>;
+  start: {
+    via: "snapshot" | "fresh" | null;
+    reason: string | null;
+    snapshotModules: string[];
+    marks: Record<string, number>;
+  };
+  warmRuns: number;
+};
