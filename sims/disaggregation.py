@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sims import charts
+from sims import charts, timeline
 from sims.arrivals import Request, percentile, poisson_requests, weighted_quantiles
 from sims.capacity import sequences_that_fit
 from sims.contract import Choice, InputError, Number, simulation
@@ -217,7 +217,8 @@ def _gaps_chart(outcomes: dict[str, Outcome]) -> dict[str, Any]:
     # The gaps span a factor of a few: a log axis from just below the shortest to just
     # above the longest, given, so that it does not round out to whole decades.
     x = {"field": "gap_ms", "type": "quantitative", "title": "Gap between two tokens (ms)",
-         "scale": {"type": "log", "domain": [min(gaps) * 0.9, max(gaps) * 1.1], "nice": False}}
+         "scale": {"type": "log", "domain": [min(gaps) * 0.9, max(gaps) * 1.1], "nice": False},
+         "axis": {"labelFlush": timeline.FLUSH_PX}}  # labels near an end drawn flush with it
     y = {"field": "share", "type": "quantitative", "title": "Gaps at most this long (%)",
          "scale": {"domain": [0, 100]}}
     return charts.chart(
