@@ -1,7 +1,9 @@
 # Ridgepoint: every target sets itself up on a fresh clone.
 #   make serve   set up, build, serve on http://127.0.0.1:8000 (rebuilds on save)
-#   make build   validate content and write site/
+#   make build   validate content and write site/ (for this machine: http://127.0.0.1:8000/)
+#   make publish SITE_URL=https://...   the same, for publication at that address
 #   make check   validate content only (fast)
+#   make new     KIND=term|reading|hub|explainer|article|gpu|model|calibration SLUG=... [SIM=...]: a new content file
 #   make test    set up and run every test (lint, type check, pytest)
 #   make typecheck  type-check the browser JavaScript (TypeScript's checker, no output)
 #   make bench   run the benchmarks
@@ -19,7 +21,7 @@ export NO_MKDOCS_2_WARNING := 1
 # the pipeline and the sims again, about 70 ms of each rebuild.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: setup serve build check test typecheck bench experiments golden lint lock clean
+.PHONY: setup serve build publish check new test typecheck bench experiments golden lint lock clean
 
 setup: $(SETUP)
 
@@ -38,8 +40,16 @@ node_modules/.installed: package-lock.json
 check: $(VENV)/.installed
 	$(PY) scripts/check.py
 
+new: $(VENV)/.installed
+	@$(PY) scripts/new.py "$(KIND)" "$(SLUG)" "$(SIM)"
+
+# A local build ignores SITE_URL: the publication address comes in only through `make publish`,
+# which checks it (feed ids are made from it and are permanent).
 build: $(SETUP)
-	$(PY) scripts/build.py
+	env -u SITE_URL $(PY) scripts/build.py
+
+publish: $(SETUP)
+	$(PY) scripts/publish.py --site-url "$(SITE_URL)"
 
 serve: $(SETUP)
 	$(PY) scripts/serve.py
@@ -55,8 +65,15 @@ test: $(SETUP)
 typecheck: node_modules/.installed
 	$(TYPECHECK)
 
-bench: $(SETUP)
+# Lighthouse (the bench's lighthouse group) has its own package folder: make test never needs it.
+LIGHTHOUSE := scripts/bench/node/node_modules/.installed
+
+bench: $(SETUP) $(LIGHTHOUSE)
 	$(PY) scripts/bench.py
+
+$(LIGHTHOUSE): scripts/bench/node/package-lock.json
+	npm ci --prefix scripts/bench/node --no-audit --no-fund --loglevel=error
+	touch $@
 
 # Reruns every experiment and rewrites content/data/experiments/*.json (takes minutes).
 # Experiment-only packages come from their own lock, installed exactly as listed (--no-deps:

@@ -44,11 +44,18 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(work, ignore_errors=True)
     about["load_average_after"] = report.machine(layout)["load_average"]
     print(report.table(figures))
+    print(f"\nload average (1, 5, 15 min) before: {_loads(about['load_average'])}; "
+          f"after: {_loads(about['load_average_after'])} (2 cores: above 2 the figures include "
+          "waiting for a core; see the CPU figures beside them)")
     report.write_json(args.json, figures, details, about)
     missed = [figure for figure in figures if figure.met is False]
     print(f"\n{len(figures)} figures, {sum(f.met is not None for f in figures)} with a target, "
           f"{len(missed)} missed; took {details['duration_s']} s; written to {args.json}")
     return 0
+
+
+def _loads(values: tuple[float, ...] | None) -> str:
+    return ", ".join(f"{value:.2f}" for value in values) if values else "unknown"
 
 
 if __name__ == "__main__":

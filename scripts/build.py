@@ -3,7 +3,9 @@
     python scripts/build.py                          # the repository, into site/
     python scripts/build.py --root DIR --site-dir OUT --stage-dir STAGE
 
-On a content error or a failed MkDocs build it exits 1 and site/ is left as it was.
+On a content error or a failed MkDocs build it exits 1 and site/ is left as it was. Either
+way, building the repository rewrites the value sets editors complete from, as `make check`
+does (ridgepoint.valuesets).
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import argparse
 import sys
 from pathlib import Path
 
+import sims
+from ridgepoint import valuesets
 from ridgepoint.builder import build
 from ridgepoint.layout import repository
 
@@ -27,7 +31,12 @@ def main(argv: list[str] | None = None) -> int:
     layout = repository()
     if args.root:
         layout = layout.with_content(args.root)
-    return build(layout, args.site_dir, config_file=args.config_file, stage_dir=args.stage_dir)
+    try:
+        return build(layout, args.site_dir, config_file=args.config_file,
+                     stage_dir=args.stage_dir)
+    finally:
+        if not args.root:  # the editors' value sets, as `make check` writes them
+            valuesets.write(layout, sims.sim_names())
 
 
 if __name__ == "__main__":

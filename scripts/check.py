@@ -1,8 +1,11 @@
 """`make check`: validate all content, fast (no MkDocs), and say what is wrong where.
 
 Prints every problem as `path:line: field: what is wrong (expected ...)` on stderr and exits
-1, or prints one line counting what loaded and exits 0. An optional argument names another
-repository-shaped tree to check instead of this one.
+1, or prints one line counting what loaded and exits 0. Either way it then writes the value
+sets editors complete from (build/editor/values.schema.json, ridgepoint.valuesets), so that
+the editor knows every tag, term, reading and sim as soon as the file naming it exists. An
+optional argument names another repository-shaped tree to check instead of this one (its
+value sets are not written: the schemas refer to this repository's).
 """
 
 from __future__ import annotations
@@ -10,6 +13,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import sims
+from ridgepoint import valuesets
 from ridgepoint.catalogue_module import sync_sims_module
 from ridgepoint.errors import ContentErrors
 from ridgepoint.kinds import KINDS
@@ -18,7 +23,8 @@ from ridgepoint.load import load_site
 
 
 def main(argv: list[str]) -> int:
-    root = Path(argv[0]) if argv else repository().root
+    layout = repository()
+    root = Path(argv[0]) if argv else layout.root
     sync_sims_module(Layout.of(root))  # the sims' catalogue module, from the catalogue YAML
     try:
         site = load_site(root)
@@ -27,6 +33,9 @@ def main(argv: list[str]) -> int:
             print(error, file=sys.stderr)
         print(f"check: {_count(len(exc.errors), 'problem')}", file=sys.stderr)
         return 1
+    finally:
+        if not argv:
+            valuesets.write(layout, sims.sim_names())
     counts = {"tag": len(site.tags)}
     counts |= {kind.noun: len(getattr(site, kind.name)) for kind in KINDS}
     print("check: ok: " + ", ".join(_count(n, kind) for kind, n in counts.items()))

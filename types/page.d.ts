@@ -1,11 +1,15 @@
 // What the page's scripts find at run time that no file in content/assets/ declares.
 
-// Set on the page by others: the widget HTML's inline starter (the early worker), the
-// browser tests (a shorter run watchdog), and Material's bundle (instant navigation).
+// Set on the page by others: the browser tests (a shorter run watchdog), and Material's
+// bundle (instant navigation).
 interface Window {
-  ridgepointWorker?: Worker | null;
   ridgepointRunTimeoutMs?: number;
   document$?: { subscribe(next: () => void): unknown };
+}
+
+// The Network Information API's Save-Data hint (Chromium; absent elsewhere).
+interface Navigator {
+  connection?: { saveData?: boolean };
 }
 
 // The chart library's UMD builds set these globals (charts.js imports them as modules).

@@ -4,17 +4,24 @@
 //
 // Registration waits until the page has loaded and no sim on it is still starting: the
 // worker's install then copies the Python runtime out of the browser's HTTP cache instead
-// of downloading it a second time alongside the page's own download. A browser without
+// of downloading it a second time alongside the page's own download. A sim still
+// prerendered has not asked for Python (widget.js starts it only when it is wanted); one
+// that the first frame shows near the viewport has asked by the second frame after load. A browser without
 // service workers, or one that refuses them (private modes, test harnesses), simply has no
 // offline copy; nothing on the page depends on it.
 
 const SERVICE_WORKER = new URL("../sw.js", import.meta.url);
-const STARTING = '[data-sim][data-state="loading"], [data-sim][data-state="prerendered"]';
+const STARTING = '[data-sim][data-state="loading"]';
 
 function loaded() {
   return document.readyState === "complete"
     ? Promise.resolve()
     : new Promise((resolve) => window.addEventListener("load", resolve, { once: true }));
+}
+
+// Two frames: the sims' visibility is measured in the first, reported before the second.
+function framesPassed() {
+  return new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
 }
 
 function simsSettled() {
@@ -34,6 +41,7 @@ function simsSettled() {
 
 if ("serviceWorker" in navigator) {
   loaded()
+    .then(framesPassed)
     .then(simsSettled)
     .then(() => navigator.serviceWorker.register(SERVICE_WORKER))
     .catch(() => {}); // no offline copy; the page itself is unaffected

@@ -22,23 +22,39 @@ CHROMIUM_ARGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
 VIEWPORT = {"width": 1280, "height": 900}
-TRACE_CATEGORIES = "toplevel,devtools.timeline,disabled-by-default-devtools.timeline"
+TRACE_CATEGORIES = ("toplevel,devtools.timeline,disabled-by-default-devtools.timeline,"
+                    "blink.user_timing")
 TASK_EVENTS = {"RunTask", "ThreadControllerImpl::RunTask"}
+READY_TIMEOUT_MS = 120_000
+POLL_MS = 20
 
 
 @contextmanager
-def profile(playwright: Playwright, folder: Path) -> Iterator[BrowserContext]:
-    """A browser with its own profile folder (fresh when the folder is new)."""
+def profile(playwright: Playwright, folder: Path, service_workers: str = "allow"
+            ) -> Iterator[BrowserContext]:
+    """A browser with its own profile folder (fresh when the folder is new); service
+    workers "allow"ed (a reader's browser) or "block"ed."""
     if not Path(CHROMIUM).exists():
         raise RuntimeError(f"{CHROMIUM} is missing: install Debian's chromium")
     context = playwright.chromium.launch_persistent_context(
         str(folder), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
-        viewport=VIEWPORT,
+        viewport=VIEWPORT, service_workers=service_workers,
     )
     try:
         yield context
     finally:
         context.close()
+
+
+def wait_until(page: Page, predicate: str, timeout_ms: int = READY_TIMEOUT_MS) -> None:
+    """Poll a predicate (a JavaScript function) until it is true. Playwright's
+    wait_for_function evaluates a string, which the site's CSP (no 'unsafe-eval') refuses;
+    polling costs nothing the page measures, since its marks are taken by the page itself."""
+    for _ in range(timeout_ms // POLL_MS):
+        if page.evaluate(predicate):
+            return
+        page.wait_for_timeout(POLL_MS)
+    raise TimeoutError(f"{page.url}: not done after {timeout_ms} ms: {predicate}")
 
 
 class MainThreadTrace:
@@ -50,8 +66,9 @@ class MainThreadTrace:
 
     def __init__(self, page: Page) -> None:
         self.session: CDPSession = page.context.new_cdp_session(page)
-        self.events: list[dict[str, Any]] = []
-        self.session.on("Tracing.dataCollected", lambda data: self.events.extend(data["value"]))
+        self.events_seen: list[dict[str, Any]] = []
+        self.session.on("Tracing.dataCollected",
+                        lambda data: self.events_seen.extend(data["value"]))
         self.done = False
         self.session.on("Tracing.tracingComplete", self._complete)
         self.session.send("Tracing.start", {"categories": TRACE_CATEGORIES,
@@ -60,15 +77,19 @@ class MainThreadTrace:
     def _complete(self, _: object) -> None:
         self.done = True
 
-    def stop(self, page: Page) -> LongestTask:
-        """Stop tracing; the longest task on the page's main thread."""
+    def events(self, page: Page) -> list[dict[str, Any]]:
+        """Stop tracing; every event traced."""
         self.session.send("Tracing.end")
         for _ in range(200):
             if self.done:
                 break
             page.wait_for_timeout(25)
         self.session.detach()
-        return longest_task(self.events)
+        return self.events_seen
+
+    def stop(self, page: Page) -> LongestTask:
+        """Stop tracing; the longest task on the page's main thread."""
+        return longest_task(self.events(page))
 
 
 @dataclass
@@ -97,3 +118,32 @@ def longest_task(events: list[dict[str, Any]]) -> LongestTask:
         raise RuntimeError("the trace holds no main-thread task: " + json.dumps(events[:3]))
     longest = max(tasks, key=lambda event: event.get("dur", 0))
     return LongestTask(longest.get("dur", 0) / 1000, longest.get("tdur", 0) / 1000)
+
+
+def cpu_within(events: list[dict[str, Any]], label: str) -> tuple[float, float]:
+    """The wall time between the page's marks `<label>:start` and `<label>:end`, and the
+    CPU time its renderer's main thread and workers (Python's) had within it, in ms. A
+    task straddling an edge counts for the share of it inside. On a machine with few cores
+    and other work the two part: the rest of the wall time the threads waited for a core."""
+    marks = {event["name"]: event for event in events if event.get("name", "").startswith(label)}
+    start, end = marks[f"{label}:start"], marks[f"{label}:end"]
+    low, high, pid = start["ts"], end["ts"], start["pid"]
+    names = {(event["pid"], event["tid"]): event.get("args", {}).get("name", "")
+             for event in events if event.get("ph") == "M" and event.get("name") == "thread_name"}
+    threads = {key for key, name in names.items() if key[0] == pid
+               and (name == "CrRendererMain" or name.startswith("DedicatedWorker"))}
+    cpu = 0.0
+    for thread in threads:
+        tasks = sorted((event for event in events if event.get("ph") == "X"
+                        and event.get("name") in TASK_EVENTS
+                        and (event["pid"], event["tid"]) == thread), key=lambda e: e["ts"])
+        reach = -1.0  # the end of the last outermost task: nested ones are inside it
+        for task in tasks:
+            begin, finish = task["ts"], task["ts"] + task.get("dur", 0)
+            if begin < reach:
+                continue
+            reach = finish
+            inside = min(finish, high) - max(begin, low)
+            if inside > 0 and finish > begin:
+                cpu += task.get("tdur", 0) * inside / (finish - begin)
+    return (high - low) / 1000, cpu / 1000

@@ -27,7 +27,8 @@ from typing import Any
 from playwright.sync_api import BrowserContext, Page
 
 import sims
-from bench.pageload import OBSERVER, wait_until
+from bench.chromium import MainThreadTrace, cpu_within, wait_until
+from bench.pageload import OBSERVER
 from bench.stats import percentile
 from sims.contract import Choice, Number, defaults
 
@@ -38,7 +39,7 @@ _SIM_ELEMENT = re.compile(r'data-sim="(?P<module>\w+)" data-key="(?P<key>[\w-]+)
 
 # Set a control and resolve with the ms until the output is fresh for the new value.
 CHANGE = """
-async ([key, name, value, timeout]) => {
+async ([key, name, value, timeout, label]) => {
   const root = document.querySelector(`[data-key="${key}"]`);
   const box = root.querySelector(`[data-input="${name}"]`);
   const field = box.querySelector("select") || box.querySelector("input.sim-value");
@@ -51,9 +52,11 @@ async ([key, name, value, timeout]) => {
       observer.disconnect();
       clearTimeout(timer);
       root.getBoundingClientRect(); // style and layout of the new chart, as a frame needs
+      performance.mark(`${label}:end`);
       resolve(performance.now() - start);
     });
     observer.observe(output, { attributes: true, attributeFilter: ["data-stale"] });
+    performance.mark(`${label}:start`);
     start = performance.now();
     field.value = String(value);
     field.dispatchEvent(new Event(field.tagName === "SELECT" ? "change" : "input",
@@ -83,6 +86,8 @@ class Interaction:
     p95_ms: float
     max_ms: float
     changes: int
+    cpu_p50_ms: float  # CPU time of the page's main thread and workers within a change
+    cpu_p95_ms: float
 
 
 def pages_by_sim(site: Path) -> dict[str, str]:
@@ -141,17 +146,32 @@ def measure(context: BrowserContext, base: str, site: Path, module: str, page_pa
     steps = [(name, value) for name in names
              for value in (other_value(module, name), values[name])]
     page: Page = context.new_page()
+
+    def change(index: int) -> float:
+        arguments = [module, *steps[index % len(steps)], CHANGE_TIMEOUT_MS, f"change-{index}"]
+        return page.evaluate(CHANGE, arguments)
+
     try:
         page.add_init_script(OBSERVER)
         page.goto(_url(base, page_path, module, names, module))
-        wait_until(page, "() => window.__bench && window.__bench.ready !== undefined")
+        page.locator(f'[data-key="{module}"]').scroll_into_view_if_needed()  # as a reader
+        # This widget: a page's other sims, further down, are never wanted here.
+        wait_until(page, f"() => document.querySelector('[data-key=\"{module}\"]')"
+                         ".dataset.state === 'ready'")
         page.evaluate(REACH, module)
         page.wait_for_timeout(THINK_MS)
-        times = [page.evaluate(CHANGE, [module, *steps[index % len(steps)], CHANGE_TIMEOUT_MS])
-                 for index in range(1 + len(steps) + changes)]
+        # The first change, then a warm-up round over every step, then the timed changes,
+        # traced (lightly) for the CPU time each had.
+        first = change(0)
+        for index in range(1, 1 + len(steps)):
+            change(index)
+        timed = range(1 + len(steps), 1 + len(steps) + changes)
+        trace = MainThreadTrace(page)
+        durations = [change(index) for index in timed]
+        events = trace.events(page)
     finally:
         page.close()
-    # The first change, then a warm-up round over every step, then the timed changes.
-    first, durations = times[0], times[1 + len(steps):]
+    cpu = [cpu_within(events, f"change-{index}")[1] for index in timed]
     return Interaction(module, page_path, first, percentile(durations, 0.5),
-                       percentile(durations, 0.95), max(durations), len(durations))
+                       percentile(durations, 0.95), max(durations), len(durations),
+                       percentile(cpu, 0.5), percentile(cpu, 0.95))

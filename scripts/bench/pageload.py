@@ -3,20 +3,27 @@
 Two pages are loaded by the same server in the same run:
 
 - an explainer, as built: the prerendered SVG is the first chart; Python starts in the
-  module worker (from the memory snapshot when there is one); ready is every widget's
-  data-state reaching "ready";
+  module worker (from the memory snapshot when there is one) once the sim is wanted, which
+  on this page (its sim within a screen of the top) is as soon as the widget script runs:
+  `wanted_ms` is that moment (python.js marks it), and ready is every widget's data-state
+  reaching "ready";
 - a bare reference page (written next to it by `write_reference_page`) that does what a
-  page without our work would: Pyodide on the main thread, the same sim files fetched and
-  imported, one run at its defaults (ready), then the first chart drawn with Vega.
+  page without our work would: Pyodide on the main thread, served from its own copy of
+  Pyodide's npm files as they are, the same sim files fetched and imported, one run at its
+  defaults (ready), then the first chart drawn with Vega. It wants Python at navigation.
 
-Times are from navigation start (the page's performance.now()). "First chart visible" is
-the first animation frame in which a chart's SVG has a size: a frame the browser paints
-right after, and which waits for render-blocking CSS as a reader's eyes would.
+Times are from navigation start (the page's performance.now()). A warm visit says whether
+the site's service worker controlled it (the offline feature, which must not slow it).
+"First chart visible" is the first animation frame in which a chart's SVG has a size: a
+frame the browser paints right after, and which waits for render-blocking CSS as a reader's
+eyes would.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import shutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,15 +32,14 @@ from typing import TypeVar
 
 from playwright.sync_api import Page, Playwright
 
-from bench.chromium import LongestTask, MainThreadTrace, profile
-from bench.server import Ledger
+from bench.chromium import LongestTask, MainThreadTrace, profile, wait_until
+from bench.server import Ledger, python_bytes
+from ridgepoint.layout import Layout
 from ridgepoint.runtime import browser_files
 
 T = TypeVar("T")
 
 REFERENCE_DIR = "bench-reference"
-READY_TIMEOUT_MS = 120_000
-POLL_MS = 20
 
 # Runs in every page before its own scripts: records when a chart is first in a rendered
 # frame and when the page's Python is ready (widgets' data-state, or the reference page's
@@ -55,6 +61,8 @@ OBSERVER = """
     if (states.includes("error")) marks.error = states.join(",");
     if (states.every((state) => state === "ready" || state === "error")) {
       marks.ready = performance.now();
+      const wanted = performance.getEntriesByName("ridgepoint:python-requested")[0];
+      marks.wanted = wanted ? wanted.startTime : 0;
     }
   };
   new MutationObserver(settle).observe(document, {
@@ -68,12 +76,12 @@ REFERENCE_PAGE = """<!doctype html>
 <link rel="icon" href="data:,"></head>
 <body><main><div class="bench-chart"></div></main>
 <script type="module">
-import {{ loadPyodide }} from "../assets/pyodide/pyodide.mjs";
+import {{ loadPyodide }} from "./pyodide/pyodide.mjs";
 const MODULE = {module};
 const FILES = {files};
 const home = "/home/pyodide/ridgepoint";
 const pyodide = await loadPyodide({{
-  indexURL: new URL("../assets/pyodide/", location.href).href, packages: [],
+  indexURL: new URL("pyodide/", location.href).href, packages: [],
 }});
 pyodide.FS.mkdirTree(home + "/sims");
 await Promise.all(FILES.map(async (file) => {{
@@ -83,6 +91,7 @@ await Promise.all(FILES.map(async (file) => {{
 pyodide.runPython(`import sys; sys.path.insert(0, "${{home}}")`);
 const answer = JSON.parse(pyodide.pyimport("sims._runner").run(MODULE, "{{}}"));
 window.__bench.ready = performance.now();
+window.__bench.wanted = 0;
 await import("../assets/vendor/vega.min.js");
 await import("../assets/vendor/vega-lite.min.js");
 const spec = answer.result.charts[0];
@@ -94,37 +103,37 @@ await view.runAsync();
 """
 
 
+# What a plain Pyodide page serves: the npm package's files as they are.
+REFERENCE_PYODIDE = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
+                     "pyodide-lock.json")
+
+
 @dataclass
 class Load:
     """One page load."""
 
     chart_ms: float
     ready_ms: float
-    longest_task_ms: float  # wall time: what a reader's input waits for
+    wanted_ms: float  # when the page asked for Python (0: at navigation)
+    longest_task_ms: float  # wall time: what a reader's input waits for (nan: not traced)
     longest_task_cpu_ms: float  # the main thread's CPU time within that task
     bytes: int
+    python_bytes: int  # the part of `bytes` that is Python (transfer.PYTHON)
     python_start: str  # "snapshot", "fresh" (with its reason) or "main thread"
+    controlled: bool  # the site's service worker answered this page's requests
 
 
-def write_reference_page(site: Path, module: str) -> str:
-    """Write the reference page for `module` into the built site; its path under the site."""
+def write_reference_page(site: Path, module: str, layout: Layout) -> str:
+    """Write the reference page for `module` into the built site, with its own copy of
+    Pyodide's npm files; its path under the site."""
     folder = site / REFERENCE_DIR
-    folder.mkdir(exist_ok=True)
+    (folder / "pyodide").mkdir(parents=True, exist_ok=True)
+    for name in REFERENCE_PYODIDE:
+        shutil.copyfile(layout.node_modules / "pyodide" / name, folder / "pyodide" / name)
     page = REFERENCE_PAGE.format(module=json.dumps(module),
-                                 files=json.dumps(browser_files(module)))
+                                 files=json.dumps(browser_files(layout.sims, module)))
     (folder / "index.html").write_text(page, encoding="utf-8")
     return f"{REFERENCE_DIR}/"
-
-
-def wait_until(page: Page, predicate: str, timeout_ms: int = READY_TIMEOUT_MS) -> None:
-    """Poll a predicate (a JavaScript function) until it is true. Playwright's
-    wait_for_function evaluates a string, which the site's CSP (no 'unsafe-eval') refuses;
-    polling costs nothing the page measures, since its marks are taken by the page itself."""
-    for _ in range(timeout_ms // POLL_MS):
-        if page.evaluate(predicate):
-            return
-        page.wait_for_timeout(POLL_MS)
-    raise TimeoutError(f"{page.url}: not done after {timeout_ms} ms: {predicate}")
 
 
 def _python_start(page: Page) -> str:
@@ -141,8 +150,11 @@ class Timing:
 
     chart_ms: float
     ready_ms: float
+    wanted_ms: float
     bytes: int
+    python_bytes: int
     python_start: str
+    controlled: bool
 
 
 def _opened(page: Page, url: str) -> dict[str, float]:
@@ -163,8 +175,11 @@ def timed(page: Page, url: str, ledger: Ledger) -> Timing:
     page.add_init_script(OBSERVER)
     ledger.take()
     marks = _opened(page, url)
-    sent = sum(item.size for item in ledger.take())
-    return Timing(marks["chart"], marks["ready"], sent, _python_start(page))
+    sent = ledger.take()
+    controlled = page.evaluate("Boolean(navigator.serviceWorker?.controller)")
+    return Timing(marks["chart"], marks["ready"], marks["wanted"],
+                  sum(item.size for item in sent), python_bytes(sent), _python_start(page),
+                  controlled)
 
 
 def traced(page: Page, url: str) -> LongestTask:
@@ -189,10 +204,11 @@ SETTLED = """async () => {
 }"""
 
 
-def _visits(playwright: Playwright, visit: Callable[[Page], T]) -> tuple[T, T]:
+def _visits(playwright: Playwright, visit: Callable[[Page], T], service_workers: str = "allow"
+            ) -> tuple[T, T]:
     """`visit` measured on a fresh profile's first visit (cold), then its second (warm)."""
     with tempfile.TemporaryDirectory(prefix="bench-profile-") as folder, \
-            profile(playwright, Path(folder)) as context:
+            profile(playwright, Path(folder), service_workers=service_workers) as context:
         page = context.new_page()
         cold = visit(page)
         page.evaluate(SETTLED)
@@ -201,6 +217,16 @@ def _visits(playwright: Playwright, visit: Callable[[Page], T]) -> tuple[T, T]:
         warm = visit(page)
         page.close()
         return cold, warm
+
+
+def untraced(playwright: Playwright, url: str, ledger: Ledger, service_workers: str
+             ) -> tuple[Load, Load]:
+    """A reader's cold and warm visits, times and bytes only (no longest task), with
+    service workers allowed or blocked."""
+    timings = _visits(playwright, lambda page: timed(page, url, ledger), service_workers)
+    cold, warm = (Load(t.chart_ms, t.ready_ms, t.wanted_ms, math.nan, math.nan, t.bytes,
+                       t.python_bytes, t.python_start, t.controlled) for t in timings)
+    return cold, warm
 
 
 def cold_and_warm(playwright: Playwright, url: str, ledger: Ledger) -> tuple[Load, Load]:
@@ -214,8 +240,8 @@ def cold_and_warm(playwright: Playwright, url: str, ledger: Ledger) -> tuple[Loa
     timings = _visits(playwright, lambda page: timed(page, url, ledger))
     tasks = _visits(playwright, lambda page: traced(page, url))
     cold, warm = (
-        Load(timing.chart_ms, timing.ready_ms, task.wall_ms, task.cpu_ms, timing.bytes,
-             timing.python_start)
+        Load(timing.chart_ms, timing.ready_ms, timing.wanted_ms, task.wall_ms, task.cpu_ms,
+             timing.bytes, timing.python_bytes, timing.python_start, timing.controlled)
         for timing, task in zip(timings, tasks, strict=True)
     )
     return cold, warm

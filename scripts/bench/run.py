@@ -11,20 +11,18 @@ from typing import Any
 
 from playwright.sync_api import Playwright, sync_playwright
 
-from bench import buildcost, interaction, native, pageload, transfer
+from bench import buildcost, interaction, lighthouse, native, pageload, transfer
 from bench.chromium import profile
+from bench.loadgroup import EXPLAINER, REFERENCE_SIM, page_load_group
 from bench.report import Figure
-from bench.server import serve
-from bench.stats import growth_exponent, median, ratio
+from bench.server import HOSTS, serve
+from bench.stats import growth_exponent, ratio
 from ridgepoint.layout import Layout
 
 # Targets (issue 7).
-FIRST_CHART_MS = 300
-READY_COLD_RATIO = 0.4
-READY_WARM_RATIO = 0.35
-LONGEST_TASK_MS = 50
 INTERACTION_P95_MS = 16
 EXPLAINER_BYTES_KB = 250
+PYTHON_BYTES_RATIO = 1.0  # issue 20
 PIPELINE_OVERHEAD = 0.25
 GROWTH_EXPONENT = 1.1  # linear, with room for noise
 SIM_WORST_MS = 20
@@ -34,8 +32,7 @@ SIM_DEFAULTS_MS = 20  # issue 19: every sim at its defaults, as a page opens it
 SIM_WORST_MS_BY_SIM = {"quantization": 100, "moe": 100, "disaggregation": 100}
 PAGE_GROWTH = 1.05  # a page at 100x the content, against 1x
 
-EXPLAINER = "explainers/batching/"
-REFERENCE_SIM = "batching"
+SIM_BELOW = "articles/prompt-caching/"  # its sim is over two screens down
 
 
 def sims_group() -> tuple[list[Figure], list[dict[str, Any]]]:
@@ -109,53 +106,6 @@ def _growth_figures(scales: list[buildcost.Scale]) -> list[Figure]:
     ]
 
 
-def _median_load(loads: list[pageload.Load], attribute: str) -> float:
-    return median([getattr(load, attribute) for load in loads])
-
-
-def page_load_group(playwright: Playwright, base: str, ledger, site: Path, runs: int
-                    ) -> tuple[list[Figure], dict[str, Any]]:
-    reference = pageload.write_reference_page(site, REFERENCE_SIM)
-    loads: dict[str, dict[str, list[pageload.Load]]] = {
-        page: {"cold": [], "warm": []} for page in (EXPLAINER, reference)}
-    for _ in range(runs):  # interleaved, so both pages see the same machine
-        for page in (EXPLAINER, reference):
-            cold, warm = pageload.cold_and_warm(playwright, base + page, ledger)
-            loads[page]["cold"].append(cold)
-            loads[page]["warm"].append(warm)
-    figures = []
-    ours, theirs = loads[EXPLAINER], loads[reference]
-    for visit in ("cold", "warm"):
-        chart = _median_load(ours[visit], "chart_ms")
-        ready = _median_load(ours[visit], "ready_ms")
-        task = _median_load(ours[visit], "longest_task_ms")
-        ref_chart = _median_load(theirs[visit], "chart_ms")
-        ref_ready = _median_load(theirs[visit], "ready_ms")
-        ref_task = _median_load(theirs[visit], "longest_task_ms")
-        figures += [
-            Figure("page load", f"first chart visible, {visit}", chart, "ms",
-                   FIRST_CHART_MS if visit == "cold" else None),
-            Figure("page load", f"first chart, reference, {visit}", ref_chart, "ms"),
-            Figure("page load", f"first chart / reference, {visit}", ratio(chart, ref_chart), ""),
-            Figure("page load", f"Python ready, {visit}", ready, "ms"),
-            Figure("page load", f"Python ready, reference, {visit}", ref_ready, "ms"),
-            Figure("page load", f"Python ready / reference, {visit}", ratio(ready, ref_ready), "",
-                   READY_COLD_RATIO if visit == "cold" else READY_WARM_RATIO),
-            Figure("page load", f"longest main-thread task, {visit}", task, "ms",
-                   LONGEST_TASK_MS),
-            Figure("page load", f"longest main-thread task, CPU within it, {visit}",
-                   _median_load(ours[visit], "longest_task_cpu_ms"), "ms",
-                   note="the rest of its wall time the thread waited for a core"),
-            Figure("page load", f"longest main-thread task, reference, {visit}", ref_task, "ms"),
-            Figure("page load", f"longest task / reference, {visit}", ratio(task, ref_task), ""),
-        ]
-    starts = sorted({load.python_start for load in ours["cold"] + ours["warm"]})
-    details = {page: {visit: [asdict(load) for load in visits] for visit, visits in kinds.items()}
-               for page, kinds in loads.items()}
-    details["explainer_python_start"] = starts
-    return figures, details
-
-
 def interaction_group(playwright: Playwright, base: str, site: Path,
                       only: frozenset[str] | None = None
                       ) -> tuple[list[Figure], list[dict[str, Any]]]:
@@ -174,16 +124,21 @@ def interaction_group(playwright: Playwright, base: str, site: Path,
         figures.append(Figure("interaction", f"{result.module}: p95", result.p95_ms, "ms",
                               INTERACTION_P95_MS,
                               note=f"{result.changes} changes on {result.page}"))
+        figures.append(Figure("interaction", f"{result.module}: p95 CPU within the change",
+                              result.cpu_p95_ms, "ms",
+                              note=f"p50 {result.cpu_p50_ms:.1f} ms; the page's main thread and "
+                                   "Python's worker: the rest of the wall time waited for a core"))
     return figures, [asdict(result) for result in results]
 
 
-def bytes_group(playwright: Playwright, base: str, ledger, site: Path
+def bytes_group(playwright: Playwright, base: str, ledger, layout: Layout, site: Path
                 ) -> tuple[list[Figure], dict[str, Any]]:
-    explainer = transfer.load(playwright, base, EXPLAINER, ledger, sims=True)
+    explainer = transfer.load(playwright, base, EXPLAINER, ledger, transfer.SIMS_READY)
     article_path = next(
         f"articles/{path.parent.name}/" for path in sorted((site / "articles").glob("*/index.html"))
         if 'data-sim="' not in path.read_text(encoding="utf-8"))
-    article = transfer.load(playwright, base, article_path, ledger, sims=False)
+    article = transfer.load(playwright, base, article_path, ledger, None)
+    unread = transfer.load(playwright, base, SIM_BELOW, ledger, None)
     charts = transfer.chart_library(base, site)
     figures = [
         Figure("bytes", f"explainer page before Python ({EXPLAINER})", explainer.page / 1000,
@@ -192,9 +147,26 @@ def bytes_group(playwright: Playwright, base: str, ledger, site: Path
                "KB"),
         Figure("bytes", "chart library (on first interaction)", charts / 1000, "KB"),
         Figure("bytes", f"article page ({article_path})", article.page / 1000, "KB"),
+        Figure("bytes", f"Python, reading the first screen of {SIM_BELOW}", unread.python / 1000,
+               "KB", 0, note="its sim is further down: Python waits until it nears"),
     ]
+    reference = pageload.write_reference_page(site, REFERENCE_SIM, layout)
+    hosts: dict[str, Any] = {}
+    for host, types in HOSTS.items():
+        with serve(site, types) as (host_base, host_ledger):
+            ours = transfer.load(playwright, host_base, EXPLAINER, host_ledger,
+                                 transfer.SIMS_READY)
+            theirs = transfer.load(playwright, host_base, reference, host_ledger,
+                                   transfer.REFERENCE_READY)
+        hosts[host] = {"explainer": asdict(ours), "reference": asdict(theirs)}
+        figures += [
+            Figure("bytes", f"Python on the wire, {host}", ours.python / 1000, "KB",
+                   note=f"reference (plain Pyodide page): {theirs.python / 1000:,.0f} KB"),
+            Figure("bytes", f"Python bytes / reference, {host}", ratio(ours.python, theirs.python),
+                   "", PYTHON_BYTES_RATIO),
+        ]
     return figures, {"explainer": asdict(explainer), "article": asdict(article),
-                     "chart_library": charts}
+                     "first screen": asdict(unread), "chart_library": charts, "hosts": hosts}
 
 
 def growth_group(small: Path, large: Path, factor: int) -> tuple[list[Figure], dict[str, Any]]:
@@ -213,7 +185,12 @@ def growth_group(small: Path, large: Path, factor: int) -> tuple[list[Figure], d
     return figures, {"explainer_html_gzip": sizes, "search_index_gzip": index}
 
 
-GROUPS = ("sims", "page", "interaction", "bytes", "build")
+def lighthouse_group(base: str) -> tuple[list[Figure], list[dict[str, Any]]]:
+    results = lighthouse.measure(base)
+    return lighthouse.figures(results), [asdict(result) for result in results]
+
+
+GROUPS = ("sims", "page", "interaction", "bytes", "lighthouse", "build")
 
 
 def everything(layout: Layout, work: Path, quick: bool, only: frozenset[str] = frozenset(GROUPS),
@@ -230,17 +207,20 @@ def everything(layout: Layout, work: Path, quick: bool, only: frozenset[str] = f
     runs = 1 if quick else 3
     scales = [buildcost.measure(layout, work, 1, runs, warm_up=True, measured="build" in only)]
     site = scales[0].site
-    if only & {"page", "interaction", "bytes"}:
+    if only & {"page", "interaction", "bytes", "lighthouse"}:
         with serve(site) as (base, ledger), sync_playwright() as playwright:
             if "page" in only:
-                found, details["page_load"] = page_load_group(playwright, base, ledger, site,
-                                                              runs)
+                found, details["page_load"] = page_load_group(playwright, base, ledger, layout,
+                                                              site, runs)
                 figures += found
             if "interaction" in only:
                 found, details["interaction"] = interaction_group(playwright, base, site, sims)
                 figures += found
             if "bytes" in only:
-                found, details["bytes"] = bytes_group(playwright, base, ledger, site)
+                found, details["bytes"] = bytes_group(playwright, base, ledger, layout, site)
+                figures += found
+            if "lighthouse" in only:
+                found, details["lighthouse"] = lighthouse_group(base)
                 figures += found
     if "build" in only:
         # Every size is built once unmeasured first (its staged pages cached), as an

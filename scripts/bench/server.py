@@ -4,7 +4,8 @@ Python's http.server sends files raw and with no freshness, so a browser revalid
 file on a second visit and the bytes counted would be the uncompressed ones. A static host
 (GitHub Pages, Netlify, Cloudflare Pages) compresses text and binary formats that shrink
 (gzip here: the standard library has no brotli, so byte counts are if anything high), sends
-an ETag and a short max-age, and answers a revalidation with 304. This server does the
+an ETag and a short max-age, answers a revalidation with 304 and a missing path with the
+site's 404.html (status 404). This server does the
 same, compressing each file once (kept in memory), and counts the bytes it sends per
 path, which is what "transferred" means in the bench.
 """
@@ -24,14 +25,18 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 MAX_AGE_S = 600  # what GitHub Pages sends
+NOT_FOUND_PAGE = "404.html"  # served, with status 404, for any path the site does not have
 GZIP_LEVEL = 6  # the usual on-the-fly level
 WORTH_COMPRESSING = 0.9  # send gzip only when it saves at least 10%
 # Media types a CDN compresses by default (Cloudflare's list, abridged to what a site
 # serves): text, scripts, JSON, XML, SVG, fonts and wasm, but not application/octet-stream
-# or archives, which a site must compress itself if it wants them small.
-COMPRESSED_TYPES = ("text/", "application/javascript", "application/json", "application/xml",
-                    "application/manifest+json", "image/svg+xml", "image/x-icon",
-                    "application/wasm", "font/")
+# or archives, which a site must compress itself if it wants them small. A plain static
+# host compresses text only (HOSTS): the bench measures Python's bytes on both.
+TEXT_TYPES = ("text/", "application/javascript", "application/json", "application/xml",
+              "application/manifest+json", "image/svg+xml", "image/x-icon", "font/")
+COMPRESSED_TYPES = (*TEXT_TYPES, "application/wasm")
+HOSTS = {"a host compressing text and wasm": COMPRESSED_TYPES,
+         "a plain host compressing text only": TEXT_TYPES}
 TYPES = {".wasm": "application/wasm", ".mjs": "text/javascript", ".js": "text/javascript",
          ".json": "application/json", ".bin": "application/octet-stream",
          ".gz": "application/gzip", ".svg": "image/svg+xml", ".xml": "application/xml",
@@ -65,6 +70,17 @@ class Ledger:
         return taken
 
 
+# Python's files, ours and the reference page's (pageload.REFERENCE_DIR): the worker's
+# scripts, Pyodide's files, the sims' sources.
+PYTHON = ("/assets/pyodide/", "/assets/sims/", "/bench-reference/pyodide/",
+          "/assets/sim/worker.js", "/assets/sim/unpack.js")
+
+
+def python_bytes(sent: list[Sent]) -> int:
+    """What the responses for Python's files came to on the wire."""
+    return sum(item.size for item in sent if any(part in item.path for part in PYTHON))
+
+
 @dataclass(frozen=True)
 class _Body:
     raw: bytes
@@ -76,8 +92,9 @@ class _Body:
 class _Files:
     """File bodies with their gzip version, computed once per file and modification."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, compressed: tuple[str, ...]) -> None:
         self.root = root.resolve()
+        self.compressed = compressed
         self.cache: dict[Path, tuple[int, _Body]] = {}
         self.lock = threading.Lock()
 
@@ -98,7 +115,7 @@ class _Files:
             return cached[1]
         raw = path.read_bytes()
         packed = None
-        if content_type(path).startswith(COMPRESSED_TYPES):
+        if content_type(path).startswith(self.compressed):
             packed = gzip.compress(raw, compresslevel=GZIP_LEVEL, mtime=0)
             if len(packed) >= WORTH_COMPRESSING * len(raw):
                 packed = None
@@ -135,6 +152,10 @@ def _handler(files: _Files, ledger: Ledger) -> type[http.server.BaseHTTPRequestH
         def respond(self, send_body: bool) -> None:
             url_path = urlsplit(self.path).path
             path = files.find(url_path)
+            status = 200
+            if path is None:  # as a static host: the site's 404.html, if it has one
+                path = files.find("/" + NOT_FOUND_PAGE)
+                status = 404
             if path is None:
                 self.finish_with(url_path, 404, {"Content-Type": "text/plain"}, b"not found\n")
                 return
@@ -142,14 +163,14 @@ def _handler(files: _Files, ledger: Ledger) -> type[http.server.BaseHTTPRequestH
             headers = {"Content-Type": content_type(path), "ETag": body.etag,
                        "Last-Modified": body.modified,
                        "Cache-Control": f"max-age={MAX_AGE_S}", "Vary": "Accept-Encoding"}
-            if self.headers.get("If-None-Match") == body.etag:
+            if status == 200 and self.headers.get("If-None-Match") == body.etag:
                 self.finish_with(url_path, 304, headers, b"")
                 return
             data = body.raw
             if body.compressed is not None and "gzip" in self.headers.get("Accept-Encoding", ""):
                 data = body.compressed
                 headers["Content-Encoding"] = "gzip"
-            self.finish_with(url_path, 200, headers, data if send_body else b"",
+            self.finish_with(url_path, status, headers, data if send_body else b"",
                              length=len(data))
 
         def finish_with(self, url_path: str, status: int, headers: dict[str, str],
@@ -170,13 +191,15 @@ def _handler(files: _Files, ledger: Ledger) -> type[http.server.BaseHTTPRequestH
 
 
 @contextmanager
-def serve(root: Path) -> Iterator[tuple[str, Ledger]]:
-    """Serve `root` on a free localhost port: yields (base URL, ledger of responses).
+def serve(root: Path, compressed: tuple[str, ...] = COMPRESSED_TYPES
+          ) -> Iterator[tuple[str, Ledger]]:
+    """Serve `root` on a free localhost port, gzipping the media types `compressed`:
+    yields (base URL, ledger of responses).
 
     Every file is compressed before the first request, as a host that serves precompressed
     files would: no page load waits for the server to gzip a 10 MB wasm."""
     ledger = Ledger()
-    files = _Files(root)
+    files = _Files(root, compressed)
     for path in sorted(root.rglob("*")):
         if path.is_file():
             files.body(path.resolve())

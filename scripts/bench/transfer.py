@@ -23,9 +23,9 @@ from pathlib import Path
 
 from playwright.sync_api import Playwright
 
-from bench.chromium import CHROMIUM, CHROMIUM_ARGS, VIEWPORT
-from bench.pageload import wait_until
-from bench.server import Ledger, Sent
+from bench.chromium import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, wait_until
+from bench.pageload import OBSERVER
+from bench.server import Ledger, Sent, python_bytes
 
 RUNTIME = ("/assets/pyodide/", "/assets/sims/")
 # The page's own chart modules, loaded with the vendored chart library (widget.js, loadCharts).
@@ -42,6 +42,7 @@ class PageBytes:
     page: int
     runtime: int
     charts: int
+    python: int  # Python's files (server.PYTHON), whichever kind they count as
     largest: list[tuple[str, int]]
 
 
@@ -63,26 +64,33 @@ def split(sent: list[Sent], base_path: str) -> tuple[dict[str, int], list[tuple[
     return totals, sorted(own, key=lambda entry: -entry[1])[:5]
 
 
+SIMS_READY = ("() => [...document.querySelectorAll('[data-sim]')]"
+              ".every((e) => e.dataset.state === 'ready')")
+REFERENCE_READY = "() => window.__bench && window.__bench.ready !== undefined"
+
+
 def load(playwright: Playwright, base: str, path: str, ledger: Ledger,
-         sims: bool) -> PageBytes:
-    """Load `path` cold; count until Python is ready (a page with sims) or the network is
-    idle (a page without)."""
+         ready: str | None) -> PageBytes:
+    """Load `path` cold; count until the `ready` predicate holds (Python is live) or, with
+    none, until the network is idle (a reader of the first screen)."""
     with tempfile.TemporaryDirectory(prefix="bench-bytes-") as folder:
         context = playwright.chromium.launch_persistent_context(
             folder, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
             viewport=VIEWPORT, service_workers="block")
         try:
             page = context.new_page()
+            page.add_init_script(OBSERVER)
             ledger.take()
             page.goto(base + path, wait_until="networkidle")
-            if sims:
-                wait_until(page, "() => [...document.querySelectorAll('[data-sim]')]"
-                                 ".every((e) => e.dataset.state === 'ready')")
+            if ready:
+                wait_until(page, ready)
             page.wait_for_timeout(300)
         finally:
             context.close()
-    totals, largest = split(ledger.take(), "/")
-    return PageBytes(path, totals["page"], totals["runtime"], totals["charts"], largest)
+    sent = ledger.take()
+    totals, largest = split(sent, "/")
+    return PageBytes(path, totals["page"], totals["runtime"], totals["charts"],
+                     python_bytes(sent), largest)
 
 
 def fetched_size(url: str) -> int:

@@ -1,5 +1,5 @@
 """A safe build: validate, stage, `mkdocs build --strict` into a temporary folder, finish
-(Content Security Policy, service worker release), swap.
+(the theme's invalid attributes, Content Security Policy, service worker release), swap.
 
 site/ changes only when everything succeeded: a content error, or a runtime that cannot be
 staged, stops before MkDocs runs (said in one message, never a traceback), a failed MkDocs
@@ -21,6 +21,7 @@ import yaml
 from ridgepoint.config import SiteConfig, load_mkdocs_yaml
 from ridgepoint.csp import PolicyError, apply_policy
 from ridgepoint.errors import ContentErrors
+from ridgepoint.html_fixes import fix_pages
 from ridgepoint.layout import Layout
 from ridgepoint.offline import OfflineError, stamp_service_worker
 from ridgepoint.runtime import StagingError
@@ -61,10 +62,12 @@ def _swap(new: Path, site_dir: Path) -> None:
 
 
 def _finish(site: Path) -> bool:
-    """Work on the built HTML that any builder reading mkdocs.yml would leave to us: the
-    Content Security Policy into every page, then (over the final bytes) the service
-    worker's release. False, with the reason printed, if the site cannot be shipped."""
+    """Work on the built HTML that any builder reading mkdocs.yml would leave to us: what
+    the theme writes that HTML does not allow, the Content Security Policy into every page,
+    then (over the final bytes) the service worker's release. False, with the reason
+    printed, if the site cannot be shipped."""
     try:
+        fix_pages(site)
         apply_policy(site)
         stamp_service_worker(site)
     except (PolicyError, OfflineError) as error:

@@ -14,7 +14,6 @@ here.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -22,7 +21,8 @@ from datetime import date
 from typing import Any
 
 from ridgepoint.errors import ContentError
-from ridgepoint.validate import schemas
+from ridgepoint.schemafiles import schemas
+from ridgepoint.suggest import did_you_mean
 from ridgepoint.yamldoc import Document
 
 # File names are slugs: they become URLs. The pattern is the schemas' own.
@@ -36,10 +36,13 @@ Documents = dict[str, Document]  # one kind's files by slug
 class CrossFile:
     """What a rule may look at beyond the files of its own kind."""
 
-    documents: Mapping[str, Documents]  # every kind's files, by kind name
+    documents: Mapping[str, Documents]  # every kind's files that parsed, by kind name
+    # Every kind's well-formed slugs, by kind name: the files that exist, parsed or not, so
+    # that a file broken in itself is not also "missing" wherever another file names it.
+    slugs: Mapping[str, frozenset[str]]
     folders: Mapping[str, str]  # every kind's folder, by kind name, for messages
     vocabulary: str  # the vocabulary's path, for messages
-    tags: set[str] | None  # the vocabulary's tags; None when it is missing or broken
+    tags: set[str] | None  # the vocabulary's well-formed tags; None when missing or broken
     sims: Callable[[], Collection[str]]  # the sim modules, asked only when needed
 
 
@@ -53,7 +56,7 @@ def tags_in_vocabulary(documents: Documents, other: CrossFile) -> Iterator[Conte
     for document in documents.values():
         for index, tag in _slugs(document.data, "tags"):
             if tag not in other.tags:
-                message = f"{tag!r} is not in the vocabulary{_did_you_mean(tag, other.tags)}"
+                message = f"{tag!r} is not in the vocabulary{did_you_mean(tag, other.tags)}"
                 expected = f"a tag listed in {other.vocabulary}"
                 yield document.error(["tags", index], message, expected)
 
@@ -61,12 +64,13 @@ def tags_in_vocabulary(documents: Documents, other: CrossFile) -> Iterator[Conte
 def terms(documents: Documents, other: CrossFile) -> Iterator[ContentError]:
     """Related terms exist and are other terms; no two terms share a name or abbreviation."""
     names: dict[str, str] = {}
+    terms = other.slugs["terms"]
     for slug, document in documents.items():
         for index, related in _slugs(document.data, "related"):
             if related == slug:
                 message = "names the term itself"
-            elif related not in documents:
-                message = f"{related!r} is not a term{_did_you_mean(related, documents)}"
+            elif related not in terms:
+                message = f"{related!r} is not a term{did_you_mean(related, terms)}"
             else:
                 continue
             expected = f"the slug of another file in {other.folders['terms']}/"
@@ -85,7 +89,7 @@ def terms(documents: Documents, other: CrossFile) -> Iterator[ContentError]:
 
 def hubs(documents: Documents, other: CrossFile) -> Iterator[ContentError]:
     """A hub is for a tag of the vocabulary; its path lists existing readings, each once."""
-    readings = other.documents["readings"]
+    readings = other.slugs["readings"]
     for tag, document in documents.items():
         if other.tags is not None and SLUG.fullmatch(tag) and tag not in other.tags:
             message = f"hub file for {tag!r}, which is not in the vocabulary"
@@ -99,7 +103,7 @@ def hubs(documents: Documents, other: CrossFile) -> Iterator[ContentError]:
             for index, slug in _slugs(section, "readings"):
                 where = ["path", number, "readings", index]
                 if slug not in readings:
-                    message = f"{slug!r} is not a reading{_did_you_mean(slug, readings)}"
+                    message = f"{slug!r} is not a reading{did_you_mean(slug, readings)}"
                     expected = f"the slug of a file in {other.folders['readings']}/"
                     yield document.error(where, message, expected)
                 elif slug in seen:
@@ -127,11 +131,6 @@ def articles(documents: Documents, other: CrossFile) -> Iterator[ContentError]:
         if published and updated and updated < published:
             message = f"{updated.isoformat()} is before published {published.isoformat()}"
             yield document.error(["updated"], message, "a date on or after it")
-
-
-def _did_you_mean(name: str, known: Collection[str]) -> str:
-    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.8)
-    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 def _field(data: Any, key: str) -> str | None:

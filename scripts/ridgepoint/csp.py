@@ -11,11 +11,15 @@ The policy is applied to the HTML the builder produced, not inside a theme templ
 hashes exactly the scripts that ended up in the page, whichever builder that reads mkdocs.yml
 wrote them, and needs no template that a new theme version or builder would not read.
 
-A meta policy does not reach a worker (a worker's policy comes from the headers of its own
-script), so `_headers` (the format of Netlify and Cloudflare Pages) repeats the policy as a
-header for every file, with the union of all pages' hashes; the browser tests' server sends
-it. The policy cannot allow what the page does not need, so a page that would be broken by it
-(an inline event handler, a `javascript:` URL, a `style` attribute) stops the build instead.
+A worker started from a URL takes its policy from the headers of its own script, not from
+the page's <meta>; the page's workers therefore start from blob: URLs, which inherit the
+page's policy on any host (overrides/partials/javascripts/host-policy.html; hence
+worker-src blob:). `_headers` (the format of Netlify and Cloudflare Pages) repeats the policy
+as a header for every file, with the union of all pages' hashes, adding what only a header
+can carry (frame-ancestors) and covering the service worker, whose policy can come from
+nowhere else; the browser tests' server sends it. The policy cannot allow what the page
+does not need, so a page that would be broken by it (an inline event handler, a
+`javascript:` URL, a `style` attribute) stops the build instead.
 """
 
 from __future__ import annotations
@@ -30,10 +34,14 @@ from pathlib import Path
 # Every directive that does not fall back to default-src, or must be stricter or looser.
 # style-src needs no 'unsafe-inline': the pages have no style attributes (checked below),
 # and Material and Vega style elements through the CSSOM, which the policy does not govern.
-# img-src allows data: for the icons Material's stylesheet embeds as data: URLs.
+# img-src allows data: for the icons Material's stylesheet embeds as data: URLs. worker-src
+# allows blob: because every worker starts from a blob: URL that imports its script, so that
+# it inherits this policy on hosts that send no headers
+# (overrides/partials/javascripts/host-policy.html).
 BASE_DIRECTIVES: dict[str, tuple[str, ...]] = {
     "default-src": ("'self'",),
     "script-src": ("'self'", "'wasm-unsafe-eval'"),
+    "worker-src": ("'self'", "blob:"),
     "style-src": ("'self'",),
     "img-src": ("'self'", "data:"),
     "object-src": ("'none'",),

@@ -57,14 +57,15 @@ def term_row(term: Term, here: str) -> str:
 
 
 def term_entry(site: Site, term: Term, here: str) -> str:
-    """A term on the glossary page: its own anchor, definition, related terms, tags."""
+    """A term on the glossary page: its own anchor, definition, related terms, tags. Its
+    heading is an <h2>, one level below the page's title (headings must not skip a level)."""
     related = ", ".join(
         link(urls.relative(here, urls.term(slug)), site.terms[slug].term) for slug in term.related
     )
     related_line = f'<p class="rp-related">Related: {related}</p>' if related else ""
     return (
         f'<section class="rp-term" data-kind="term" id="{esc(term.slug)}">'
-        f"<h3>{esc(term.term)}{abbreviation(term)}</h3>"
+        f"<h2>{esc(term.term)}{abbreviation(term)}</h2>"
         f"<p>{esc(term.definition)}</p>"
         f"{related_line}{tag_chips(site, term.tags, here)}"
         f"</section>"

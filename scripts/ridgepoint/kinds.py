@@ -8,9 +8,12 @@ files' `yaml-language-server` modeline.
 
 Adding a kind, e.g. one YAML file per GPU under content/catalogue/gpus/:
 
-1. Its schema, scripts/ridgepoint/schemas/gpu.schema.json: `additionalProperties: false`
-   and a `title` on every property (the title is the "expected ..." of its errors); each
-   file starts with `# yaml-language-server: $schema=<relative path to the schema>`.
+1. Its schema, scripts/ridgepoint/schemas/gpu.schema.json: `additionalProperties: false`,
+   a `title` on every property (the title is the "expected ..." of its errors) and a
+   `patternErrorMessage` on every pattern (what editors show); each file starts with
+   `# yaml-language-server: $schema=<relative path to the schema>` (ridgepoint.modeline;
+   `make check` requires it). A field naming files of another kind refers to that kind's
+   value set (ridgepoint.schemafiles), as a term's `related` does to `$defs/term`.
 2. Its record in ridgepoint/model.py: a frozen dataclass with `slug: str` (the file name),
    one field per schema property under the same name (a default for each property the
    schema does not require) and `source: Path | None = None`; a nested object is a nested
@@ -18,10 +21,13 @@ Adding a kind, e.g. one YAML file per GPU under content/catalogue/gpus/:
    records by slug: `gpus: dict[str, Gpu] = field(default_factory=dict)`.
 3. Its entry below: `Kind("gpus", "content/catalogue/gpus", "gpu.schema.json", Gpu,
    noun="GPU")`, plus `checks=(...)` for rules that span files (ridgepoint.checks), e.g.
-   that a model names a GPU that exists.
+   that a model names a GPU that exists, and `value_set="gpu"` if other files name GPUs.
 4. Tests: a file of the kind in the golden sample site (tests/pipeline/golden/site/input/)
    using every property, and a failing fixture in tests/pipeline/fixtures/bad/ for each
    constraint of the new schema.
+5. Editors: its folder in .vscode/settings.json, and what an editor types into its empty
+   fields in FILLS of tests/pipeline/test_scaffold.py; `make new KIND=gpu` then works, as
+   it writes every kind from its schema (ridgepoint.scaffold).
 
 tests/pipeline/test_kinds.py then holds the declaration together: it fails when the schema
 has a property the record lacks (or the reverse, at any depth), when Site and KINDS
@@ -33,12 +39,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from ridgepoint import catalogue_checks, checks, records
 from ridgepoint.catalogue_records import CalibrationSet, Gpu, LanguageModel
 from ridgepoint.checks import SLUG, Check
 from ridgepoint.model import Article, Explainer, Hub, Reading, Tag, Term
-from ridgepoint.validate import schemas
+from ridgepoint.schemafiles import schemas
 
 YAML_SUFFIXES = (".yaml", ".yml")
 
@@ -47,6 +54,10 @@ YAML_SUFFIXES = (".yaml", ".yml")
 VOCABULARY = "feed/tags/_vocabulary.yaml"
 VOCABULARY_SCHEMA = "vocabulary.schema.json"
 VOCABULARY_RECORD = Tag
+# The value sets (ridgepoint.schemafiles) that are not a kind's slugs: the vocabulary's tags
+# and the sim modules in sims/.
+TAG_SET = "tag"
+SIM_SET = "sim"
 
 
 @dataclass(frozen=True)
@@ -61,6 +72,9 @@ class Kind:
     markdown: bool = False  # the front matter of .md files, rather than YAML files
     slug: str = "slug"  # the record field the file name fills
     checks: tuple[Check, ...] = ()  # rules beyond the schema (ridgepoint.checks)
+    # The value set its slugs are to other files' schemas (`values.schema.json#/$defs/<it>`,
+    # see ridgepoint.schemafiles): a term's `related` names terms, so terms are "term".
+    value_set: str | None = None
     # What a file name must be, when not a slug: a schema definition ("<schema>#/$defs/<name>")
     # with a pattern and a title. Catalogue keys may hold dots (llama-3.1-8b).
     file_name: str | None = None
@@ -84,6 +98,22 @@ class Kind:
         return (".md",) if self.markdown else YAML_SUFFIXES
 
     @property
+    def key(self) -> str:
+        """What `make new KIND=...` calls it: its schema's name, e.g. "term"."""
+        return self.schema.removesuffix(".schema.json")
+
+    def files(self, root: Path) -> list[Path]:
+        """Its files in the content tree `root`, sorted (not hidden ones, not the vocabulary)."""
+        directory = root / self.folder
+        if not directory.is_dir():
+            return []
+        return [
+            file for file in sorted(directory.iterdir())
+            if file.suffix in self.suffixes and not file.name.startswith(".")
+            and f"{self.folder}/{file.name}" != VOCABULARY and file.is_file()
+        ]
+
+    @property
     def rules(self) -> tuple[Check, ...]:
         """Its own rules, and the vocabulary's for a kind whose schema has `tags`."""
         tagged = "tags" in schemas()[self.schema].get("properties", {})
@@ -91,8 +121,9 @@ class Kind:
 
 
 KINDS = (
-    Kind("terms", "glossary", "term.schema.json", Term, "term", checks=(checks.terms,)),
-    Kind("readings", "feed", "reading.schema.json", Reading, "reading"),
+    Kind("terms", "glossary", "term.schema.json", Term, "term", checks=(checks.terms,),
+         value_set="term"),
+    Kind("readings", "feed", "reading.schema.json", Reading, "reading", value_set="reading"),
     Kind("hubs", "feed/tags", "hub.schema.json", Hub, "hub file", slug="tag",
          checks=(checks.hubs,)),
     Kind("explainers", "content/explainers", "explainer.schema.json", Explainer, "explainer",

@@ -34,11 +34,13 @@ class Layout:
     node_modules: Path  # Pyodide and the chart library, pinned by package-lock.json
     scripts: Path  # the entry points
     build: Path  # what builds and benches write besides site/: staging, caches, bench.json
+    editor_values: Path  # the value sets editors complete from (ridgepoint.valuesets)
     cache: Path  # build caches, safe to delete (README: Performance), one folder each for:
     sim_runs: Path  # native sim results (ridgepoint.simrun)
     charts: Path  # prerendered chart SVGs (ridgepoint.sim_embed.charts)
     staged: Path  # staged pages (ridgepoint.stagecache)
     snapshots: Path  # the Pyodide memory snapshot (ridgepoint.snapshot)
+    packed: Path  # runtime files gzipped once (ridgepoint.packed)
 
     @classmethod
     def of(cls, root: Path, code: Path | None = None) -> Layout:
@@ -58,11 +60,13 @@ class Layout:
             node_modules=code / "node_modules",
             scripts=code / "scripts",
             build=code / "build",
+            editor_values=code / "build" / "editor" / "values.schema.json",
             cache=cache,
             sim_runs=cache / "sim-runs",
             charts=cache / "vl-svg",
             staged=cache / "staged",
             snapshots=cache / "pyodide-snapshot",
+            packed=cache / "packed",
         )
 
     def with_content(self, root: Path) -> Layout:

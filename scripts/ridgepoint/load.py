@@ -15,11 +15,20 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
-from ridgepoint import records
-from ridgepoint.checks import CrossFile, Documents, tags_in_vocabulary
+from ridgepoint import modeline, records
+from ridgepoint.checks import SLUG, CrossFile, Documents, tags_in_vocabulary
 from ridgepoint.errors import ContentError, ContentErrors
-from ridgepoint.kinds import KINDS, VOCABULARY, VOCABULARY_RECORD, VOCABULARY_SCHEMA, Kind
+from ridgepoint.kinds import (
+    KINDS,
+    SIM_SET,
+    TAG_SET,
+    VOCABULARY,
+    VOCABULARY_RECORD,
+    VOCABULARY_SCHEMA,
+    Kind,
+)
 from ridgepoint.model import Site
+from ridgepoint.suggest import plain
 from ridgepoint.validate import schema_errors
 from ridgepoint.yamldoc import Document, parse, read_text
 
@@ -83,16 +92,27 @@ class _Loader:
         self.errors: list[ContentError] = []
         self._sim_modules = sim_modules
         self._kinds = kinds
+        self._tags: set[str] | None = None
+        self.slugs: dict[str, frozenset[str]] = {}
 
     def run(self) -> Site:
+        # Every file's slug first: what other files may name is what exists, whether or not
+        # it parses (a broken term must not make every mention of it an error too).
+        sources = {kind.name: self._sources(kind) for kind in self._kinds}
+        self.slugs = {
+            kind.name: frozenset(filter(kind.file_name_rule[0].fullmatch, sources[kind.name]))
+            for kind in self._kinds
+        }
         tagged = any(tags_in_vocabulary in kind.rules for kind in self._kinds)
         vocabulary = self._yaml(VOCABULARY, VOCABULARY_SCHEMA, required=True) if tagged else None
-        documents = {kind.name: self._all(kind) for kind in self._kinds}
+        self._tags = _tag_slugs(vocabulary)
+        documents = {kind.name: self._all(kind, sources[kind.name]) for kind in self._kinds}
         other = CrossFile(
             documents=documents,
+            slugs=self.slugs,
             folders={kind.name: kind.folder for kind in self._kinds},
             vocabulary=VOCABULARY,
-            tags=_tag_slugs(vocabulary),
+            tags=self._tags,
             sims=self._sims,
         )
         for kind in self._kinds:
@@ -112,33 +132,27 @@ class _Loader:
     def _problem(self, path: str, line: int, field: str, message: str, expected: str) -> None:
         self.errors.append(ContentError(path, line, field, message, expected))
 
-    def _all(self, kind: Kind) -> Documents:
+    def _all(self, kind: Kind, sources: dict[str, str]) -> Documents:
         """Every file of a kind, by slug, parsed and schema-checked."""
         read = self._markdown if kind.markdown else self._yaml
         documents: Documents = {}
-        for slug, path in self._sources(kind).items():
+        for slug, path in sources.items():
             document = read(path, kind.schema)
             if document is not None:
                 documents[slug] = document
         return documents
 
     def _sources(self, kind: Kind) -> dict[str, str]:
-        """slug -> path of each file of `kind`; a slug must be unique and well-formed."""
-        folder, suffixes = kind.folder, kind.suffixes
-        well_formed, expected = kind.file_name_rule
-        directory = self.root / folder
+        """slug -> path of each file of a kind; a slug must be unique and well-formed."""
         found: dict[str, str] = {}
-        if not directory.is_dir():
-            return found
-        for file in sorted(directory.iterdir()):
-            path = f"{folder}/{file.name}"
-            if path == VOCABULARY or file.name.startswith(".") or file.suffix not in suffixes:
-                continue
-            if not file.is_file():
-                continue
+        for file in kind.files(self.root):
+            path = f"{kind.folder}/{file.name}"
             slug = file.stem
+            well_formed, expected = kind.file_name_rule
             if not well_formed.fullmatch(slug):
-                self._problem(path, 1, "slug", f"{slug!r} is malformed", expected)
+                renamed = plain(slug) + file.suffix
+                hint = f"; rename it {renamed!r}?" if well_formed.fullmatch(plain(slug)) else ""
+                self._problem(path, 1, "slug", f"{slug!r} is malformed{hint}", expected)
             elif slug in found:
                 message = f"{slug!r} is already used by {found[slug]}"
                 self._problem(path, 1, "slug", message, "one file per slug")
@@ -153,7 +167,13 @@ class _Loader:
                 self._problem(path, 1, "file", "is missing", "the tag vocabulary")
             return None
         try:
-            document = parse(read_text(file, path), path)
+            text = read_text(file, path)
+        except ContentErrors as exc:
+            self.errors.extend(exc.errors)
+            return None
+        self.errors.extend(modeline.problems(text, path, schema))
+        try:
+            document = parse(text, path)
         except ContentErrors as exc:
             self.errors.extend(exc.errors)
             return None
@@ -175,8 +195,16 @@ class _Loader:
 
     def _validated(self, document: Document, schema: str) -> Document:
         self.errors.extend(document.problems)
-        self.errors.extend(schema_errors(document, schema))
+        self.errors.extend(schema_errors(document, schema, self._value_set))
         return document
+
+    def _value_set(self, name: str) -> Collection[str]:
+        """The names a value set holds (ridgepoint.schemafiles), for suggestions."""
+        if name == TAG_SET:
+            return self._tags or ()
+        if name == SIM_SET:
+            return self._sims()
+        return next((self.slugs[kind.name] for kind in KINDS if kind.value_set == name), ())
 
     # Phase 2 needs the sims only when an explainer names one.
 
@@ -199,6 +227,9 @@ class _Loader:
 
 
 def _tag_slugs(vocabulary: Document | None) -> set[str] | None:
-    """The vocabulary's tags, or None when there is no usable vocabulary to check against."""
+    """The vocabulary's well-formed tags (a malformed one is reported, and never suggested),
+    or None when there is no usable vocabulary to check against."""
     tags = vocabulary.data.get("tags") if vocabulary and isinstance(vocabulary.data, dict) else None
-    return {tag for tag in tags if isinstance(tag, str)} if isinstance(tags, dict) else None
+    if not isinstance(tags, dict):
+        return None
+    return {tag for tag in tags if isinstance(tag, str) and SLUG.fullmatch(tag)}

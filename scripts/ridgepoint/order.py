@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ridgepoint.model import Article, Explainer, Reading, Term
-from ridgepoint.validate import schemas
+from ridgepoint.schemafiles import schemas
 
 # Beginner first: the order the explainer schema lists its levels in.
 LEVELS = tuple(schemas()["explainer.schema.json"]["properties"]["level"]["enum"])

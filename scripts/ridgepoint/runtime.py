@@ -17,20 +17,20 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from ridgepoint import snapshot
+from ridgepoint import packed, snapshot
 from ridgepoint.layout import Layout
 from ridgepoint.theme_bundle import theme_bundle_files
 
 PACKAGE = "sims"
 
-# What `loadPyodide` fetches from its indexURL when no packages are loaded.
-PYODIDE_FILES = (
-    "pyodide.mjs",
-    "pyodide.asm.mjs",
-    "pyodide.asm.wasm",
-    "python_stdlib.zip",
-    "pyodide-lock.json",
-)
+# Pyodide's files as the worker fetches them: its loader and Emscripten's module factory
+# (JavaScript, which every host compresses), the wasm gzipped here (ridgepoint.packed,
+# staged under its own name), and
+# the standard library and lock as the manifest names them (stage_snapshot). Pyodide's own
+# python_stdlib.zip is staged only for a build without a snapshot, which has no trimmed one.
+PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs")
+WASM = "pyodide.asm.wasm"
+FULL_STDLIB = "python_stdlib.zip"
 
 # The chart library as the widget loads it: vega and vega-lite as their UMD builds (they
 # set globals when imported as modules), vega-interpreter (Vega expressions without
@@ -204,25 +204,44 @@ def interpreter_module(node_modules: Path) -> str:
     )
 
 
+def lock_stub(node_modules: Path) -> dict[str, object]:
+    """Pyodide's lock file without its packages: the sims load none, and Pyodide only
+    checks the lock's ABI (its `info`). The worker passes it as `lockFileContents`, so the
+    119 KB lock is neither fetched nor parsed."""
+    lock = json.loads((node_modules / "pyodide" / "pyodide-lock.json").read_text("utf-8"))
+    return {"info": lock["info"], "packages": {}}
+
+
 def stage_snapshot(layout: Layout, target_dir: Path) -> snapshot.Snapshot | None:
-    """Put the current Pyodide snapshot (ridgepoint.snapshot) and its manifest into
-    `target_dir`, dropping older snapshot files. Without one (RIDGEPOINT_SNAPSHOT, or Node
-    failed: the build says why and goes on) the manifest says so, and the worker starts
-    Python the normal way."""
+    """Put the current Pyodide snapshot (ridgepoint.snapshot), its trimmed standard library
+    and the manifest naming them into `target_dir`, the wasm gzipped beside them, and drop
+    every other file there but Pyodide's loaders. Without a snapshot (RIDGEPOINT_SNAPSHOT,
+    or Node failed: the build says why and goes on) the manifest says so and names Pyodide's
+    whole standard library, and the worker starts Python the normal way."""
     try:
         made = snapshot.current(layout)
     except snapshot.SnapshotError as error:
         print(f"warning: no Pyodide snapshot, pages will start Python the slow way: {error}",
               file=sys.stderr)
         made = None
-    for old in target_dir.glob(f"{snapshot.PREFIX}*.bin"):
-        if made is None or old.name != made.file_name:
-            old.unlink()
-    manifest: dict[str, object] = {"file": None}
-    if made is not None:
-        _copy(made.path, target_dir / made.file_name)
+    pyodide = layout.node_modules / "pyodide"
+    # Gzipped under its own name: the name is what the offline worker and the tests know it
+    # by, and the worker inflates whatever it gets (a host may gzip it once more).
+    wasm = WASM
+    _copy(packed.gzipped(pyodide / WASM, layout.packed), target_dir / wasm)
+    manifest: dict[str, object] = {"file": None, "stdlib": FULL_STDLIB}
+    if made is None:
+        _copy(pyodide / FULL_STDLIB, target_dir / FULL_STDLIB)
+    else:
         manifest = made.manifest()
+        _copy(made.path, target_dir / made.file_name)
+        _copy(made.stdlib, target_dir / made.stdlib_name)
+    manifest = {**manifest, "wasm": wasm, "lock": lock_stub(layout.node_modules)}
     _write(target_dir / snapshot.MANIFEST, json.dumps(manifest, indent=1) + "\n")
+    kept = {*PYODIDE_FILES, snapshot.MANIFEST, wasm, str(manifest["stdlib"]), str(manifest["file"])}
+    for old in target_dir.iterdir():
+        if old.is_file() and old.name not in kept:
+            old.unlink()
     return made
 
 

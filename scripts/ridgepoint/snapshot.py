@@ -10,15 +10,21 @@ both). The snapshot is made under Node by make_snapshot.mjs with Pyodide's priva
   version and loader, the bytes of every sims file and of the maker script: a rebuild with
   nothing changed costs a few file hashes, any change makes a new snapshot (seconds);
 - the file is staged under a name carrying its own digest, beside a small manifest
-  (`snapshot.json`: file, size, modules) the worker reads first, so a browser never pairs
-  an old cached snapshot with a new manifest;
+  (`snapshot.json`: file, size, modules, the standard library's file) the worker reads
+  first, so a browser never pairs an old cached snapshot with a new manifest;
+- the standard library is trimmed to what the sims and Pyodide's start load
+  (ridgepoint/stdlib.py): a first Node run lists those files, the snapshot is then made
+  on the trimmed zip (zipimport keeps the zip's directory in the heap), and both are cached
+  and staged together;
 - when Node or the maker fails, the build says so and goes on without a snapshot; the
   worker then starts Python the normal way (as it does when a restore fails).
 
 The heap is 30 MiB, half of it pages of zeros, and hosts do not compress
 application/octet-stream. So the file is `gzip(sparse(heap))`: the non-zero 4 KiB pages
 with their indexes, gzipped here, inflated by the worker (DecompressionStream), whose gzip
-trailer (CRC-32 and length) also refuses a damaged download. About 6 MB on the wire.
+trailer (CRC-32 and length) also refuses a damaged download. The maker zeroes the
+allocator's free memory and XORs the heap's start with the wasm's own data segments
+(make_snapshot.mjs), which the worker undoes: about 3.9 MB on the wire, from 6.1 MB.
 
 RIDGEPOINT_SNAPSHOT=cached (set by `make serve`) uses a cached snapshot when one matches and
 otherwise stages none, so saving a sim while serving does not wait for Node;
@@ -37,6 +43,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ridgepoint import stdlib
 from ridgepoint.atomic import write_atomic
 from ridgepoint.layout import Layout
 
@@ -44,11 +51,12 @@ MAKER = Path(__file__).with_name("make_snapshot.mjs")  # part of this package, l
 HOME = "/home/pyodide/ridgepoint"  # where the worker keeps the sims package (worker.js HOME)
 MANIFEST = "snapshot.json"
 PREFIX = "snapshot-"
+STDLIB_PREFIX = "python_stdlib-"
 TIMEOUT_S = 300
 POLICY_VARIABLE = "RIDGEPOINT_SNAPSHOT"
 POLICIES = ("make", "cached", "off")
 
-# The sparse format (little-endian), read by worker.js `expand`:
+# The sparse format (little-endian), read by worker.js `inflateHeap`:
 #   magic "RPS1", u32 page size, u32 heap size, u32 page count,
 #   u32 index of each non-zero page (ascending), then those pages' bytes in that order
 #   (the last page of the heap may be short).
@@ -100,19 +108,33 @@ def expand(packed: bytes) -> bytes:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """A made snapshot in the cache, and what the worker needs to know about it."""
+    """A made snapshot in the cache, with its trimmed standard library, and what the worker
+    needs to know about them."""
 
-    path: Path  # gzip(sparse(heap))
+    path: Path  # gzip(sparse(heap)), its start XORed with the wasm's data segments
     digest: str  # sha256 of the file, hex
     modules: tuple[str, ...]
+    delta: int  # how many bytes of the memory, from its start, are XORed
+    stdlib: Path  # the trimmed python_stdlib.zip, gzipped (the raw zip is beside it)
 
     @property
     def file_name(self) -> str:
         return f"{PREFIX}{self.digest[:20]}.bin"
 
+    @property
+    def stdlib_zip(self) -> Path:
+        """The trimmed zip itself, as Pyodide mounts it (the cross-runtime test's)."""
+        return self.stdlib.with_suffix("")
+
+    @property
+    def stdlib_name(self) -> str:
+        digest = hashlib.sha256(self.stdlib.read_bytes()).hexdigest()
+        return f"{STDLIB_PREFIX}{digest[:20]}.zip.gz"
+
     def manifest(self) -> dict[str, object]:
         return {"file": self.file_name, "bytes": self.path.stat().st_size,
-                "format": "gzip+sparse", "modules": list(self.modules)}
+                "format": "gzip+sparse+xor", "xor": self.delta, "stdlib": self.stdlib_name,
+                "modules": list(self.modules)}
 
 
 def _pyodide_identity(node_modules: Path) -> str:
@@ -127,7 +149,8 @@ def cache_key(sims_dir: Path, node_modules: Path) -> str:
     digest = hashlib.sha256()
     for part in (_pyodide_identity(node_modules), HOME, str(PAGE), str(GZIP_LEVEL)):
         digest.update(part.encode() + b"\0")
-    digest.update(hashlib.sha256(MAKER.read_bytes()).digest())
+    for code in (MAKER, Path(stdlib.__file__)):
+        digest.update(hashlib.sha256(code.read_bytes()).digest())
     for path in sorted(sims_dir.rglob("*.py")):
         if "__pycache__" in path.parts:
             continue
@@ -136,50 +159,71 @@ def cache_key(sims_dir: Path, node_modules: Path) -> str:
     return digest.hexdigest()
 
 
+def _paths(layout: Layout, key: str) -> dict[str, Path]:
+    folder = layout.snapshots
+    return {"heap": folder / f"{key}.bin", "meta": folder / f"{key}.json",
+            "zip": folder / f"{key}.zip", "stdlib": folder / f"{key}.zip.gz"}
+
+
 def cached(layout: Layout) -> Snapshot | None:
     """The cached snapshot for these sims and this Pyodide, if one was made."""
-    key = cache_key(layout.sims, layout.node_modules)
-    path, meta = layout.snapshots / f"{key}.bin", layout.snapshots / f"{key}.json"
-    if not (path.is_file() and meta.is_file()):
+    paths = _paths(layout, cache_key(layout.sims, layout.node_modules))
+    if not all(path.is_file() for path in paths.values()):
         return None
-    known = json.loads(meta.read_text("utf-8"))
-    return Snapshot(path, known["digest"], tuple(known["modules"]))
+    known = json.loads(paths["meta"].read_text("utf-8"))
+    return Snapshot(paths["heap"], known["digest"], tuple(known["modules"]), known["delta"],
+                    paths["stdlib"])
 
 
-def _run_maker(sims_dir: Path, heap_file: Path) -> list[str]:
-    """Run make_snapshot.mjs; the modules the snapshot holds."""
+def _run_maker(*arguments: str) -> dict[str, object]:
+    """Run make_snapshot.mjs with `arguments`; the JSON line it ends with."""
     try:
         done = subprocess.run(
-            ["node", str(MAKER), str(sims_dir), str(heap_file), HOME],
+            ["node", str(MAKER), *arguments],
             capture_output=True, text=True, timeout=TIMEOUT_S, check=False,
         )
     except (OSError, subprocess.TimeoutExpired) as error:
         raise SnapshotError(f"node could not run {MAKER.name}: {error}") from None
-    if done.returncode != 0 or not heap_file.is_file():
-        raise SnapshotError(f"{MAKER.name} failed:\n{done.stderr.strip()}")
-    return json.loads(done.stdout.strip().splitlines()[-1])["modules"]
+    if done.returncode != 0:
+        raise SnapshotError(f"{MAKER.name} {arguments[0]} failed:\n{done.stderr.strip()}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def make(layout: Layout) -> Snapshot:
-    """The snapshot for these sims, from the cache or made now (seconds)."""
+    """The snapshot for these sims, from the cache or made now (seconds): the standard
+    library they load is listed, trimmed, and the heap made on the trimmed zip."""
     found = cached(layout)
     if found is not None:
         return found
     key = cache_key(layout.sims, layout.node_modules)
     cache_dir = layout.snapshots
     cache_dir.mkdir(parents=True, exist_ok=True)
+    paths = _paths(layout, key)
+    full = (layout.node_modules / "pyodide" / "python_stdlib.zip").read_bytes()
     with tempfile.TemporaryDirectory(dir=cache_dir) as work:
-        heap_file = Path(work) / "heap.bin"
-        modules = _run_maker(layout.sims, heap_file)
+        listed = _run_maker("list", str(layout.sims), HOME)
+        try:
+            trimmed = stdlib.trimmed_zip(full, listed["members"])  # type: ignore[arg-type]
+        except stdlib.TrimError as error:
+            raise SnapshotError(str(error)) from None
+        zip_file, heap_file = Path(work) / "stdlib.zip", Path(work) / "heap.bin"
+        zip_file.write_bytes(trimmed)
+        made = _run_maker("make", str(layout.sims), HOME, str(zip_file), str(heap_file))
+        if not heap_file.is_file():
+            raise SnapshotError(f"{MAKER.name} make wrote no heap")
         packed = gzip.compress(sparse(heap_file.read_bytes()), GZIP_LEVEL, mtime=0)
     digest = hashlib.sha256(packed).hexdigest()
+    modules = [str(name) for name in made["modules"]]  # type: ignore[union-attr]
+    delta = int(made["delta"])  # type: ignore[call-overload]
+    write_atomic(paths["heap"], packed)
+    write_atomic(paths["zip"], trimmed)
+    write_atomic(paths["stdlib"], gzip.compress(trimmed, GZIP_LEVEL, mtime=0))
     # The meta goes last: a parallel build that finds it finds the whole snapshot too.
-    write_atomic(cache_dir / f"{key}.bin", packed)
-    write_atomic(cache_dir / f"{key}.json", json.dumps({"digest": digest, "modules": modules}))
-    for old in [*cache_dir.glob("*.bin"), *cache_dir.glob("*.json")]:  # only the current one
-        if old.stem != key:
+    write_atomic(paths["meta"], json.dumps({"digest": digest, "modules": modules, "delta": delta}))
+    for old in cache_dir.iterdir():  # only the current one
+        if old.is_file() and old.name.split(".")[0] != key:
             old.unlink(missing_ok=True)
-    return Snapshot(cache_dir / f"{key}.bin", digest, tuple(modules))
+    return Snapshot(paths["heap"], digest, tuple(modules), delta, paths["stdlib"])
 
 
 def current(layout: Layout) -> Snapshot | None:

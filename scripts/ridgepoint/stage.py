@@ -35,6 +35,7 @@ from ridgepoint.load import load_site, split_front_matter
 from ridgepoint.markup import esc
 from ridgepoint.model import Site
 from ridgepoint.pages import generate_pages
+from ridgepoint.robots import robots_txt
 from ridgepoint.runtime import stage_runtime
 from ridgepoint.sim_embed import render_sim_blocks
 from ridgepoint.stagecache import StagedCache, context_digest
@@ -129,6 +130,7 @@ class Stager:
         generated |= generate_feeds(
             self.site, self.config.site_url, self.config.site_name, self.config.site_description
         )
+        generated[urls.ROBOTS] = robots_txt(self.config.site_url)
         for path in sorted(generated.keys() & files.keys()):
             message = "would replace a page the pipeline generates"
             where = self.layout.relative(content / path)

@@ -20,6 +20,8 @@ CATALOGUE = "catalogue/"
 CALIBRATION = "calibration/"
 ATOM_FEED = "feed.xml"
 JSON_FEED = "feed.json"
+ROBOTS = "robots.txt"
+SITEMAP = "sitemap.xml"  # written by MkDocs from site_url
 
 
 def hub(tag: str) -> str:

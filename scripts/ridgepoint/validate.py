@@ -4,14 +4,17 @@ The schemas are the single statement of each format: editors get completion from
 `yaml-language-server` modeline) and the loader checks with them. Each jsonschema error is
 turned into `path:line: field: what is wrong (expected ...)`, one per field, where the
 expected phrase is the `title` of the schema at that field.
+
+A value that must name something elsewhere in the content (a tag, a term, a reading, a sim)
+is checked by ridgepoint.checks, not here (see ridgepoint.schemafiles); here its value set
+serves only to suggest what a malformed name meant ('Latency': did you mean 'latency'?), as
+an unknown field gets the field it was probably meant to be.
 """
 
 from __future__ import annotations
 
 import functools
-import json
-from collections.abc import Iterator, Mapping
-from pathlib import Path
+from collections.abc import Callable, Collection, Iterator, Mapping
 from typing import Any
 
 from jsonschema import Draft202012Validator, validators
@@ -20,9 +23,11 @@ from referencing import Registry
 from referencing.jsonschema import DRAFT202012
 
 from ridgepoint.errors import ContentError
+from ridgepoint.schemafiles import chain, documents, drawn_from, resolve, schemas
+from ridgepoint.suggest import did_you_mean
 from ridgepoint.yamldoc import Document, Location
 
-SCHEMA_DIR = Path(__file__).parent / "schemas"
+ValueSets = Callable[[str], Collection[str]]  # a value set's name -> the names it holds
 
 # When one value breaks several keywords (an empty string fails minLength and the "not
 # blank" pattern), only the most telling one is reported.
@@ -42,12 +47,6 @@ _PRIORITY = (
 
 
 @functools.cache
-def schemas() -> dict[str, dict[str, Any]]:
-    """Every schema in `schemas/`, by file name (the name `$ref`s use)."""
-    return {file.name: json.loads(file.read_text()) for file in sorted(SCHEMA_DIR.glob("*.json"))}
-
-
-@functools.cache
 def _ref_targets() -> dict[int, dict[str, Any]]:
     """id() of every subschema holding a `$ref` -> the schema it names, followed once here
     (the schemas are fixed) instead of through jsonschema's resolver on every use, which
@@ -64,7 +63,7 @@ def _ref_targets() -> dict[int, dict[str, Any]]:
             for value in node:
                 walk(document, value)
 
-    for document, schema in schemas().items():
+    for document, schema in documents().items():
         walk(document, schema)
     return targets
 
@@ -82,21 +81,29 @@ _Validator = validators.extend(Draft202012Validator, {"$ref": _ref})
 @functools.cache
 def _validator(name: str) -> Draft202012Validator:
     registry: Registry = Registry().with_resources(
-        (key, DRAFT202012.create_resource(schema)) for key, schema in schemas().items()
+        (key, DRAFT202012.create_resource(schema)) for key, schema in documents().items()
     )
     return _Validator(
         schemas()[name], registry=registry, format_checker=Draft202012Validator.FORMAT_CHECKER
     )
 
 
-def schema_errors(document: Document, name: str) -> list[ContentError]:
-    """Every way `document` breaks schema `name` (e.g. `term.schema.json`), one per field."""
+def schema_errors(
+    document: Document, name: str, values: ValueSets | None = None
+) -> list[ContentError]:
+    """Every way `document` breaks schema `name` (e.g. `term.schema.json`), one per field.
+
+    `values` gives the value sets' names (see VALUES), for suggestions only."""
     found: dict[str, ContentError] = {}
     raw = sorted(_validator(name).iter_errors(document.data), key=_rank)
     for error in raw:
-        for problem in _describe(error, document, name):
+        for problem in _describe(error, document, name, values or _no_values):
             found.setdefault(problem.field, problem)
     return list(found.values())
+
+
+def _no_values(name: str) -> Collection[str]:
+    return ()
 
 
 def _rank(error: ValidationError) -> int:
@@ -108,7 +115,9 @@ def _in_property_names(error: ValidationError) -> bool:
     return "propertyNames" in error.absolute_schema_path
 
 
-def _describe(error: ValidationError, document: Document, name: str) -> list[ContentError]:
+def _describe(
+    error: ValidationError, document: Document, name: str, values: ValueSets
+) -> list[ContentError]:
     """One jsonschema error as content errors (several for several unknown fields)."""
     location = list(error.absolute_path)
     instance = error.instance
@@ -126,7 +135,9 @@ def _describe(error: ValidationError, document: Document, name: str) -> list[Con
         allowed = _properties(name, location)
         expected = "one of the fields " + ", ".join(allowed)
         return [
-            document.error([*location, key], "unknown field", expected)
+            document.error(
+                [*location, key], f"unknown field{did_you_mean(str(key), allowed)}", expected
+            )
             for key in instance
             if key not in allowed
         ]
@@ -137,11 +148,17 @@ def _describe(error: ValidationError, document: Document, name: str) -> list[Con
     if keyword == "type":
         message = f"is {_kind(instance)}"
     elif keyword in ("minLength", "pattern") and isinstance(instance, str):
-        message = "is empty" if not instance.strip() else f"{_quote(instance)} is malformed"
+        if not instance.strip():
+            message = "is empty"
+        else:
+            found = _at(name, location)
+            drawn = drawn_from(*found) if found else None
+            known = values(drawn) if drawn else ()
+            message = f"{_quote(instance)} is malformed{did_you_mean(instance, known)}"
     elif keyword == "format":
         message = f"{_quote(instance)} is not a real {error.validator_value}"
     elif keyword == "enum":
-        message = f"{_quote(instance)} is not allowed"
+        message = "is empty" if instance is None else f"{_quote(instance)} is not allowed"
         expected = "one of " + ", ".join(str(choice) for choice in error.validator_value)
     elif keyword in ("minItems", "minProperties"):
         message = "is empty"
@@ -150,17 +167,6 @@ def _describe(error: ValidationError, document: Document, name: str) -> list[Con
     else:
         message = error.message
     return [document.error(location, message, expected)]
-
-
-def resolve(document: str, schema: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """Follow `$ref`s (to this schema's `$defs` or another file's) to the schema they name."""
-    while "$ref" in schema:
-        target, _, pointer = schema["$ref"].partition("#")
-        document = target or document
-        schema = schemas()[document]
-        for part in filter(None, pointer.split("/")):
-            schema = schema[part]
-    return document, schema
 
 
 def _at(name: str, location: Location) -> tuple[str, dict[str, Any]] | None:
@@ -188,8 +194,8 @@ def _title(name: str, location: Location) -> str:
     found = _at(name, location)
     if found is None:
         return ""
-    document, schema = found
-    return str(schema.get("title") or resolve(document, schema)[1].get("title", ""))
+    titles = (node.get("title") for _, node in chain(*found))
+    return str(next((title for title in titles if title), ""))
 
 
 def _properties(name: str, location: Location) -> list[str]:

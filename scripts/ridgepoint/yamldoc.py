@@ -22,6 +22,8 @@ from ridgepoint.errors import ContentError, ContentErrors
 from ridgepoint.yamlload import FastLoader, Loader, Refused, load
 
 Location = Sequence[str | int]
+# What PyYAML says of a tab where a token should start: in practice, a tab indenting a line.
+_TAB = "found character '\\t' that cannot start any token"
 
 
 def field_name(location: Location) -> str:
@@ -158,6 +160,11 @@ def _syntax_error(
     """A syntax error at the line PyYAML gave up on, naming where the broken construct began
     (an unclosed quote fails at the end of the file, but the quote is what to fix)."""
     line = file_line(text, exc.problem_mark or exc.context_mark, first_line)
+    if exc.problem == _TAB and exc.problem_mark is not None:
+        column = exc.problem_mark.column + 1
+        message = f"a tab at column {column}: YAML indents with spaces only, never tabs"
+        expected = "spaces instead: set the editor to indent with spaces"
+        return ContentError(path, line, "yaml", message, expected)
     context = exc.context or ""
     started = file_line(text, exc.context_mark, first_line) if exc.context_mark else line
     if context and started != line:

@@ -3,7 +3,7 @@ by wall time, with the CPU time the thread had within it."""
 
 import pytest
 
-from bench.chromium import TASK_EVENTS, longest_task
+from bench.chromium import TASK_EVENTS, cpu_within, longest_task
 
 TASK = sorted(TASK_EVENTS)[0]
 
@@ -32,3 +32,27 @@ def test_the_longest_main_thread_task_by_wall_time_with_its_cpu_time() -> None:
 def test_a_trace_without_main_thread_tasks_is_an_error() -> None:
     with pytest.raises(RuntimeError, match="no main-thread task"):
         longest_task([thread(1, 10, "CrRendererMain")])
+
+
+def at(event: dict, ts: int) -> dict:
+    return {**event, "ts": ts}
+
+
+def mark(pid: int, name: str, ts: int) -> dict:
+    return {"ph": "R", "cat": "blink.user_timing", "name": name, "pid": pid, "tid": 10, "ts": ts}
+
+
+def test_a_change_counts_the_cpu_of_the_main_thread_and_the_workers_within_its_marks() -> None:
+    events = [
+        thread(1, 10, "CrRendererMain"), thread(1, 11, "DedicatedWorker thread"),
+        thread(2, 20, "CrRendererMain"),
+        mark(1, "change-3:start", 100_000), mark(1, "change-3:end", 130_000),
+        at(task(1, 10, 10_000, 4_000), 100_000),  # wholly inside: its CPU
+        at(task(1, 10, 2_000, 2_000), 101_000),  # nested in the one above: not again
+        at(task(1, 11, 8_000, 8_000), 110_000),  # Python's run in the worker
+        at(task(1, 10, 20_000, 10_000), 120_000),  # half inside: half its CPU
+        at(task(2, 20, 30_000, 30_000), 100_000),  # another page's renderer
+        at(task(1, 10, 5_000, 5_000), 140_000),  # after the change
+    ]
+    wall, cpu = cpu_within(events, "change-3")
+    assert (wall, cpu) == (30.0, 4.0 + 8.0 + 5.0)

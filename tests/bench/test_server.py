@@ -42,3 +42,10 @@ def test_text_is_gzipped_binary_is_not_and_revalidation_gets_304(tmp_path: Path)
     assert sent[0].size < len(html)  # compressed
     assert ledger.take() == []
 
+
+def test_a_missing_path_gets_the_sites_404_page_with_status_404(tmp_path: Path) -> None:
+    (tmp_path / "404.html").write_bytes(b"<p>no such page</p>")
+    with serve(tmp_path) as (base, _):
+        status, _, body = _get(base + "deep/missing/")
+    assert status == 404 and body == b"<p>no such page</p>"  # as a static host serves it
+

@@ -67,11 +67,13 @@ def host_headers(site: Path) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def serve(site: Path, port: int = 0) -> Iterator[tuple[str, http.server.ThreadingHTTPServer]]:
+def serve(site: Path, port: int = 0, *, headers: bool = True
+          ) -> Iterator[tuple[str, http.server.ThreadingHTTPServer]]:
     """Serve `site` as `http://127.0.0.1:<port>/<site folder name>/` with its headers (on a
-    free port by default; a given port serves the same origin again after a stop)."""
+    free port by default; a given port serves the same origin again after a stop). With
+    `headers=False`, none of `_headers`, as a host that does not read it (GitHub Pages)."""
     handler = functools.partial(_SiteHandler, directory=str(site.parent),
-                                extra_headers=host_headers(site))
+                                extra_headers=host_headers(site) if headers else {})
     server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
     with running(server) as bound:
         yield f"http://127.0.0.1:{bound}/{site.name}/", server

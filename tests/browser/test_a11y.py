@@ -19,6 +19,7 @@ from playwright.sync_api import Page, expect
 import sims
 from ridgepoint.sim_embed.display import display
 from tests.browser.conftest import READY_MS
+from tests.browser.sim_pages import wake_every_sim
 from tests.repo import LAYOUT
 
 pytestmark = pytest.mark.browser
@@ -43,6 +44,7 @@ def open_page(page: Page, url: str) -> None:
     """Load a page and, when it has sims, wait until every one is live."""
     page.goto(url)
     if page.locator("[data-sim]").count():
+        wake_every_sim(page)
         page.wait_for_function(
             f"() => !document.querySelector({json.dumps(SIMS_SETTLED)})", timeout=READY_MS
         )

@@ -25,6 +25,7 @@ from jsonschema import Draft202012Validator
 from playwright.sync_api import Page
 
 from tests.browser.conftest import READY_MS, Recorder
+from tests.browser.sim_pages import wake_every_sim
 
 pytestmark = pytest.mark.browser
 
@@ -127,6 +128,7 @@ def test_every_page_loads_cleanly_and_every_link_resolves(
         requests, errors = len(recorder.requests), len(recorder.errors)
         page.goto(url)
         if page.locator("[data-sim]").count():  # Python starts once per page: wait for it
+            wake_every_sim(page)
             page.wait_for_function(
                 f"() => !document.querySelector({json.dumps(SIMS_SETTLED)})", timeout=READY_MS
             )

@@ -2,7 +2,8 @@
 what the policy exists to stop (an inline script nobody hashed, eval) is refused.
 
 The policy reaches a page twice here: as the <meta> the build put in it, and as the header
-the test server sends from the build's `_headers` (the only way it reaches a worker).
+the test server sends from the build's `_headers`. The page's workers inherit it (they start
+from blob: URLs); tests/browser/test_host_policy.py checks a host that sends no headers.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import pytest
 from playwright.sync_api import ConsoleMessage, Page, Route, expect
 
 from tests.browser.conftest import READY_MS, Recorder
-from tests.browser.sim_pages import EXPLAINERS, SIM_ARTICLE
+from tests.browser.sim_pages import EXPLAINERS, SIM_ARTICLE, wake_every_sim
 
 INJECTED = "explainers/csp-injected/"  # served by page.route from a copy of a real page
 CSP_WORDS = ("Content Security Policy", "Content-Security-Policy", "Refused to")
@@ -49,6 +50,7 @@ def csp_console(messages: list[ConsoleMessage]) -> list[str]:
 def wait_for_sims(page: Page) -> None:
     sims = page.locator("[data-sim]")
     assert sims.count() > 0, f"{page.url} has no sim"
+    wake_every_sim(page)
     for index in range(sims.count()):
         sim = sims.nth(index)
         expect(sim).to_have_attribute("data-state", "ready", timeout=READY_MS)
@@ -148,9 +150,9 @@ def test_an_inline_script_without_a_hash_is_refused(
             ("script-src", "eval")} <= refused
 
 
-def test_a_worker_runs_under_the_header_policy(page: Page, base_url: str) -> None:
-    """A worker's policy is the one its own response carries: eval refused there too. The
-    probe is served in place of a real worker file, with that file's real headers."""
+def test_a_worker_the_page_starts_runs_under_its_policy(page: Page, base_url: str) -> None:
+    """A worker started by the page (from a blob: URL, which inherits the page's policy):
+    eval refused there too. The probe is served in place of a real worker file."""
     worker_url = base_url + "assets/sim/worker.js?probe"
 
     def probe_worker(route: Route) -> None:

@@ -23,7 +23,7 @@ from ridgepoint.sim_embed.display import display
 from ridgepoint.sim_embed.widget import widget_html
 from sims.contract import defaults
 from tests.browser.conftest import READY_MS
-from tests.browser.sim_pages import EXPLAINERS, SIM_ARTICLE
+from tests.browser.sim_pages import EXPLAINERS, SIM_ARTICLE, wake_every_sim
 from tests.repo import LAYOUT
 
 FAULTY_PAGE = "explainers/faulty/"
@@ -59,6 +59,7 @@ def test_a_blocked_runtime_leaves_the_prerendered_results_and_says_so(
 ) -> None:
     page.route("**/assets/pyodide/**", lambda route: route.fulfill(status=404))
     page.goto(base_url + path)
+    wake_every_sim(page)
     sims_on_page = page.locator("[data-sim]")
     assert sims_on_page.count() > 0
     for index in range(sims_on_page.count()):
@@ -78,9 +79,11 @@ def test_a_blocked_runtime_leaves_the_prerendered_results_and_says_so(
 def test_a_policy_that_forbids_webassembly_is_named_not_waited_on(
     page: Page, base_url: str
 ) -> None:
-    """A host whose headers leave out 'wasm-unsafe-eval' (Pyodide would wait forever)."""
+    """A host whose headers leave out 'wasm-unsafe-eval' (Pyodide would wait forever). The
+    page's header reaches its worker: workers start from a blob: URL and inherit the page's
+    policy (overrides/partials/javascripts/host-policy.html)."""
 
-    def strict_worker(route: Route) -> None:
+    def strict_host(route: Route) -> None:
         real = route.fetch()
         headers = dict(real.headers)
         policy = headers["content-security-policy"]
@@ -88,7 +91,7 @@ def test_a_policy_that_forbids_webassembly_is_named_not_waited_on(
         headers["content-security-policy"] = policy.replace(" 'wasm-unsafe-eval'", "")
         route.fulfill(response=real, headers=headers)
 
-    page.route("**/assets/sim/worker.js", strict_worker)
+    page.route(base_url + "explainers/batching/", strict_host)
     page.goto(base_url + "explainers/batching/")
     sim = page.locator('[data-sim="batching"]')
     expect(sim).to_have_attribute("data-state", "error", timeout=READY_MS)
@@ -142,6 +145,7 @@ def faulty(page: Page, base_url: str, built_site: Path) -> SimWorkers:
     workers = SimWorkers()
     page.on("worker", workers.watch)
     page.goto(base_url + FAULTY_PAGE)
+    wake_every_sim(page)
     for sim in (SIM, SOUND):
         expect(page.locator(sim)).to_have_attribute("data-state", "ready", timeout=READY_MS)
     return workers

@@ -18,6 +18,7 @@ from ridgepoint.sim_embed.display import display
 from ridgepoint.sim_embed.widget import widget_html
 from sims.contract import defaults
 from tests.browser.conftest import READY_MS, Recorder
+from tests.browser.sim_pages import wake_every_sim
 from tests.repo import LAYOUT
 
 PAGE = "test-several-sims/"
@@ -68,6 +69,7 @@ def test_several_sims_share_one_worker_and_keep_their_inputs_apart(
     page: Page, base_url: str, several_sims_page: str, recorder: Recorder
 ) -> None:
     page.goto(base_url + several_sims_page)
+    wake_every_sim(page)
     for element in page.locator("[data-sim]").all():
         expect(element).to_have_attribute("data-state", "ready", timeout=READY_MS)
     assert sum(url.endswith("/assets/sim/worker.js") for url in recorder.requests) == 1

@@ -1,13 +1,15 @@
 """Python starts from the build's memory snapshot, falls back to a normal start when the
-snapshot cannot be used, and draws fresh random numbers after every restore."""
+snapshot cannot be used, draws fresh random numbers after every restore, and its files
+travel gzipped from a host that compresses nothing."""
 
 from __future__ import annotations
 
 import gzip
+from fnmatch import fnmatch
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, Route, Worker, expect
+from playwright.sync_api import BrowserContext, Page, Response, Route, Worker, expect
 
 import sims
 from ridgepoint.sim_embed.display import display
@@ -91,3 +93,41 @@ def test_every_restore_draws_fresh_random_numbers(page: Page, base_url: str) -> 
             "'import random; [random.random() for _ in range(3)]').toJs()"))
         page.goto("about:blank")  # the next visit restores the snapshot again
     assert draws[0] != draws[1], "a restored heap repeats its random state unless reseeded"
+
+
+# What Python's start fetches, and nothing else: Pyodide's loaders, the wasm, the trimmed
+# standard library and the snapshot (gzipped by the build), the manifest naming them.
+PYTHON_FILES = {"worker.js", "unpack.js", "pyodide.mjs", "pyodide.asm.mjs", "snapshot.json",
+                "pyodide.asm.wasm", "snapshot-*.bin", "python_stdlib-*.zip.gz"}
+GZIPPED = ("pyodide.asm.wasm", "snapshot-*.bin", "python_stdlib-*.zip.gz")
+
+
+def test_python_s_big_files_travel_gzipped_from_a_host_that_compresses_nothing(
+    page: Page, context: BrowserContext, base_url: str, built_site: Path
+) -> None:
+    """The test server, like a plain static host, compresses nothing: the wasm, the
+    standard library and the snapshot still arrive gzipped, as the build wrote them, and
+    Pyodide's whole standard library and lock file are never asked for."""
+    responses: list[Response] = []
+
+    def keep(response: Response) -> None:
+        responses.append(response)
+
+    context.on("response", keep)
+    try:
+        open_ready(page, base_url + PATH)
+    finally:
+        context.remove_listener("response", keep)
+    python = [r for r in responses if "/assets/pyodide/" in r.url
+              or r.url.endswith(("/assets/sim/worker.js", "/assets/sim/unpack.js"))]
+    names = {r.url.rsplit("/", 1)[1] for r in python}
+    assert {next((p for p in PYTHON_FILES if fnmatch(name, p)), name) for name in names} \
+        == PYTHON_FILES
+    staged = built_site / "assets" / "pyodide"
+    for response in python:
+        name = response.url.rsplit("/", 1)[1]
+        assert "content-encoding" not in response.headers, name
+        if any(fnmatch(name, pattern) for pattern in GZIPPED):
+            body = response.body()
+            assert body[:2] == b"\x1f\x8b" and body == (staged / name).read_bytes(), name
+            assert len(gzip.decompress(body)) > 2 * len(body), name

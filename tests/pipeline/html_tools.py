@@ -31,6 +31,8 @@ class Page(HTMLParser):
         self.ids: set[str] = set()
         self.anchors: list[tuple[str, str | None, str]] = []  # href, title, text
         self.requests: list[str] = []  # what the browser fetches by itself
+        self.meta: dict[str, str] = {}  # <meta name|property=...> -> content
+        self.links: list[dict[str, str]] = []  # every <link>'s attributes
         self.title = ""
         self.text = ""
         self._stack: list[tuple[str, Item | None]] = []
@@ -47,6 +49,10 @@ class Page(HTMLParser):
             self.requests.append(values["src"])
         if tag == "link" and FETCHING_RELS & set(values.get("rel", "").split()):
             self.requests.append(values["href"])
+        if tag == "link":
+            self.links.append(values)
+        if tag == "meta" and ("name" in values or "property" in values):
+            self.meta[values.get("name") or values["property"]] = values.get("content", "")
         if tag in ("script", "style", "title"):
             self._raw += 1
         if tag in VOID:
@@ -66,7 +72,7 @@ class Page(HTMLParser):
             pass
 
     def handle_data(self, data: str) -> None:
-        if self.lasttag == "title" and self._raw:
+        if self.lasttag == "title" and self._raw and not self._in("svg"):  # not a chart's
             self.title += data
         if self._raw:
             return
@@ -76,6 +82,9 @@ class Page(HTMLParser):
                 item.text += data
         for _, _, text in self._anchor:
             text.append(data)
+
+    def _in(self, tag: str) -> bool:
+        return any(open_tag == tag for open_tag, _ in self._stack)
 
     def kinds(self, kind: str) -> list[Item]:
         return [item for item in self.items if item.kind == kind]

@@ -1,6 +1,6 @@
-"""The first widget on a page starts Python's worker (an inline script just before it) and
-loads the widget script at once (async), so Python starts before the page is parsed and the
-theme's scripts at the end of the page have run."""
+"""The first widget on a page loads the widget script at once (async), so a sim in view gets
+going before the theme's scripts at the end of the page have run; nothing on the page starts
+Python by itself (it waits until a sim is wanted: tests/browser/test_lazy_python.py)."""
 
 from __future__ import annotations
 
@@ -8,25 +8,20 @@ import re
 
 from ridgepoint import urls
 from ridgepoint.sim_embed import render_sim_blocks
-from ridgepoint.sim_embed.widget import STARTER
 from ridgepoint.stage import WIDGET_SCRIPT
 from tests.repo import LAYOUT
 
 PAGE = "Intro.\n\n```sim\nmodule: batching\n```\n\nMore.\n\n```sim\nmodule: roofline\n```\n"
 
 
-def test_the_worker_starts_before_the_first_widget_and_the_widget_script_follows_it() -> None:
+def test_the_widget_script_follows_the_first_widget_and_nothing_starts_python() -> None:
     out = render_sim_blocks(PAGE, "content/explainers/x.md", LAYOUT, "../../assets/sim/widget.js")
     scripts = re.findall(r"<script(?! type=\"application/json\")[^>]*>", out)
-    assert scripts == [
-        '<script data-worker="../../assets/sim/worker.js">',
-        '<script type="module" async src="../../assets/sim/widget.js">',
-    ]
-    starter, widget = (out.index(script) for script in scripts)
+    assert scripts == ['<script type="module" async src="../../assets/sim/widget.js">']
+    widget = out.index(scripts[0])
     first, second = out.index('data-sim="batching"'), out.index('data-sim="roofline"')
-    assert starter < first < widget < second
-    assert f">{STARTER}</script>" in out
-    assert "<script data-worker" not in render_sim_blocks(PAGE, "content/explainers/x.md", LAYOUT)
+    assert first < widget < second
+    assert "worker.js" not in out
     assert "src=" not in render_sim_blocks(PAGE, "content/explainers/x.md", LAYOUT)
 
 

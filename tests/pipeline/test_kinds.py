@@ -23,7 +23,7 @@ from ridgepoint import records
 from ridgepoint.kinds import KINDS, VOCABULARY, VOCABULARY_RECORD, VOCABULARY_SCHEMA, Kind
 from ridgepoint.load import load_site, split_front_matter
 from ridgepoint.model import HubSection, Site, Term
-from ridgepoint.validate import resolve, schemas
+from ridgepoint.schemafiles import resolve, schemas
 from ridgepoint.yamldoc import parse
 from tests.pipeline.conftest import SAMPLE
 

@@ -16,7 +16,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import sims
+from ridgepoint import modeline
 from ridgepoint.errors import ContentError, ContentErrors
+from ridgepoint.kinds import KINDS, VOCABULARY_SCHEMA
+from ridgepoint.kinds import VOCABULARY as VOCABULARY_PATH
 from ridgepoint.load import load_site, split_front_matter
 from ridgepoint.model import HubSection
 from tests.limits import within
@@ -62,9 +65,29 @@ VALID = {
 }
 
 
-def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
-    """A repository-shaped tree: the vocabulary plus `files` (path -> text or raw bytes)."""
+def with_modelines(files: dict[str, str | bytes]) -> dict[str, str | bytes]:
+    """The vocabulary plus `files`, each YAML text starting with its schema's modeline unless
+    it has one (raw bytes are left exactly as they are)."""
+    tree: dict[str, str | bytes] = {}
     for path, content in {"feed/tags/_vocabulary.yaml": VOCABULARY, **files}.items():
+        schema = _yaml_schema(path)
+        if isinstance(content, str) and schema and not content.startswith(modeline.PREFIX):
+            content = modeline.modeline(path, schema) + "\n" + content
+        tree[path] = content
+    return tree
+
+
+def _yaml_schema(path: str) -> str | None:
+    if path == VOCABULARY_PATH:
+        return VOCABULARY_SCHEMA
+    folder = path.rsplit("/", 1)[0]
+    return next((k.schema for k in KINDS if k.folder == folder and not k.markdown), None)
+
+
+def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
+    """A repository-shaped tree: the vocabulary plus `files` (path -> text or raw bytes),
+    each YAML text with its modeline (see with_modelines)."""
+    for path, content in with_modelines(files).items():
         file = root / path
         file.parent.mkdir(parents=True, exist_ok=True)
         if isinstance(content, bytes):
@@ -94,9 +117,9 @@ def load_cleanly(files: dict[str, str | bytes]) -> None:
     """Load a tree of `files` (plus the vocabulary): it must load, or fail with clean
     ContentErrors, each naming a file of the tree and a line inside it, on one line of text.
     Anything else (a traceback, a hang) fails the test."""
-    tree = {"feed/tags/_vocabulary.yaml": VOCABULARY, **files}
+    tree = with_modelines(files)
     with tempfile.TemporaryDirectory() as directory:
-        root = write_tree(Path(directory), files)
+        root = write_tree(Path(directory), tree)
         try:
             with within(10, "loading"):
                 load_site(root, FIXTURE_SIMS)
@@ -242,7 +265,7 @@ def test_a_billion_laughs_is_refused_quickly_and_in_little_memory(tmp_path: Path
     finally:
         tracemalloc.stop()
     assert errors == [
-        "glossary/t.yaml:5: yaml: holds more than 10000 values"
+        "glossary/t.yaml:6: yaml: holds more than 10000 values"
         " (expected at most 32 levels and 10000 values, an alias counting in full)"
     ]
     assert peak < 20_000_000
@@ -264,14 +287,17 @@ def test_every_problem_is_reported_in_one_pass() -> None:
 
 
 def test_a_bom_is_tolerated_and_crlf_lines_count_right(tmp_path: Path) -> None:
-    term = "term: Time to first token\r\ndefinition: Until the first token.\r\ntags: [latency]\r\n"
+    term = (
+        modeline.modeline("glossary/ttft.yaml", "term.schema.json") + "\r\n"
+        "term: Time to first token\r\ndefinition: Until the first token.\r\ntags: [latency]\r\n"
+    )
     write_tree(tmp_path, {"glossary/ttft.yaml": "\ufeff".encode() + term.encode()})
     assert load_site(tmp_path).terms["ttft"].term == "Time to first token"
     write_tree(tmp_path, {"glossary/ttft.yaml": ("\ufeff" + term + "tags: []\r\n").encode()})
     assert errors_of(tmp_path) == [
-        "glossary/ttft.yaml:4: tags: appears twice in one mapping; the last one would silently"
+        "glossary/ttft.yaml:5: tags: appears twice in one mapping; the last one would silently"
         " win (expected each key once)",
-        "glossary/ttft.yaml:4: tags: is empty"
+        "glossary/ttft.yaml:5: tags: is empty"
         " (expected a list of tags from feed/tags/_vocabulary.yaml, each once)",
     ]
 
@@ -281,7 +307,7 @@ def test_lines_are_counted_as_editors_count_them(tmp_path: Path) -> None:
     editor shows, counted by newlines."""
     term = 'term: "a\x85b\u2028c\u2029d\re"\ndefinition: D.\ntags: [latency]\ntags: [x]\n'
     write_tree(tmp_path, {"glossary/t.yaml": term})
-    assert [error.split(": ", 1)[0] for error in errors_of(tmp_path)] == ["glossary/t.yaml:4"] * 2
+    assert [error.split(": ", 1)[0] for error in errors_of(tmp_path)] == ["glossary/t.yaml:5"] * 2
 
 
 def test_valid_content_becomes_typed_records(tmp_path: Path) -> None:

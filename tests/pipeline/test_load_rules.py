@@ -21,7 +21,7 @@ from jsonschema.exceptions import ValidationError
 from ridgepoint import validate
 from ridgepoint.errors import ContentError, ContentErrors
 from ridgepoint.load import load_site
-from ridgepoint.validate import schemas
+from ridgepoint.schemafiles import schemas
 from tests.pipeline.test_load import BAD, CASES, FIXTURE_SIMS, write_tree
 
 # The keywords that can fail. `additionalProperties` fails only where it is false (a schema
@@ -33,7 +33,13 @@ KEYWORDS = ("type", "required", "enum", "minLength", "pattern", "format", "minIt
 LOADER_RULES = {
     "front matter is not closed": r": front matter: is not closed ",
     "front matter is missing": r": front matter: is missing ",
-    "file name is not a slug": r": slug: '[^']*' is malformed ",
+    "file name is not a slug": r": slug: '[^']*' is malformed[ ;]",
+    "modeline missing": r":1: modeline: is missing ",
+    "modeline names another schema": r": modeline: names '",
+    "modeline turns the editor's checks off": r": modeline: is '\$schema=none'",
+    "modeline after the first field": r": modeline: comes after the first field",
+    "modeline without a schema": r": modeline: names no schema ",
+    "tab in the indentation": r": yaml: a tab at column \d+: YAML indents with spaces only",
     "two files, one slug": r": slug: '[^']*' is already used by ",
     "vocabulary is missing": r"_vocabulary\.yaml:1: file: is missing ",
     "not UTF-8": r": encoding: byte 0x[0-9a-f]{2} is not UTF-8 ",
@@ -53,8 +59,8 @@ LOADER_RULES = {
     "hub reading twice": r": path\[\d+\]\.readings\[\d+\]: '[^']*' is already on this path",
     "explainer sim unknown": r": sim: '[^']*' is not a sim module ",
     "article updated before published": r": updated: \S+ is before published ",
-    "catalogue file name is not a key": r"catalogue/\S+:1: slug: '[^']*' is malformed \(expected a "
-                                        r"file name that is a catalogue key",
+    "catalogue file name is not a key": r"catalogue/\S+:1: slug: '[^']*' is malformed[^(]* "
+                                        r"\(expected a file name that is a catalogue key",
     "figure names an unknown source": r"\.source: '[^']*' is not one of this file's sources",
     "collectives missing for a domain": r": collectives: missing for a domain of \d+ GPUs",
     "collectives measured and assumed": r": collectives: gives both measured times and an assumed",
@@ -141,8 +147,9 @@ def fired() -> tuple[set[tuple[str, str, str]], list[str]]:
     described: list[tuple[tuple[str, str, str], ContentError]] = []
     original = validate._describe
 
-    def recording(error: ValidationError, document: Any, name: str) -> list[ContentError]:
-        problems = original(error, document, name)
+    def recording(error: ValidationError, document: Any, name: str, *rest: Any
+                  ) -> list[ContentError]:
+        problems = original(error, document, name, *rest)
         described.extend((_rule(error, name), problem) for problem in problems)
         return problems
 

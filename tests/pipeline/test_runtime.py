@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import gzip
 import json
 import re
 from pathlib import Path
@@ -81,8 +82,14 @@ def test_staging_copies_pyodide_the_chart_library_and_only_the_needed_sims(
         assert (assets / "pyodide" / name).read_bytes() == (
             NODE_MODULES / "pyodide" / name
         ).read_bytes()
-    lock = json.loads((assets / "pyodide" / "pyodide-lock.json").read_text())
-    assert lock["info"]["python"].startswith("3.14")
+    manifest = json.loads((assets / "pyodide" / "snapshot.json").read_text())
+    assert manifest["lock"]["info"]["python"].startswith("3.14")
+    assert manifest["lock"]["packages"] == {}  # the sims load no package
+    assert not (assets / "pyodide" / "pyodide-lock.json").exists()
+    # Gzipped by the build, under its own name: hosts do not compress wasm alike.
+    wasm = (assets / "pyodide" / runtime.WASM).read_bytes()
+    assert wasm[:2] == b"\x1f\x8b" and manifest["wasm"] == runtime.WASM
+    assert gzip.decompress(wasm) == (NODE_MODULES / "pyodide" / runtime.WASM).read_bytes()
     assert sorted(p.name for p in (assets / "sims").iterdir()) == browser_files(SIMS, "batching")
     vendor = sorted(p.name for p in (assets / "vendor").iterdir())
     assert vendor == [

@@ -11,6 +11,7 @@ import gzip
 import json
 import random
 import shutil
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -62,15 +63,24 @@ def test_the_cache_key_follows_the_sims_bytes(tmp_path: Path) -> None:
     assert snapshot.cache_key(sims_dir, NODE_MODULES) != key
 
 
+LISTED = ["json/__init__.py", "json/decoder.py"]
+
+
 @pytest.fixture
 def fake_maker(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
-    """Replace the Node step: write a small heap, count the calls."""
+    """Replace the Node step: list two standard files, write a small heap, count the
+    snapshots made (and check each is made on the trimmed library)."""
     calls: list[Path] = []
 
-    def run_maker(sims_dir: Path, heap_file: Path) -> list[str]:
-        calls.append(sims_dir)
+    def run_maker(command: str, sims_dir: str, home: str, *paths: str) -> dict[str, object]:
+        if command == "list":
+            return {"members": LISTED}
+        stdlib_zip, heap_file = (Path(path) for path in paths)
+        with zipfile.ZipFile(stdlib_zip) as trimmed:
+            assert trimmed.namelist() == LISTED
+        calls.append(Path(sims_dir))
         heap_file.write_bytes(bytes(snapshot.PAGE) + b"python heap" + bytes(5000))
-        return ["sims", "sims._runner", "sims.batching"]
+        return {"modules": ["sims", "sims._runner", "sims.batching"], "delta": 64}
 
     monkeypatch.setattr(snapshot, "_run_maker", run_maker)
     return calls
@@ -89,11 +99,17 @@ def test_a_snapshot_is_made_once_per_key_and_is_gzip_of_sparse(
     assert manifest["file"] == made.file_name and made.file_name.startswith(snapshot.PREFIX)
     assert manifest["bytes"] == made.path.stat().st_size
     assert manifest["modules"] == ["sims", "sims._runner", "sims.batching"]
+    assert manifest["xor"] == 64
+    with zipfile.ZipFile(made.stdlib_zip) as trimmed:
+        assert trimmed.namelist() == LISTED
+    assert gzip.decompress(made.stdlib.read_bytes()) == made.stdlib_zip.read_bytes()
+    assert manifest["stdlib"] == made.stdlib_name and made.stdlib_name.endswith(".zip.gz")
 
     (layout.sims / "roofline.py").write_text("# changed\n")
     snapshot.make(layout)
     assert len(fake_maker) == 2
-    assert sorted(p.suffix for p in layout.snapshots.iterdir()) == [".bin", ".json"]  # old: gone
+    assert sorted(p.suffix for p in layout.snapshots.iterdir()) == [  # the old one: gone
+        ".bin", ".gz", ".json", ".zip"]
 
 
 def test_policies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_maker: list[Path]
@@ -125,14 +141,20 @@ def test_staging_writes_the_snapshot_and_a_manifest_or_says_there_is_none(
     monkeypatch.setattr(snapshot, "current", failing)
     assert runtime.stage_snapshot(LAYOUT, target) is None
     assert "node is not installed" in capsys.readouterr().err
-    assert json.loads((target / snapshot.MANIFEST).read_text()) == {"file": None}
+    manifest = json.loads((target / snapshot.MANIFEST).read_text())
+    assert manifest["file"] is None and manifest["stdlib"] == runtime.FULL_STDLIB
+    assert (target / runtime.FULL_STDLIB).is_file()  # Pyodide's own, for a normal start
     assert not (target / "snapshot-old.bin").exists()
 
     packed = tmp_path / "made.bin"
     packed.write_bytes(gzip.compress(snapshot.sparse(b"heap")))
-    made = snapshot.Snapshot(packed, "ab" * 32, ("sims",))
+    stdlib = tmp_path / "made.zip.gz"
+    stdlib.write_bytes(gzip.compress(b"a zip"))
+    made = snapshot.Snapshot(packed, "ab" * 32, ("sims",), 0, stdlib)
     monkeypatch.setattr(snapshot, "current", lambda *_: made)
     runtime.stage_snapshot(LAYOUT, target)
     manifest = json.loads((target / snapshot.MANIFEST).read_text())
     assert manifest["file"] == made.file_name
     assert (target / made.file_name).read_bytes() == packed.read_bytes()
+    assert (target / made.stdlib_name).read_bytes() == stdlib.read_bytes()
+    assert not (target / runtime.FULL_STDLIB).exists()  # the trimmed one replaces it

@@ -33,8 +33,9 @@ from tests.repo import LAYOUT
 
 SIM_DIR = LAYOUT.content / "assets" / "sim"
 PARTS_MODULE = SIM_DIR / "parts.js"
-# The modules that bind to the widget's markup (the worker, the chart internals and the
-# number format touch no page element).
+# The modules that bind to the widget's markup (the worker and its downloads, the chart
+# internals, the number format and wanted.js, which watches the element it is given, touch
+# no page part).
 BINDING = ("widget.js", "controls.js", "results.js", "charts.js", "python.js", "phase.js",
            "inputs.js")
 # How each key of the table is told apart, from the sim's config and its result at the start.
@@ -158,7 +159,8 @@ def binding_sources() -> dict[str, str]:
 
 def test_every_module_of_the_widget_is_read_here() -> None:
     """A new module beside widget.js must be placed: binding (in BINDING) or not."""
-    others = {"worker.js", "expressions.js", "livechart.js", "format.js", "parts.js"}
+    others = {"worker.js", "unpack.js", "wanted.js", "expressions.js", "livechart.js", "format.js",
+              "parts.js"}
     assert {path.name for path in SIM_DIR.glob("*.js")} == set(BINDING) | others
 
 

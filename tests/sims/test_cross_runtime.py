@@ -3,7 +3,9 @@ for byte, at its defaults and at inputs taken from its declared ranges.
 
 The browser receives exactly the string `sims._runner.run` returns, so that is what is
 compared. Pyodide starts once for all cases; each module sees only the files the site would
-ship for it (`ridgepoint.runtime.browser_files`), which also checks that import closure.
+ship for it (`ridgepoint.runtime.browser_files`), which also checks that import closure, and
+only the trimmed standard library the site ships (`ridgepoint.stdlib`), which checks that
+the trimming left nothing out the sims need on any of these inputs.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import zipfile
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -18,6 +21,7 @@ from typing import Any
 import pytest
 
 import sims
+from ridgepoint import snapshot
 from ridgepoint.runtime import browser_files
 from sims import _runner
 from sims.contract import Choice, Number
@@ -56,13 +60,20 @@ CASES = [
 
 
 @cache
-def pyodide_answers() -> tuple[str, tuple[str, ...]]:
+def trimmed_stdlib() -> Path:
+    """The standard library the site ships (made with the snapshot, cached by the build)."""
+    return snapshot.make(LAYOUT).stdlib_zip
+
+
+@cache
+def pyodide_answers() -> tuple[str, int, tuple[str, ...]]:
     if shutil.which("node") is None:
         pytest.fail("node is not installed: the cross-runtime test needs Node.js 20+")
     if not (LAYOUT.node_modules / "pyodide").is_dir():
         pytest.fail("node_modules/pyodide is missing: run `make setup` (npm ci)")
     request = {
         "sims_dir": str(LAYOUT.sims),
+        "stdlib": str(trimmed_stdlib()),
         "files": {module: browser_files(LAYOUT.sims, module) for module in sims.sim_names()},
         "cases": CASES,
     }
@@ -72,13 +83,17 @@ def pyodide_answers() -> tuple[str, tuple[str, ...]]:
     )
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout)
-    return answer["python"], tuple(answer["answers"])
+    return answer["python"], answer["stdlib_bytes"], tuple(answer["answers"])
 
 
-def test_pyodide_runs_python_3_14() -> None:
-    version, answers = pyodide_answers()
+def test_pyodide_runs_python_3_14_on_the_trimmed_standard_library() -> None:
+    version, stdlib_bytes, answers = pyodide_answers()
     assert version.startswith("3.14.")
     assert len(answers) == len(CASES)
+    assert stdlib_bytes == trimmed_stdlib().stat().st_size  # the very zip the site ships
+    with zipfile.ZipFile(trimmed_stdlib()) as trimmed, \
+            zipfile.ZipFile(LAYOUT.node_modules / "pyodide" / "python_stdlib.zip") as full:
+        assert len(trimmed.namelist()) < len(full.namelist()) / 2
 
 
 @pytest.mark.parametrize(("index", "case"), list(enumerate(CASES)), ids=[
@@ -89,4 +104,4 @@ def test_same_json_as_cpython(index: int, case: tuple[str, str]) -> None:
     expected = _runner.run(module, inputs)
     answer = json.loads(expected)
     assert answer["ok"] or answer["kind"] == "input", answer  # a sim fault is a bug anywhere
-    assert pyodide_answers()[1][index] == expected
+    assert pyodide_answers()[2][index] == expected

@@ -4,7 +4,9 @@
 // The build wrote each sim's controls (disabled), its summary table and its charts (SVG)
 // into the page, plus a JSON config (module, inputs, starting values, metric labels, the
 // sims files it needs). This script enables the controls, starts one Python worker for the
-// whole page, reruns the sim on every change (at most one run in flight per sim; the
+// whole page once a sim wants it (wanted.js: the sim comes within about a screen of the
+// viewport, or the reader reaches for its controls; nothing of Python is fetched before),
+// reruns the sim on every change (at most one run in flight per sim; the
 // latest input wins), and keeps the inputs in the URL so a scenario can be shared. The
 // chart library is only fetched once the reader reaches for the controls (a pointer over
 // them, or focus): the live charts are then built, hidden, and the worker warms up, so the
@@ -30,6 +32,7 @@ import { SIM, part, required } from "./parts.js";
 import { dataState, initial, transition } from "./phase.js";
 import * as python from "./python.js";
 import { mountResults } from "./results.js";
+import { whenNear } from "./wanted.js";
 
 const STEPS = 4; // worker: start Python, load the sim; page: first run; done
 const LIVE = "Live: change any input and the results follow.";
@@ -72,8 +75,16 @@ class Sim {
       change: () => this.change(),
       reach: () => this.reach(),
     });
+    this.unwatch = () => {};
     const broken = python.join(this);
-    this.dispatch(broken ? { type: "fail", reason: broken } : { type: "start" });
+    if (broken) this.dispatch({ type: "fail", reason: broken });
+    else this.unwatch = whenNear(element, () => this.want());
+  }
+
+  // Python is wanted for this sim (near the viewport, or the reader reached for it).
+  want() {
+    this.unwatch();
+    if (this.state.phase === "prerendered") this.dispatch({ type: "start" });
   }
 
   /**
@@ -125,15 +136,18 @@ class Sim {
   // -- from the controls --
 
   change() {
+    this.want(); // an input changed without a reach first (a script, an assistive tool)
     const values = this.controls.values;
     this.results.markStale(!sameInputs(values, this.shown));
     this.dispatch({ type: "change", stuck: this.stuck !== null && sameInputs(values, this.stuck) });
   }
 
-  // The reader is about to change an input (a pointer over the controls, or focus): the
-  // charts get their views ready, and the worker makes the runs that warm it up.
+  // The reader is about to change an input (a pointer over the controls, a press, or
+  // focus): Python starts if it has not yet, the charts get their views ready, and the
+  // worker makes the runs that warm it up.
   reach() {
     if (this.state.phase === "error") return;
+    this.want();
     this.charts.reach();
     python.warm(this.config.module, { ...this.controls.values }, WARM_UP_RUNS);
   }
@@ -203,6 +217,7 @@ class Sim {
   }
 
   dispose() {
+    this.unwatch();
     clearTimeout(this.watchdog);
     this.controls.dispose();
     this.results.dispose();
@@ -223,8 +238,11 @@ function initialise() {
       sims.delete(sim);
     }
   }
+  const mounted = new Set([...sims].map((sim) => sim.element));
   for (const element of document.querySelectorAll(SIM)) {
-    if (!(element instanceof HTMLElement) || element.dataset.state !== "prerendered") continue;
+    // A sim stays prerendered until it is wanted: mounted or not, its state does not say.
+    if (!(element instanceof HTMLElement) || mounted.has(element)) continue;
+    if (element.dataset.state !== "prerendered") continue;
     try {
       sims.add(new Sim(element));
     } catch (error) {
@@ -236,11 +254,11 @@ function initialise() {
 }
 
 // The page loads this module early, right after its first sim (an async module script the
-// build writes there), so Python's download and start overlap the theme's own start-up;
-// the sims parsed so far start now, any later ones when the page is parsed. Loaded only at
+// build writes there), so that a sim in view starts Python while the theme starts up; the
+// sims parsed so far are mounted now, any later ones when the page is parsed. Loaded only at
 // the end of the page (extra_javascript), it runs once parsing is done. With
 // navigation.instant, Material swaps pages without rerunning scripts and announces each
-// page on its document$ observable. initialise skips sims already started.
+// page on its document$ observable. initialise skips sims already mounted.
 function followTheme() {
   if (window.document$ && typeof window.document$.subscribe === "function") {
     window.document$.subscribe(initialise);

@@ -3,9 +3,10 @@
 //
 // Everything comes from this site: Pyodide from assets/pyodide/ (indexURL), the sims'
 // source from assets/sims/, both found relative to this file, so the site works at any
-// depth and under any base path. No package is loaded: the sims use the standard library.
-// Python starts from the build's memory snapshot when there is one (sims imported already),
-// and the normal way when there is none or it cannot be restored.
+// depth and under any base path. No package is loaded: the sims use the standard library,
+// trimmed to what they load. Python starts from the build's memory snapshot when there is
+// one (sims imported already), and the normal way when there is none or it cannot be
+// restored. The wasm, the standard library and the snapshot arrive gzipped (unpack.js).
 //
 // Messages in:   {type: "load", module, files}        fetch + import a sim (once)
 //                {type: "run", id, module, inputs}    run it
@@ -15,33 +16,36 @@
 //                {type: "result", id, payload}        payload: JSON text from sims._runner.run
 //                {type: "fatal", message}             Python could not start at all
 
+import { download, inflateHeap, inflated, undoDelta } from "./unpack.js";
+
 const PYODIDE_URL = new URL("../pyodide/", import.meta.url).href;
-const WASM_URL = new URL("pyodide.asm.wasm", PYODIDE_URL).href;
+const WASM_URL = new URL("pyodide.asm.wasm", PYODIDE_URL).href; // what Pyodide asks for
 const SIMS_URL = new URL("../sims/", import.meta.url);
 const HOME = "/home/pyodide/ridgepoint"; // on sys.path; holds the sims package
 const STEPS = 3; // starting Python, loading the sim, first run (the page counts the last)
-const SNAPSHOT_MANIFEST = "snapshot.json";
 
-// A failed download names its file: Pyodide's own message ("Failed to fetch") does not.
-/** @param {RequestInfo | URL} resource @param {RequestInit} [options] */
-async function download(resource, options) {
-  const url = new URL(resource instanceof Request ? resource.url : resource, self.location.href);
-  const name = url.pathname.slice(url.pathname.lastIndexOf("/") + 1);
-  let response;
-  try {
-    response = await realFetch(resource, options);
-  } catch (error) {
-    throw new Error(`could not download ${name} (${/** @type {Error} */ (error).message})`);
-  }
-  if (!response.ok) throw new Error(`could not download ${name} (HTTP ${response.status})`);
-  return response;
-}
-const realFetch = self.fetch.bind(self);
-const wasmResponse = download(WASM_URL);
-// Pyodide's own request for its wasm gets the response already being compiled (below).
+// The runtime's manifest (ridgepoint/runtime.py stage_snapshot): the snapshot's file, the
+// standard library's and the wasm's, the XORed length, Pyodide's lock without packages.
+/**
+ * @typedef {object} Manifest
+ * @property {string | null} file @property {string[]} modules @property {number} xor
+ * @property {string} stdlib @property {string} wasm @property {object} lock
+ */
+const manifest = /** @type {Promise<Manifest>} */ (
+  download(new URL("snapshot.json", PYODIDE_URL)).then((response) => response.json()));
+const wasmResponse = manifest.then(async (known) =>
+  inflated(await download(new URL(known.wasm, PYODIDE_URL)), "application/wasm"));
+// Pyodide's own requests: its wasm gets the response already being compiled (below), a
+// gzipped file (the standard library) is inflated, any other passes through. A relative URL
+// is read against this script's own address: under the host-policy start the worker's
+// location is a blob: URL (overrides/partials/javascripts/host-policy.html).
 self.fetch = (resource, options) => {
-  const url = resource instanceof Request ? resource.url : String(resource);
-  return new URL(url, self.location.href).href === WASM_URL ? wasmResponse : download(resource, options);
+  const url = new URL(resource instanceof Request ? resource.url : String(resource), import.meta.url);
+  if (url.href === WASM_URL) return wasmResponse;
+  if (url.pathname.endsWith(".gz")) {
+    return download(resource, options).then((response) => inflated(response, "application/octet-stream"));
+  }
+  return download(resource, options);
 };
 
 // How Python started: "snapshot" (restored, sims already imported) or "fresh" (with the
@@ -67,25 +71,35 @@ for (const [step, promise] of /** @type {const} */ ([["wasm compiled", wasmModul
   promise.then(() => mark(step), () => {});
 }
 
+// A snapshot being restored: its heap's start still XORed with the wasm's data segments.
+/** @type {{bytes: Uint8Array, length: number} | null} */
+let xored = null;
+
 // Pyodide instantiates its wasm with WebAssembly.instantiateStreaming; this worker runs
-// nothing else, so that call is given the module compiled above.
+// nothing else, so that call is given the module compiled above. The memory then holds
+// the data segments only: the moment to undo the snapshot's XOR, before Pyodide copies it in.
 WebAssembly.instantiateStreaming = /** @type {typeof WebAssembly.instantiateStreaming} */ (async (_response, imports) => {
   const module = await wasmModule;
-  return { module, instance: await WebAssembly.instantiate(module, imports) };
+  const instance = await WebAssembly.instantiate(module, imports);
+  if (xored) {
+    undoDelta(xored.bytes, /** @type {WebAssembly.Memory} */ (instance.exports.memory).buffer, xored.length);
+    xored = null;
+  }
+  return { module, instance };
 });
 
-const PYODIDE_OPTIONS = {
-  indexURL: PYODIDE_URL, packages: [], stdout: () => {}, stderr: () => {},
-  createPyodideModule: async (/** @type {object} */ settings) => (await factory).default(settings),
-};
+/** @returns {Promise<object>} loadPyodide's options: this site's files, no packages */
+async function pyodideOptions() {
+  const known = await manifest;
+  return {
+    indexURL: PYODIDE_URL, packages: [], stdout: () => {}, stderr: () => {},
+    stdLibURL: new URL(known.stdlib, PYODIDE_URL).href, lockFileContents: known.lock,
+    createPyodideModule: async (/** @type {object} */ settings) => (await factory).default(settings),
+  };
+}
 
-// The page may start this worker before its widget listens (ridgepoint/sim_embed/widget.py's STARTER): nothing
-// is said until the widget's first message, so nothing is lost. Messages keep their order.
-/** @type {(value?: unknown) => void} */
-let heard;
-const listening = new Promise((resolve) => { heard = resolve; });
 function post(/** @type {object} */ message) {
-  listening.then(() => self.postMessage(message));
+  self.postMessage(message);
 }
 
 const files = new Map(); // sims file -> Promise, so shared modules are fetched once
@@ -98,70 +112,25 @@ function progress(/** @type {number} */ step, /** @type {string} */ text) {
   post({ type: "progress", step, of: STEPS, text });
 }
 
-// The build's memory snapshot (ridgepoint/snapshot.py): a manifest names the file, which
+// The build's memory snapshot (ridgepoint/snapshot.py): the manifest names the file, which
 // is gzip(sparse heap). Inflating checks the gzip trailer (CRC-32, length), so a damaged
 // download is refused; Pyodide then checks the magic number and its own build id.
 async function snapshotBytes() {
-  const manifest = await (await fetch(new URL(SNAPSHOT_MANIFEST, PYODIDE_URL))).json();
-  if (!manifest.file) throw new Error("this site was built without a Python snapshot");
-  const response = await fetch(new URL(manifest.file, PYODIDE_URL));
-  return { bytes: await inflateHeap(/** @type {ReadableStream<BufferSource>} */ (response.body)), modules: manifest.modules };
-}
-
-// The heap back from its sparse form, page by page as it inflates (no copy of the whole
-// sparse form is made): magic "RPS1", u32 page size, heap size, page count, the non-zero
-// pages' indexes, then their bytes (little-endian; see ridgepoint/snapshot.py).
-async function inflateHeap(/** @type {ReadableStream<BufferSource>} */ body) {
-  const reader = body.pipeThrough(new DecompressionStream("gzip")).getReader();
-  let head = new Uint8Array(0); // the header, while it is incomplete
-  let heap = /** @type {Uint8Array | null} */ (null);
-  let indexes = new Uint32Array(0), page = 0, written = 0;
-  for (let read = await reader.read(); !read.done; read = await reader.read()) {
-    let chunk = read.value;
-    if (heap === null) {
-      head = joined(head, chunk);
-      const view = new DataView(head.buffer);
-      if (head.length >= 4 && view.getUint32(0, true) !== 0x31535052) {
-        throw new Error("the Python snapshot is not in the expected format");
-      }
-      if (head.length < 16) continue;
-      const [size, count] = [8, 12].map((at) => view.getUint32(at, true));
-      const start = 16 + 4 * count;
-      if (head.length < start) continue;
-      page = view.getUint32(4, true);
-      indexes = new Uint32Array(head.buffer.slice(16, start));
-      heap = new Uint8Array(size);
-      chunk = head.subarray(start);
-    }
-    for (let offset = 0; offset < chunk.length;) {
-      const nth = Math.floor(written / page);
-      const within = written - nth * page;
-      const target = indexes[nth] * page + within;
-      const length = Math.min(page - within, chunk.length - offset, heap.length - target);
-      if (!(length > 0)) throw new Error("the Python snapshot is damaged");
-      heap.set(chunk.subarray(offset, offset + length), target);
-      offset += length;
-      written += length;
-    }
-  }
-  const pages = indexes.length;
-  const expected = pages && heap && (pages - 1) * page + Math.min(page, heap.length - indexes[pages - 1] * page);
-  if (heap === null || written !== expected) throw new Error("the Python snapshot is damaged");
-  return heap;
-}
-
-function joined(/** @type {Uint8Array} */ first, /** @type {Uint8Array} */ second) {
-  const both = new Uint8Array(first.length + second.length);
-  both.set(first);
-  both.set(second, first.length);
-  return both;
+  const known = await manifest;
+  if (!known.file) throw new Error("this site was built without a Python snapshot");
+  const response = await inflated(await download(new URL(known.file, PYODIDE_URL)), "application/octet-stream");
+  const body = /** @type {ReadableStream<Uint8Array>} */ (response.body);
+  return { bytes: await inflateHeap(body), modules: known.modules, xor: known.xor };
 }
 
 async function restore() {
   const { loadPyodide } = await loader;
-  const bytes = snapshot.then((loaded) => loaded.bytes);
+  const bytes = snapshot.then((loaded) => {
+    xored = { bytes: loaded.bytes, length: loaded.xor };
+    return loaded.bytes;
+  });
   bytes.catch(() => {}); // Pyodide awaits it later: a quick failure must not count as unhandled
-  const pyodide = await loadPyodide({ ...PYODIDE_OPTIONS, _loadSnapshot: bytes });
+  const pyodide = await loadPyodide({ ...(await pyodideOptions()), _loadSnapshot: bytes });
   // The restored heap holds the random state saved at build time: every visit would draw
   // the same numbers. Reseed from the browser's entropy (os.urandom).
   pyodide.runPython("import random; random.seed()");
@@ -190,8 +159,9 @@ async function start() {
   } catch (error) {
     // No snapshot, a failed download or a snapshot this Pyodide refuses: start normally.
     startInfo.reason = lastLine(error);
+    xored = null;
     const { loadPyodide } = await loader;
-    pyodide = await loadPyodide(PYODIDE_OPTIONS);
+    pyodide = await loadPyodide(await pyodideOptions());
     startInfo.via = "fresh";
   }
   pyodide.FS.mkdirTree(`${HOME}/sims`);
@@ -239,7 +209,6 @@ function lastLine(/** @type {any} */ error) {
 }
 
 self.onmessage = async (event) => {
-  heard();
   const message = event.data;
   if (message.type === "load") {
     try {

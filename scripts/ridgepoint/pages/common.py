@@ -9,16 +9,21 @@ import yaml
 from ridgepoint.markup import esc, md_inline
 
 
-def page(title: str, *blocks: str, description: str | None = None) -> str:
+def page(
+    title: str, *blocks: str, description: str, own_feed: tuple[str, str] | None = None
+) -> str:
     """A Markdown page: front matter, an H1 with the title, then `blocks` separated by blank
     lines (so each HTML block stands alone and Markdown leaves it raw).
 
-    The front matter values are HTML-escaped because Material prints `page.meta.title` and
-    `page.meta.description` into the page unescaped.
+    Every generated page has a description of its own (search results and link previews
+    show it). `own_feed` is the page's own Atom feed, (site-root URL, its title after the
+    site's name), which the page then names for feed readers (overrides/partials/
+    discovery.html reads `atom_feed` and `atom_feed_title`). The front matter values are
+    HTML-escaped because Material and our templates print them into the page unescaped.
     """
-    meta = {"title": esc(title)}
-    if description:
-        meta["description"] = esc(description)
+    meta = {"title": esc(title), "description": esc(description)}
+    if own_feed:
+        meta["atom_feed"], meta["atom_feed_title"] = own_feed[0], esc(own_feed[1])
     front = yaml.safe_dump(meta, allow_unicode=True, sort_keys=False, width=1_000_000)
     body = "\n\n".join(block for block in (heading(1, title), *blocks) if block)
     return f"---\n{front}---\n\n{body}\n"

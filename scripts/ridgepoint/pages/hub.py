@@ -67,4 +67,5 @@ def hub_page(site: Site, tag: str) -> str:
             heading(2, "More readings on this tag" if hub.path else "Readings"),
             reading_list(site, elsewhere, here),
         ]
-    return page(label, *blocks, description=site.tags[tag].description)
+    return page(label, *blocks, description=site.tags[tag].description,
+                own_feed=(urls.tag_feed(tag), label))

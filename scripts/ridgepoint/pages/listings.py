@@ -20,14 +20,19 @@ def tag_articles_page(site: Site, tag: str) -> str:
     label = site.tags[tag].label
     articles = newest_articles(a for a in site.articles.values() if tag in a.tags)
     hub = link(urls.relative(here, urls.hub(tag)), f"the {label} hub")
+    title = f"Articles tagged {label}"
+    feed = (urls.tag_feed(tag), label)
     if not articles:
         lede = f"No article carries this tag yet. Explainers, terms and readings are on {hub}."
-        return page(f"Articles tagged {label}", paragraph(lede, "rp-lede"))
+        description = f"No article is tagged {label} yet; its hub lists what there is."
+        return page(title, paragraph(lede, "rp-lede"), description=description, own_feed=feed)
     lede = (
         f"{esc(count(len(articles), 'article', 'articles'))}, newest update first. See also {hub}."
     )
+    description = f"{count(len(articles), 'article', 'articles')} tagged {label}, newest first."
     return page(
-        f"Articles tagged {label}", paragraph(lede, "rp-lede"), article_list(site, articles, here)
+        title, paragraph(lede, "rp-lede"), article_list(site, articles, here),
+        description=description, own_feed=feed,
     )
 
 
@@ -48,7 +53,10 @@ def tags_page(site: Site) -> str:
             f'<dd>{esc(info.description)} <span class="rp-follow">{follow}</span></dd>'
         )
     body = "\n".join(rows)
-    return page("Tags", f'<dl class="rp-tags">\n{body}\n</dl>')
+    return page(
+        "Tags", f'<dl class="rp-tags">\n{body}\n</dl>',
+        description="Every topic on the site, each with its hub, its articles and its Atom feed.",
+    )
 
 
 def explainers_page(site: Site) -> str:
@@ -59,6 +67,7 @@ def explainers_page(site: Site) -> str:
         "Explainers",
         paragraph(esc(lede), "rp-lede"),
         explainer_grid(explainers, urls.EXPLAINERS) if explainers else "",
+        description=f"{lede} Beginner first.",
     )
 
 
@@ -70,4 +79,5 @@ def articles_page(site: Site) -> str:
         "Articles",
         paragraph(esc(lede), "rp-lede"),
         article_list(site, articles, urls.ARTICLES) if articles else "",
+        description="Long-form writing on LLM serving latency, newest update first.",
     )

@@ -5,7 +5,7 @@ HTML that already holds everything a reader without JavaScript needs; in the bro
 `content/assets/sim/widget.js` takes over with Pyodide. One job per module:
 
 - `blocks`: finding, parsing and validating ```sim blocks (bad ones are ContentErrors);
-- `widget`: the widget's HTML, and the scripts that go around a page's first widget;
+- `widget`: the widget's HTML, and the script that follows a page's first widget;
 - `charts`: charts as inline SVG, with their cache;
 - `display`: how numbers read, the twin of content/assets/sim/format.js;
 - here: a page's blocks replaced by their widgets.
@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from ridgepoint.errors import ContentError, ContentErrors
 from ridgepoint.layout import Layout
 from ridgepoint.sim_embed.blocks import iter_blocks, read_block
-from ridgepoint.sim_embed.widget import early_scripts, widget_html
+from ridgepoint.sim_embed.widget import early_script, widget_html
 
 
 def render_sim_blocks(
@@ -32,11 +32,9 @@ def render_sim_blocks(
     reported at once, as ContentErrors. `widget_script`, the page-relative URL of
     widget.js, is loaded right after the first widget as an async module: the theme's
     scripts at the end of the page run first otherwise, and only then would the widget
-    start Python (the same module from extra_javascript is then not run a second time).
-    Before that widget goes STARTER, which starts Python's worker as the parser reaches it:
-    the worker's downloads then overlap the fetch of widget.js and its imports. `links`
-    (input name -> page-relative URL) are the catalogue sections the GPU and model controls
-    link to (widget.CATALOGUE_LINKS).
+    mount the sims (the same module from extra_javascript is then not run a second time).
+    `links` (input name -> page-relative URL) are the catalogue sections the GPU and model
+    controls link to (widget.CATALOGUE_LINKS).
     """
     lines = markdown.splitlines(keepends=True)
     errors: list[ContentError] = []
@@ -55,9 +53,9 @@ def render_sim_blocks(
         used[block.module] = used.get(block.module, 0) + 1
         count = used[block.module]
         key = block.module if count == 1 else f"{block.module}-{count}"
-        before, after = early_scripts(early) if early else ("", "")
+        after = early_script(early) if early else ""
         early = None
-        pieces.append(f"\n{before}{widget_html(block, key, layout, links)}\n{after}\n")
+        pieces.append(f"\n{widget_html(block, key, layout, links)}\n{after}\n")
     pieces.append("".join(lines[cursor:]))
     if errors:
         raise ContentErrors(errors)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import html
 import json
-import posixpath
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,34 +28,12 @@ from ridgepoint.sim_embed.charts import chart_svg
 from ridgepoint.sim_embed.display import display, exact
 from sims.contract import Choice, Input, Number, describe
 
-WORKER_SCRIPT = "worker.js"  # beside widget.js
 
-# Starts the page's Python worker (its URL in the script's data-worker, page-relative) as
-# the parser reaches the first sim. Inline, so the same text on every page (one CSP hash)
-# and nothing to download first; a script fetched here would wait for the parser to reach
-# it anyway, as the stylesheets hold the parser in the <head>. widget.js takes the worker
-# from window.ridgepointWorker and sets it to null (a widget that ran first has its own:
-# no second worker). The worker says nothing until the widget's first message, so nothing
-# is lost meanwhile. A worker whose script cannot load is dropped before the widget takes
-# it: the widget then starts its own, whose failure it hears and reports to the reader.
-STARTER = (
-    '(()=>{if("ridgepointWorker"in window)return;'
-    "const url=new URL(document.currentScript.dataset.worker,location.href);"
-    'const worker=new Worker(url,{type:"module"});'
-    "window.ridgepointWorker=worker;"
-    'worker.addEventListener("error",()=>{if(window.ridgepointWorker!==worker)return;'
-    "worker.terminate();delete window.ridgepointWorker})})()"
-)
-
-
-def early_scripts(widget_script: str) -> tuple[str, str]:
-    """The scripts around a page's first widget: before it, STARTER (Python's worker starts
-    as the parser reaches it); after it, widget.js (`widget_script`, page-relative) as an
-    async module, so the widget does not wait for the theme's scripts at the page's end."""
-    worker = posixpath.join(posixpath.dirname(widget_script), WORKER_SCRIPT)
-    before = f'<script data-worker="{_attr(worker)}">{STARTER}</script>\n'
-    after = f'<script type="module" async src="{_attr(widget_script)}"></script>\n'
-    return before, after
+def early_script(widget_script: str) -> str:
+    """The script after a page's first widget: widget.js (`widget_script`, page-relative)
+    as an async module, so the widget does not wait for the theme's scripts at the page's
+    end. It starts no Python: that waits until a sim is wanted (content/assets/sim/wanted.js)."""
+    return f'<script type="module" async src="{_attr(widget_script)}"></script>\n'
 
 
 # The inputs whose choices the catalogue page lists, and the words of the link to it.

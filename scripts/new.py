@@ -1,0 +1,43 @@
+"""`make new KIND=<kind> SLUG=... [SIM=module]`: a new content file of any kind (a term, a reading,
+a hub, an explainer, an article, a catalogue GPU, model or calibration set).
+
+Writes the file with its modeline, every field with what belongs in it and its allowed
+values, today's date where one is needed (ridgepoint.scaffold); an explainer also gets its
+sim. Refuses, in one line on stderr and with exit status 2, anything it cannot write.
+"""
+
+from __future__ import annotations
+
+import sys
+from datetime import date
+
+import sims
+from ridgepoint.layout import repository
+from ridgepoint.scaffold import Refused, scaffold
+
+USAGE = "usage: make new KIND=<kind> SLUG=<slug> [SIM=<module>] (KIND: {kinds})"
+
+
+def main(argv: list[str]) -> int:
+    from ridgepoint.kinds import KINDS
+
+    if len(argv) not in (2, 3) or not all(argv[:2]):
+        print(USAGE.format(kinds="|".join(kind.key for kind in KINDS)), file=sys.stderr)
+        return 2
+    key, slug, sim = argv[0], argv[1], (argv[2] if len(argv) == 3 and argv[2] else None)
+    try:
+        written = scaffold(repository(), key, slug, date.today(), sims.sim_names(), sim)
+    except Refused as refused:
+        print(f"make new: {refused}", file=sys.stderr)
+        return 2
+    for path in written.paths:
+        print(f"new: wrote {path}")
+    print("next: fill in every empty field (`make check` names each one), then `make serve`")
+    if written.sim:
+        print(f"next: sims/{written.sim}.py is a working template: replace its model, then give "
+              "it its invariants in tests/sims/test_properties.py (INVARIANTS)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
