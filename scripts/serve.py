@@ -1,19 +1,25 @@
 """`make serve`: stage the site, then `mkdocs serve` on http://127.0.0.1:8000 with live reload.
 
-Saving a file under content/, glossary/, feed/ or sims/ re-stages and reloads the page
-(scripts/ridgepoint/mkdocs_hooks.py); a broken file prints its errors and the server keeps
-serving the last good version.
+    python scripts/serve.py                       # http://127.0.0.1:8000/
+    python scripts/serve.py --dev-addr 127.0.0.1:8001   # what `make serve PORT=8001` runs
+
+Saving a file under content/, glossary/, feed/ or sims/ re-stages, rebuilds the pages the
+save changed and reloads the page (scripts/ridgepoint/mkdocs_hooks.py); a broken file shows
+its errors on the page and in the terminal while the server keeps serving the last good
+version. A port already in use is said in one line, before anything is built.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import os
+import socket
 import sys
 from pathlib import Path
 
 from ridgepoint import mkdocs_hooks
-from ridgepoint.builder import derived_config, mkdocs
+from ridgepoint.builder import derived_config, mkdocs_command
 from ridgepoint.config import SiteConfig
 from ridgepoint.errors import ContentErrors
 from ridgepoint.runtime import StagingError
@@ -21,10 +27,48 @@ from ridgepoint.snapshot import POLICY_VARIABLE
 from ridgepoint.stage import stage_site
 
 
+def address(text: str) -> tuple[str, int]:
+    """host:port, as MkDocs' --dev-addr takes it."""
+    host, _, port = text.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise argparse.ArgumentTypeError(f"{text!r} is not host:port (e.g. 127.0.0.1:8001)")
+    return host, int(port)
+
+
+def port_in_use(host: str, port: int) -> str | None:
+    """Why the server could not listen on host:port (None if it can), said in one line."""
+    error = _bind_error(host, port)
+    if error is None:
+        return None
+    if error.errno == errno.EADDRINUSE:
+        free = next((p for p in range(port + 1, min(port + 100, 65536))
+                     if _bind_error(host, p) is None), port + 1)
+        return (f"make serve: port {port} on {host} is already in use (another `make serve`?);"
+                f" pick another: make serve PORT={free}")
+    return f"make serve: cannot listen on {host}:{port}: {error.strerror or error}"
+
+
+def _bind_error(host: str, port: int) -> OSError | None:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as MkDocs' server does
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            return error
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dev-addr", default="127.0.0.1:8000", help="host:port to serve on")
+    parser.add_argument("--dev-addr", type=address, default="127.0.0.1:8000",
+                        help="host:port to serve on (make serve PORT=...)")
     args = parser.parse_args(argv)
+    host, port = args.dev_addr
+    problem = port_in_use(host, port)
+    if problem:
+        print(problem, file=sys.stderr)
+        return 1
     # Saving a sim must not wait seconds for a new Pyodide snapshot: serve uses a cached
     # one when it matches and otherwise lets pages start Python the normal way.
     os.environ.setdefault(POLICY_VARIABLE, "cached")
@@ -41,10 +85,12 @@ def main(argv: list[str] | None = None) -> int:
     hooks = [str(Path(mkdocs_hooks.__file__).resolve())]
     docs_dir = SiteConfig.read(layout.mkdocs_yml).docs_dir
     config = derived_config(layout.mkdocs_yml, docs_dir, "serve", hooks=hooks)
-    try:
-        return mkdocs("serve", "--config-file", str(config), "--dev-addr", args.dev_addr)
-    except KeyboardInterrupt:
-        return 0
+    # This process becomes the server: Ctrl-C and a stop signal reach MkDocs itself.
+    command, environment = mkdocs_command(layout, "serve", "--dirty", "--config-file", str(config),
+                                          "--dev-addr", f"{host}:{port}")
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execve(command[0], command, environment)
 
 
 if __name__ == "__main__":

@@ -45,10 +45,19 @@ def derived_config(config_file: Path, stage_dir: Path, purpose: str, **settings:
     return path
 
 
-def mkdocs(*args: str) -> int:
-    """Run the MkDocs CLI of this interpreter; its output goes to the terminal."""
-    environment = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    return subprocess.run([sys.executable, "-m", "mkdocs", *args], env=environment).returncode
+def mkdocs_command(layout: Layout, *args: str) -> tuple[list[str], dict[str, str]]:
+    """The MkDocs CLI of this interpreter, and its environment. The pipeline it imports
+    (the serve hook, the Markdown extensions mkdocs.yml names) is the layout's own
+    (scripts/ of its code), whichever tree's venv the interpreter belongs to."""
+    path = os.pathsep.join(filter(None, (str(layout.scripts), os.environ.get("PYTHONPATH"))))
+    environment = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": path}
+    return [sys.executable, "-m", "mkdocs", *args], environment
+
+
+def mkdocs(layout: Layout, *args: str) -> int:
+    """Run the MkDocs CLI (mkdocs_command); its output goes to the terminal."""
+    command, environment = mkdocs_command(layout, *args)
+    return subprocess.run(command, env=environment).returncode
 
 
 def _swap(new: Path, site_dir: Path) -> None:
@@ -104,7 +113,7 @@ def build(
     fresh = Path(tempfile.mkdtemp(prefix=f"{site_dir.name}.new-", dir=site_dir.parent))
     try:
         config = derived_config(config_file, stage_dir, "build", site_dir=str(fresh))
-        if mkdocs("build", "--strict", "--config-file", str(config)) != 0:
+        if mkdocs(layout, "build", "--strict", "--config-file", str(config)) != 0:
             print(f"mkdocs build failed; {site_dir} left as it was.", file=sys.stderr)
             return 1
         if not _finish(fresh):
