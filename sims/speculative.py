@@ -20,8 +20,9 @@ from __future__ import annotations
 from itertools import repeat
 from typing import Any
 
-from sims import charts
+from sims import charts, drafters
 from sims.contract import Choice, Number, simulation
+from sims.drafters import DRAFT_MODEL, DRAFTERS
 from sims.physics import (
     GPUS,
     MODELS,
@@ -61,6 +62,10 @@ INPUTS = (
     Choice("gpu", "GPU", "h100", tuple(GPUS)),
     Choice("tp", "Tensor-parallel GPUs", "4", TP_CHOICES,
            help="GPUs the target is split over."),
+    Choice("drafter", "Drafter", DRAFT_MODEL, DRAFTERS,
+           help="draft-model: the acceptance rate and draft cost above. mtp (DeepSeek-V3's own "
+                "module, one guess a step) and eagle-3 bring their measured acceptance and "
+                "cost one layer of the target (sims/drafters.py)."),
 )
 
 METRICS = {
@@ -74,6 +79,9 @@ METRICS = {
     "verify_bound": "What limits the verify pass (compute or memory)",
     "fits_in_memory": "Target weights and KV cache fit on the GPUs",
     "memory": "Memory each GPU needs, against what it can use",
+    "acceptance_rate_used": "Acceptance rate of the drafter (per guess)",
+    "draft_cost_used": "One draft step over one target step at this batch (x target step)",
+    "lookahead_used": "Guesses the drafter makes each step (tokens)",
 }
 
 
@@ -146,13 +154,19 @@ def simulate(
     model: str,
     gpu: str,
     tp: str,
+    drafter: str,
 ) -> dict[str, Any]:
     shards = int(tp)
     check_group(GPUS[gpu], MODELS[model], shards)
     target_s = _target_s(gpu, model, shards, batch_size)
+    # A built-in drafter replaces the reader's acceptance, cost (and for MTP, lookahead).
+    chosen = drafters.drafter(drafter, acceptance_rate, lookahead, draft_cost, GPUS[gpu],
+                              MODELS[model], shards, CONTEXT_TOKENS)
+    acceptance_rate, lookahead = chosen.acceptance, chosen.lookahead
+    draft_cost = chosen.cost(batch_size)
 
     by_lookahead = []
-    for k in range(1, MAX_LOOKAHEAD + 1):
+    for k in range(1, (chosen.most or MAX_LOOKAHEAD) + 1):
         verify_s = _verify(gpu, model, shards, batch_size, k).time_s
         by_lookahead.append({
             "lookahead": k,
@@ -169,7 +183,8 @@ def simulate(
         verify = _verify(gpu, model, shards, batch, lookahead)
         by_batch.append({
             "batch_size": batch,
-            "speedup": speedup(acceptance_rate, lookahead, draft_cost, plain_s, verify.time_s),
+            "speedup": speedup(acceptance_rate, lookahead, chosen.cost(batch), plain_s,
+                               verify.time_s),
             "verify_bound": verify.bound,
             "current": batch == batch_size,
         })
@@ -189,6 +204,9 @@ def simulate(
             "verify_bound": verify.bound,
             "fits_in_memory": fit.fits,
             "memory": fit.reason,
+            "acceptance_rate_used": acceptance_rate,
+            "draft_cost_used": draft_cost,
+            "lookahead_used": lookahead,
         },
         "charts": [
             _speedup_chart(

@@ -443,19 +443,24 @@ def test_check_passes_on_good_content_with_a_count(tmp_path: Path) -> None:
 
 def test_the_real_content_loads_clean() -> None:
     site = load_site(REPO)
-    # The brief's 10 terms, 6 readings and 20 tags, and issue 18's 12 terms, 3 readings and
-    # 2 tags (kv-cache, queueing).
-    assert len(site.terms) == 10 + 12
-    assert len(site.readings) == 6 + 3
-    assert len(site.tags) == 20 + 2
+    # The brief's 10 terms, 6 readings and 20 tags; issue 18's 12 terms, 3 readings and 2 tags
+    # (kv-cache, queueing); issue 19's terms and readings (DistServe is issue 18's too) and 3
+    # tags (quantization, moe, disaggregation).
+    assert len(site.terms) == 10 + 12 + len(ISSUE_19_TERMS)
+    assert len(site.readings) == 6 + len(LOAD_READINGS | ISSUE_19_READINGS.keys())
+    assert len(site.tags) == 20 + 2 + 3
+    assert set(site.terms) >= ISSUE_19_TERMS and set(ISSUE_19_READINGS) <= set(site.readings)
 
 
 def test_the_latency_hub_has_the_briefs_path_in_order() -> None:
+    """The brief's two sections open the path, as the brief orders them; issue 19's section
+    on the choices that set latency follows."""
     hub = load_site(REPO).hubs["latency"]
     assert [section.heading for section in hub.path] == [
         "The mental models the rest of the field assumes",
         "Current work at the depth practitioners argue about",
         "Under load, the queue and the KV cache decide the wait",  # issue 18
+        "The choices that set latency",  # issue 19
     ]
     assert [section.readings for section in hub.path] == [
         (
@@ -465,18 +470,51 @@ def test_the_latency_hub_has_the_briefs_path_in_order() -> None:
         ),
         ("sarathi-serve", "speculative-sampling", "fast-inference-speculative-decoding"),
         ("distserve", "pagedattention", "vidur"),
+        ("give-me-bf16-or-give-me-death", "splitwise", "mooncake"),
+    ]
+
+
+def test_the_moe_hub_is_a_path_of_its_own() -> None:
+    hub = load_site(REPO).hubs["moe"]
+    assert [section.readings for section in hub.path] == [
+        ("sparsely-gated-mixture-of-experts", "switch-transformers"),
+        ("deepseek-v3-technical-report",),
     ]
 
 
 def test_only_the_papers_carry_a_link_and_a_venue() -> None:
+    """The brief's three papers, and issues 18's and 19's readings, each with the link and
+    venue their sources give; the brief's other readings have neither."""
     readings = load_site(REPO).readings.values()
     assert {r.slug: (r.url, r.where) for r in readings if r.url or r.where} == {
         "sarathi-serve": ("https://arxiv.org/abs/2403.02310", "OSDI 2024"),
         "speculative-sampling": ("https://arxiv.org/abs/2302.01318", "DeepMind, arXiv 2023"),
         "fast-inference-speculative-decoding": ("https://arxiv.org/abs/2211.17192", "ICML 2023"),
         # issue 18's papers
-        "distserve": ("https://arxiv.org/abs/2401.09670", "OSDI 2024"),
         "pagedattention": ("https://arxiv.org/abs/2309.06180", "SOSP 2023"),
         "vidur": ("https://arxiv.org/abs/2405.05465", "MLSys 2024"),
+        **ISSUE_19_READINGS,  # DistServe among them
     }
-    assert {r.added for r in readings} == {date(2026, 11, 30), date(2026, 12, 1)}
+    new = LOAD_READINGS | ISSUE_19_READINGS.keys()
+    assert {r.added for r in readings if r.slug not in new} == {date(2026, 11, 30)}
+    assert {r.added for r in readings if r.slug in new} == {date(2026, 12, 1)}
+
+
+LOAD_READINGS = {"distserve", "pagedattention", "vidur"}
+ISSUE_19_TERMS = {
+    "mixture-of-experts", "active-parameters", "expert-parallelism", "all-to-all",
+    "quantization", "fp8", "fp4", "disaggregated-serving", "kv-transfer",
+    "multi-token-prediction",
+}
+ISSUE_19_READINGS = {
+    "distserve": ("https://arxiv.org/abs/2401.09670", "OSDI 2024"),
+    "splitwise": ("https://arxiv.org/abs/2311.18677", "ISCA 2024"),
+    "mooncake": ("https://www.usenix.org/conference/fast25/presentation/qin",
+                 "FAST 2025 (Best Paper)"),
+    "give-me-bf16-or-give-me-death": ("https://arxiv.org/abs/2411.02355", "ACL 2025"),
+    "sparsely-gated-mixture-of-experts": ("https://arxiv.org/abs/1701.06538", "ICLR 2017"),
+    "switch-transformers": ("https://arxiv.org/abs/2101.03961",
+                            "Journal of Machine Learning Research, 2022"),
+    "deepseek-v3-technical-report": ("https://arxiv.org/abs/2412.19437", "arXiv 2024"),
+    "eagle-3": ("https://arxiv.org/abs/2503.01840", "NeurIPS 2025"),
+}

@@ -21,9 +21,12 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import sims
-from sims import chunked_prefill
+from sims import chunked_prefill, disaggregation
+from sims.capacity import sequences_that_fit
 from sims.contract import Choice, Input, InputError
-from sims.physics import GPUS, MODELS, precision_for
+from sims.drafters import MTP_MODELS
+from sims.physics import GPUS, MODELS, check_group, precision_for
+from sims.precision import PRECISIONS, wider
 from tests.limits import within
 
 NAMES = sims.sim_names()
@@ -62,6 +65,26 @@ GROUP_TP = CrossCheck(
     st.fixed_dictionaries({"gpu": st.just("l40s"), "tp": st.sampled_from(["2", "4", "8"])}),
 )
 MIN_CHUNK = chunked_prefill.MIN_CHUNK_TOKENS
+
+
+def _group_holds(gpu: str, model: str, gpus: int, layout: str = "tp") -> bool:
+    return _accepted(lambda: check_group(GPUS[gpu], MODELS[model], gpus, layout))
+
+
+# The GPUs and formats a GPU has no tensor-core rate for: activations the physics refuses.
+MISSING_RATES = [(gpu, fmt) for gpu in sorted(GPUS) for fmt in PRECISIONS
+                 if fmt not in GPUS[gpu].dense_flops]
+SINGLE_GPUS = sorted(key for key, gpu in GPUS.items() if gpu.scale_up_gpus == 1)
+NO_NETWORK = sorted(key for key in disaggregation.TRANSFER_GPUS
+                    if GPUS[key].scale_out_bytes_per_s is None)
+
+
+def _one_request_fits(v: dict[str, Any]) -> bool:
+    model, gpu = MODELS[v["model"]], GPUS[v["gpu"]]
+    context = v["prompt_tokens"] + v["output_tokens"]
+    return sequences_that_fit(gpu, model, context, int(v["tp"]), precision_for(gpu, model)) > 0
+
+
 CROSS_CHECKS: dict[str, tuple[CrossCheck, ...]] = {
     "batching": (CrossCheck(
         lambda v: v["max_output_tokens"] >= v["min_output_tokens"], "max_output_tokens",
@@ -75,7 +98,9 @@ CROSS_CHECKS: dict[str, tuple[CrossCheck, ...]] = {
         lambda v: v["chunk_tokens"] == 0 or v["chunk_tokens"] >= MIN_CHUNK, "chunk_tokens",
         st.fixed_dictionaries({"chunk_tokens": st.integers(1, MIN_CHUNK - 1)}),
     ), GROUP),
-    "speculative": (GROUP,),
+    "speculative": (GROUP, CrossCheck(  # multi-token prediction needs a model trained with it
+        lambda v: v["drafter"] != "mtp" or v["model"] in MTP_MODELS, "drafter",
+        st.fixed_dictionaries({"drafter": st.just("mtp"), "model": st.just("llama-3.1-8b")}))),
     "goodput": (GROUP_TP,),
     "kv_memory": (GROUP_TP,),
     "tensor_parallel": (GROUP,),
@@ -94,6 +119,45 @@ CROSS_CHECKS: dict[str, tuple[CrossCheck, ...]] = {
                                    "activations": st.sampled_from(["fp8", "fp4"])}),
         ),
     ),
+    "quantization": (
+        CrossCheck(lambda v: _group_holds(v["gpu"], v["model"], int(v["tp"])), "tp",
+                   st.fixed_dictionaries({"gpu": st.sampled_from(SINGLE_GPUS),
+                                          "tp": st.sampled_from(["2", "4", "8"])})),
+        CrossCheck(lambda v: v["activations"] == "auto"
+                   or v["activations"] in GPUS[v["gpu"]].dense_flops, "activations",
+                   st.sampled_from(MISSING_RATES).map(
+                       lambda pair: {"gpu": pair[0], "activations": pair[1], "tp": "1"})),
+    ),
+    "moe": (CrossCheck(
+        lambda v: all(_group_holds(v["gpu"], v["model"], int(v["gpus"]), layout)
+                      for layout in ("tp", "ep")), "gpus",
+        st.fixed_dictionaries({"gpu": st.sampled_from(SINGLE_GPUS),
+                               "gpus": st.sampled_from(["2", "4", "8"])})),),
+    "disaggregation": (
+        CrossCheck(lambda v: _group_holds(v["gpu"], v["model"], int(v["tp"]))
+                   and _one_request_fits(v), "tp",
+                   st.fixed_dictionaries({"model": st.just("llama-3.1-405b"),
+                                          "tp": st.just("1")})),
+        CrossCheck(lambda v: v["prefill_gpus"] % int(v["tp"]) == 0, "prefill_gpus",
+                   st.fixed_dictionaries({"model": st.just("llama-3.1-8b"), "tp": st.just("2"),
+                                          "prefill_gpus": st.sampled_from([1, 3, 5, 7])})),
+        CrossCheck(lambda v: v["decode_gpus"] % int(v["tp"]) == 0, "decode_gpus",
+                   st.fixed_dictionaries({"model": st.just("llama-3.1-8b"), "tp": st.just("2"),
+                                          "prefill_gpus": st.sampled_from([2, 4, 6, 8]),
+                                          "decode_gpus": st.sampled_from([1, 3, 5, 7])})),
+        CrossCheck(lambda v: v["link"] == "network"
+                   or v["prefill_gpus"] + v["decode_gpus"] <= GPUS[v["gpu"]].scale_up_gpus,
+                   "link",
+                   st.integers(5, 8).flatmap(lambda p: st.fixed_dictionaries({
+                       "link": st.just("nvlink"), "model": st.just("llama-3.1-8b"),
+                       "tp": st.just("1"), "gpu": st.just("h100"), "prefill_gpus": st.just(p),
+                       "decode_gpus": st.integers(9 - p, 8)}))),
+        CrossCheck(lambda v: v["link"] == "nvlink"
+                   or GPUS[v["gpu"]].scale_out_bytes_per_s is not None, "link",
+                   st.fixed_dictionaries({"link": st.just("network"),
+                                          "model": st.just("llama-3.1-8b"), "tp": st.just("1"),
+                                          "gpu": st.sampled_from(NO_NETWORK)})),
+    ),
 }
 
 
@@ -108,6 +172,38 @@ def valid(spec: Input) -> st.SearchStrategy[Any]:
 
 def inputs_of(module: ModuleType) -> st.SearchStrategy[dict[str, Any]]:
     return st.fixed_dictionaries({spec.name: valid(spec) for spec in module.INPUTS})
+
+
+def _disaggregation_pools(drawn: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
+    """Pools made of whole instances of the drawn tp, and a link that can carry the KV
+    between them: most draws of the declared ranges alone are refused (a pool of 3 GPUs at
+    tp 2), which would starve the search of valid inputs."""
+    tp, gpu = int(drawn["tp"]), GPUS[drawn["gpu"]]
+    domain = gpu.scale_up_gpus // tp  # instances one NVLink domain holds
+    network = gpu.scale_out_bytes_per_s is not None
+    links = [link for link, usable in (("network", network), ("nvlink", domain >= 2)) if usable]
+
+    def pools(link: str) -> st.SearchStrategy[dict[str, Any]]:
+        most = 8 // tp if link == "network" else domain - 1
+        return st.integers(1, most).flatmap(lambda p: st.fixed_dictionaries({
+            "link": st.just(link), "prefill_gpus": st.just(p * tp),
+            "decode_gpus": st.integers(1, most if link == "network" else domain - p).map(
+                lambda d: d * tp)}))
+
+    if not links:  # no way to move the KV (tp 8 with no network): refused, and filtered
+        return st.just(drawn)
+    return st.sampled_from(links).flatmap(pools).map(lambda chosen: {**drawn, **chosen})
+
+
+# Sims whose valid inputs are better drawn than filtered.
+VALID_INPUTS: dict[str, Callable[[dict[str, Any]], st.SearchStrategy[dict[str, Any]]]] = {
+    "disaggregation": _disaggregation_pools,
+}
+
+
+def valid_inputs(name: str, module: ModuleType) -> st.SearchStrategy[dict[str, Any]]:
+    repair = VALID_INPUTS.get(name)
+    return inputs_of(module).flatmap(repair) if repair else inputs_of(module)
 
 
 def run(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
@@ -199,7 +295,44 @@ def kv_memory_shares_are_fractions(summary: dict, inputs: dict) -> None:
         assert summary["preemptions"] == 0
 
 
+def quantization_speedups_are_bounded(summary: dict, inputs: dict) -> None:
+    """Nothing gets slower in narrower formats; decode gains at most what its bytes, its
+    matmuls' or its attention's rates allow; memory only frees up."""
+    gpu, model = GPUS[inputs["gpu"]], MODELS[inputs["model"]]
+    chosen = precision_for(gpu, model, inputs["weights"], inputs["activations"], inputs["kv"])
+    attention = gpu.flops(wider(chosen.activations, chosen.kv)) / gpu.flops("bf16")
+    bound = max(summary["bytes_ratio"], summary["tensor_core_ratio"], attention)
+    assert 1 - 1e-6 <= summary["decode_speedup"] <= bound * (1 + 1e-6)
+    assert summary["prefill_speedup"] >= 1 - 1e-6
+    assert summary["max_concurrent_requests"] >= summary["baseline_max_concurrent_requests"]
+    assert summary["weights_per_gpu_gb"] <= summary["baseline_weights_per_gpu_gb"]
+
+
+def moe_reads_between_k_and_all_experts(summary: dict, inputs: dict) -> None:
+    assert (summary["experts_per_token"] - 1e-6 <= summary["experts_touched_per_layer"]
+            <= summary["experts"] + 1e-6)
+    assert summary["bytes_per_step"] >= summary["dense_bytes_per_step"] * (1 - 1e-6)
+    assert summary["tp_step_s"] >= summary["dense_equivalent_step_s"] * (1 - 1e-6)
+    alone = inputs["gpus"] == "1"
+    assert (summary["all_to_all_s"] == 0) == alone and (summary["allreduce_s"] == 0) == alone
+
+
+def disaggregation_tails_are_tails(summary: dict, inputs: dict) -> None:
+    for setup in ("colocated", "disaggregated"):
+        assert summary[f"{setup}_p99_ttft_s"] >= summary[f"{setup}_p50_ttft_s"]
+        assert summary[f"{setup}_p99_itl_s"] >= summary[f"{setup}_p50_itl_s"]
+        # No request gets its first token sooner than its prompt's prefill alone takes.
+        assert summary[f"{setup}_p50_ttft_s"] >= summary["prefill_alone_s"] * (1 - 1e-6)
+    assert summary["splitting_pays"] == (
+        summary["disaggregated_p99_ttft_s"] < summary["colocated_p99_ttft_s"]
+        and summary["disaggregated_p99_itl_s"] < summary["colocated_p99_itl_s"])
+    assert summary["kv_transfer_s"] > 0
+
+
 INVARIANTS: dict[str, Callable[[dict, dict], None]] = {
+    "quantization": quantization_speedups_are_bounded,
+    "moe": moe_reads_between_k_and_all_experts,
+    "disaggregation": disaggregation_tails_are_tails,
     "prefix_cache": prefix_cache_never_computes_more,
     "speculative": speculative_speedup_is_bounded_by_lookahead,
     "tensor_parallel": tensor_parallel_allreduces_twice_per_layer,
@@ -225,7 +358,7 @@ def test_the_properties_know_every_sim() -> None:
 @given(data=st.data())
 def test_valid_inputs_give_the_documented_result(name: str, data: st.DataObject) -> None:
     module = sims.load(name)
-    inputs = data.draw(inputs_of(module), label="inputs")
+    inputs = data.draw(valid_inputs(name, module), label="inputs")
     assume(all(check.holds(inputs) for check in CROSS_CHECKS.get(name, ())))
     result = run(name, inputs)
     json.dumps(result, allow_nan=False)  # plain JSON, every number finite

@@ -277,7 +277,7 @@ def test_page_starts_at_the_defaults_it_derives_from() -> None:
     defaults = {spec.name: spec.default for spec in speculative.INPUTS}
     assert defaults == {
         "acceptance_rate": 0.8, "lookahead": 4, "draft_cost": 0.05, "batch_size": 8,
-        "model": "llama-3.1-70b", "gpu": "h100", "tp": "4",
+        "model": "llama-3.1-70b", "gpu": "h100", "tp": "4", "drafter": "draft-model",
     }
     text = rendered_page()
     assert "```sim module: speculative ```" in text  # no start: the page opens at the defaults
