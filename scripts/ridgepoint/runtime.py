@@ -19,7 +19,6 @@ from pathlib import Path
 
 from ridgepoint import packed, snapshot
 from ridgepoint.layout import Layout
-from ridgepoint.theme_bundle import theme_bundle_files
 
 PACKAGE = "sims"
 
@@ -247,8 +246,7 @@ def stage_snapshot(layout: Layout, target_dir: Path) -> snapshot.Snapshot | None
 
 def stage_runtime(layout: Layout, stage_dir: Path, modules: set[str]) -> None:
     """Copy Pyodide (with its memory snapshot), the chart library and the given sims (with
-    their imports) into `stage_dir/assets/{pyodide,vendor,sims}/`, and Material's script
-    bundle with its compile hint (ridgepoint.theme_bundle). Files from earlier
+    their imports) into `stage_dir/assets/{pyodide,vendor,sims}/`. Files from earlier
     builds that are no longer needed are removed from assets/sims/, so the site ships only
     what pages use."""
     assets = Path(stage_dir) / "assets"
@@ -261,8 +259,9 @@ def stage_runtime(layout: Layout, stage_dir: Path, modules: set[str]) -> None:
     for package in VENDOR_LICENSES:
         _copy(node_modules / package / "LICENSE", assets / "vendor" / f"{package}.LICENSE.txt")
     stage_snapshot(layout, assets / "pyodide")
-    for path, text in theme_bundle_files().items():
-        _write(Path(stage_dir) / path, text)
+    # Builds before the theme's bundle was hinted in the built site staged a copy here; left
+    # in place, it would ship beside the bundle the builder writes.
+    shutil.rmtree(assets / "javascripts", ignore_errors=True)
 
     files = {file for module in sorted(modules) for file in browser_files(layout.sims, module)}
     sims_target = assets / "sims"

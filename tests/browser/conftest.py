@@ -26,6 +26,7 @@ from playwright.sync_api import BrowserContext, ConsoleMessage, Page, Playwright
 
 from bench.chromium import CHROMIUM, CHROMIUM_ARGS, VIEWPORT
 from bench.server import running
+from ridgepoint import adapters
 from tests.repo import LAYOUT
 
 READY_MS = 90_000  # Python's first start; generous, the machine is shared
@@ -79,25 +80,64 @@ def serve(site: Path, port: int = 0, *, headers: bool = True
         yield f"http://127.0.0.1:{bound}/{site.name}/", server
 
 
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """A test module that sets `EVERY_BUILDER = True` runs each of its tests that uses the
+    built site once per builder (ridgepoint.adapters): `test_x[mkdocs]`, `test_x[zensical]`.
+    The reader-facing ones do (crawl, policy, offline, the widget); the rest run on the
+    default build."""
+    if getattr(metafunc.module, "EVERY_BUILDER", False) and "built_site" in metafunc.fixturenames:
+        metafunc.parametrize("built_site", adapters.names(), indirect=True, scope="session")
+
+
+class Builds:
+    """Each builder's site, built at most once per session, when a test first needs it."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.sites: dict[str, Path] = {}
+
+    def site(self, builder: str) -> Path:
+        if builder not in self.sites:
+            self.sites[builder] = self._build(builder)
+        return self.sites[builder]
+
+    def _build(self, builder: str) -> Path:
+        """scripts/build.py into a temporary folder of its own (staging tree included)."""
+        base = self.folder / builder
+        site = base / "served" / "ridgepoint"
+        done = subprocess.run(
+            [sys.executable, str(LAYOUT.scripts / "build.py"), "--site-dir", str(site),
+             "--stage-dir", str(base / "stage" / "docs"), "--builder", builder],
+            capture_output=True, text=True, cwd=LAYOUT.code, check=False,
+            env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": SITE_URL},
+        )
+        assert done.returncode == 0, (
+            f"the site did not build with {builder}:\n{done.stdout}\n{done.stderr}")
+        return site
+
+
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The repository's site, built by scripts/build.py into a temporary folder.
+def builds(tmp_path_factory: pytest.TempPathFactory) -> Builds:
+    return Builds(tmp_path_factory.mktemp("browser-build"))
+
+
+@pytest.fixture(scope="session")
+def built_site(request: pytest.FixtureRequest, builds: Builds) -> Path:
+    """The repository's site, built by scripts/build.py into a temporary folder, with the
+    default builder or the one a test is parametrised with (pytest_generate_tests).
 
     It is served from a sub-path (/ridgepoint/), as on a project site of a static host, so
     every test also checks that nothing assumes the site sits at the server's root. The build
     is told that path (SITE_URL), as a deployment there would be: the 404 page, which a host
     serves at any depth, links its assets by absolute path from it.
     """
-    base = tmp_path_factory.mktemp("browser-build")
-    site = base / "served" / "ridgepoint"
-    done = subprocess.run(
-        [sys.executable, str(LAYOUT.scripts / "build.py"), "--site-dir", str(site),
-         "--stage-dir", str(base / "stage" / "docs")],
-        capture_output=True, text=True, cwd=LAYOUT.code, check=False,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": SITE_URL},
-    )
-    assert done.returncode == 0, f"the site did not build:\n{done.stdout}\n{done.stderr}"
-    return site
+    return builds.site(getattr(request, "param", adapters.DEFAULT))
+
+
+@pytest.fixture(scope="session")
+def builder(builds: Builds, built_site: Path) -> str:
+    """Which builder made `built_site`: for the few checks of the theme's own markup."""
+    return next(name for name, site in builds.sites.items() if site == built_site)
 
 
 @pytest.fixture(scope="session")

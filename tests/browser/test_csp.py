@@ -41,6 +41,7 @@ for (const [name, attempt] of Object.entries({
 """
 
 pytestmark = pytest.mark.browser
+EVERY_BUILDER = True  # each test that uses the built site runs on each builder's (conftest)
 
 
 def csp_console(messages: list[ConsoleMessage]) -> list[str]:

@@ -32,6 +32,7 @@ BATCH_BOX = "#sim-batching-batch_size + input.sim-value"
 UNBUILT_WORKER = LAYOUT.content / "sw.js"
 
 pytestmark = pytest.mark.browser
+EVERY_BUILDER = True  # each test that uses the built site runs on each builder's (conftest)
 
 
 class Host:
