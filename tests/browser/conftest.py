@@ -146,6 +146,32 @@ def base_url(built_site: Path) -> Iterator[str]:
         yield url
 
 
+@dataclass(frozen=True)
+class SearchParts:
+    """Where a builder's search lives on the page: what fetches its index, the box or
+    button a reader clicks to search, the field queries are typed in (focused once search
+    is open: type before, and the keys are lost), and one result."""
+
+    index: str
+    box: str
+    query: str
+    result: str
+
+
+# The theme's own markup, which differs: Material's search box is in the header; Zensical's
+# header has a button that opens a dialog (in a shadow root, which Playwright's CSS pierces).
+SEARCH_PARTS = {
+    "mkdocs": (".md-search__input", ".md-search__input", ".md-search-result__item"),
+    "zensical": ('[data-md-component="search"] button', 'input[aria-label="Search"][autofocus]',
+                 'a[role="option"]'),
+}
+
+
+@pytest.fixture(scope="session")
+def search(builder: str) -> SearchParts:
+    return SearchParts(adapters.named(builder).search_index, *SEARCH_PARTS[builder])
+
+
 @pytest.fixture(scope="session")
 def playwright() -> Iterator[Playwright]:
     with sync_playwright() as driver:
