@@ -40,15 +40,15 @@ def _swap(new: Path, site_dir: Path) -> None:
 
 def _finish(site: Path, adapter: Adapter) -> bool:
     """Work on the built HTML that any builder reading mkdocs.yml would leave to us: what
-    the theme writes that HTML does not allow, the compile hint on the theme's bundle, the
-    Content Security Policy into every page (allowing the styles the theme's scripts add),
+    the theme writes that HTML does not allow, the Content Security Policy into every page
+    (allowing the styles the theme's scripts add), the compile hint on the theme's bundle,
     then (over the final bytes) the service worker's release, keeping the theme's search
     index from the start. The adapter says only where those two are; nothing here depends
     on which builder ran. False, with the reason printed, if the site cannot be shipped."""
     try:
         fix_pages(site)
-        hint_theme_bundle(site)
         apply_policy(site, adapter.runtime_styles(site))
+        hint_theme_bundle(site)
         stamp_service_worker(site, kept_files=(adapter.search_index,))
     except (PolicyError, OfflineError, BundleError) as error:
         print(error, file=sys.stderr)
