@@ -27,6 +27,7 @@ from playwright.sync_api import BrowserContext, ConsoleMessage, Page, Playwright
 from bench.chromium import CHROMIUM, CHROMIUM_ARGS, VIEWPORT
 from bench.server import running
 from ridgepoint import adapters
+from tests.builders import builder_of, parametrize_builders
 from tests.repo import LAYOUT
 
 READY_MS = 90_000  # Python's first start; generous, the machine is shared
@@ -81,12 +82,9 @@ def serve(site: Path, port: int = 0, *, headers: bool = True
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """A test module that sets `EVERY_BUILDER = True` runs each of its tests that uses the
-    built site once per builder (ridgepoint.adapters): `test_x[mkdocs]`, `test_x[zensical]`.
-    The reader-facing ones do (crawl, policy, offline, the widget); the rest run on the
-    default build."""
-    if getattr(metafunc.module, "EVERY_BUILDER", False) and "built_site" in metafunc.fixturenames:
-        metafunc.parametrize("built_site", adapters.names(), indirect=True, scope="session")
+    """The reader-facing modules (crawl, policy, offline, the widget, the theme) run on each
+    builder's site (tests/builders.py); the rest on the default build's."""
+    parametrize_builders(metafunc, "built_site")
 
 
 class Builds:
@@ -131,7 +129,7 @@ def built_site(request: pytest.FixtureRequest, builds: Builds) -> Path:
     is told that path (SITE_URL), as a deployment there would be: the 404 page, which a host
     serves at any depth, links its assets by absolute path from it.
     """
-    return builds.site(getattr(request, "param", adapters.DEFAULT))
+    return builds.site(builder_of(request))
 
 
 @pytest.fixture(scope="session")
