@@ -1,5 +1,5 @@
 # Ridgepoint: every target sets itself up on a fresh clone.
-#   make serve   set up, build, serve on http://127.0.0.1:8000 (rebuilds on save)
+#   make serve   set up, build, serve on http://127.0.0.1:8000 (rebuilds on save; PORT=8001)
 #   make build   validate content and write site/ (for this machine: http://127.0.0.1:8000/)
 #   (build, serve and publish take BUILDER=mkdocs|zensical; MkDocs is the default)
 #   make publish SITE_URL=https://...   the same, for publication at that address
@@ -13,6 +13,7 @@
 
 PYTHON ?= python3
 BUILDER ?= mkdocs
+PORT ?= 8000
 VENV := .venv
 PY := $(VENV)/bin/python
 SETUP := $(VENV)/.installed node_modules/.installed
@@ -54,7 +55,7 @@ publish: $(SETUP)
 	$(PY) scripts/publish.py --site-url "$(SITE_URL)" --builder $(BUILDER)
 
 serve: $(SETUP)
-	$(PY) scripts/serve.py --builder $(BUILDER)
+	$(PY) scripts/serve.py --dev-addr 127.0.0.1:$(PORT) --builder $(BUILDER)
 
 # The page's scripts and the workers' have different global scopes: one checker run each.
 TYPECHECK := node_modules/.bin/tsc -p tsconfig.json && node_modules/.bin/tsc -p tsconfig.workers.json

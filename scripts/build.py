@@ -15,7 +15,6 @@ import argparse
 import sys
 from pathlib import Path
 
-import sims
 from ridgepoint import adapters, valuesets
 from ridgepoint.builder import build
 from ridgepoint.layout import repository
@@ -38,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
                      stage_dir=args.stage_dir, builder=args.builder)
     finally:
         if not args.root:  # the editors' value sets, as `make check` writes them
-            valuesets.write(layout, sims.sim_names())
+            valuesets.refresh(layout)
 
 
 if __name__ == "__main__":

@@ -1,11 +1,15 @@
-"""`make check`: validate all content, fast (no MkDocs), and say what is wrong where.
+"""`make check`: every rule the build enforces on content, fast (no MkDocs), and where.
 
-Prints every problem as `path:line: field: what is wrong (expected ...)` on stderr and exits
-1, or prints one line counting what loaded and exits 0. Either way it then writes the value
-sets editors complete from (build/editor/values.schema.json, ridgepoint.valuesets), so that
-the editor knows every tag, term, reading and sim as soon as the file naming it exists. An
-optional argument names another repository-shaped tree to check instead of this one (its
-value sets are not written: the schemas refer to this repository's).
+Loads and validates every file, then checks each page as staging would (the Content
+Security Policy's rules at the page's own lines, links, `{{ sim:... }}` figures, ```sim
+blocks) without rendering anything. Prints every problem as `path:line: field: what is
+wrong (expected ...)` on stderr and exits 1, or prints one line counting what loaded and
+exits 0. Either way it then writes the value sets editors complete from
+(build/editor/values.schema.json, ridgepoint.valuesets), so that the editor knows every
+tag, term, reading and sim as soon as the file naming it exists. An optional argument
+names another repository-shaped tree to check instead of this one (checked with its own
+mkdocs.yml, or this repository's when it has none; its value sets are not written: the
+schemas refer to this repository's).
 """
 
 from __future__ import annotations
@@ -13,21 +17,21 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import sims
 from ridgepoint import valuesets
-from ridgepoint.catalogue_module import sync_sims_module
 from ridgepoint.errors import ContentErrors
 from ridgepoint.kinds import KINDS
-from ridgepoint.layout import Layout, repository
-from ridgepoint.load import load_site
+from ridgepoint.layout import repository
+from ridgepoint.stage import check_content
 
 
 def main(argv: list[str]) -> int:
     layout = repository()
-    root = Path(argv[0]) if argv else layout.root
-    sync_sims_module(Layout.of(root))  # the sims' catalogue module, from the catalogue YAML
+    config_file = layout.mkdocs_yml
+    if argv:
+        layout = layout.with_content(Path(argv[0]))
+        config_file = layout.mkdocs_yml if layout.mkdocs_yml.is_file() else config_file
     try:
-        site = load_site(root)
+        site = check_content(layout, config_file)
     except ContentErrors as exc:
         for error in exc.errors:
             print(error, file=sys.stderr)
@@ -35,7 +39,7 @@ def main(argv: list[str]) -> int:
         return 1
     finally:
         if not argv:
-            valuesets.write(layout, sims.sim_names())
+            valuesets.refresh(layout)
     counts = {"tag": len(site.tags)}
     counts |= {kind.noun: len(getattr(site, kind.name)) for kind in KINDS}
     print("check: ok: " + ", ".join(_count(n, kind) for kind, n in counts.items()))

@@ -35,7 +35,7 @@ from playwright.sync_api import Page, Playwright
 from bench.chromium import LongestTask, MainThreadTrace, profile, wait_until
 from bench.server import Ledger, python_bytes
 from ridgepoint.layout import Layout
-from ridgepoint.runtime import browser_files
+from ridgepoint.simsource import SimSource
 
 T = TypeVar("T")
 
@@ -131,7 +131,7 @@ def write_reference_page(site: Path, module: str, layout: Layout) -> str:
     for name in REFERENCE_PYODIDE:
         shutil.copyfile(layout.node_modules / "pyodide" / name, folder / "pyodide" / name)
     page = REFERENCE_PAGE.format(module=json.dumps(module),
-                                 files=json.dumps(browser_files(layout.sims, module)))
+                                 files=json.dumps(SimSource.read(layout.sims).files_of(module)))
     (folder / "index.html").write_text(page, encoding="utf-8")
     return f"{REFERENCE_DIR}/"
 

@@ -11,12 +11,12 @@ from typing import Any
 
 from playwright.sync_api import Playwright, sync_playwright
 
-from bench import buildcost, interaction, lighthouse, native, pageload, transfer
+from bench import buildcost, interaction, lighthouse, native, pageload, reload, transfer
 from bench.chromium import profile
 from bench.loadgroup import EXPLAINER, REFERENCE_SIM, page_load_group
 from bench.report import Figure
 from bench.server import HOSTS, serve
-from bench.stats import growth_exponent, ratio
+from bench.stats import growth_exponent, percentile, ratio
 from ridgepoint.layout import Layout
 
 # Targets (issue 7).
@@ -27,6 +27,7 @@ PIPELINE_OVERHEAD = 0.25
 GROWTH_EXPONENT = 1.1  # linear, with room for noise
 SIM_WORST_MS = 20
 PAGE_GROWTH = 1.05  # a page at 100x the content, against 1x
+SAVE_TO_RELOAD_S = {1: 1.0, 10: 1.5}  # p50 under make serve, by content scale (issue 15)
 
 SIM_BELOW = "articles/prompt-caching/"  # its sim is over two screens down
 
@@ -184,7 +185,24 @@ def lighthouse_group(base: str) -> tuple[list[Figure], list[dict[str, Any]]]:
     return lighthouse.figures(results), [asdict(result) for result in results]
 
 
-GROUPS = ("sims", "page", "interaction", "bytes", "lighthouse", "build")
+def serve_group(playwright: Playwright, layout: Layout, work: Path, repeats: int
+                ) -> tuple[list[Figure], list[dict[str, Any]]]:
+    """Save to reload under make serve, per kind of edit, at 1x and 10x the content."""
+    timings = [timing for factor in SAVE_TO_RELOAD_S
+               for timing in reload.measure(playwright, layout, work, factor, repeats)]
+    figures = []
+    for timing in timings:
+        spread = f"{min(timing.seconds):.2f} to {max(timing.seconds):.2f} s"
+        missed = (f"; {timing.missed} never shown within {reload.SHOW_TIMEOUT_S} s"
+                  if timing.missed else "")
+        figures.append(Figure(
+            "serve", f"{timing.factor}x: {timing.kind} edit, save to reload, p50",
+            percentile(timing.seconds, 0.5), "s", SAVE_TO_RELOAD_S[timing.factor],
+            note=f"{len(timing.seconds)} saves, {spread}{missed}"))
+    return figures, [asdict(timing) for timing in timings]
+
+
+GROUPS = ("sims", "page", "interaction", "bytes", "lighthouse", "build", "serve")
 
 
 def everything(layout: Layout, work: Path, quick: bool, only: frozenset[str] = frozenset(GROUPS),
@@ -199,6 +217,13 @@ def everything(layout: Layout, work: Path, quick: bool, only: frozenset[str] = f
         found, details["sims"] = sims_group()
         figures += found
     runs = 1 if quick else 3
+    if "serve" in only:
+        with sync_playwright() as playwright:
+            found, details["serve"] = serve_group(playwright, layout, work, 3 if quick else 7)
+        figures += found
+    if not only & {"page", "interaction", "bytes", "lighthouse", "build"}:
+        details["duration_s"] = math.ceil(time.perf_counter() - started)
+        return figures, details
     scales = [buildcost.measure(layout, work, 1, runs, warm_up=True, measured="build" in only)]
     site = scales[0].site
     if only & {"page", "interaction", "bytes", "lighthouse"}:

@@ -5,12 +5,11 @@ so they read the catalogue as a Python module of plain literals. It is generated
 the YAML (the same records the catalogue page shows), committed so that a fresh clone and
 Pyodide have it, written only when its bytes change (the sim-run cache and the Pyodide
 snapshot hash the sims' files), and kept in sync by a test. `make check`, `make build` and
-`make serve` call `sync_sims_module` before anything imports the sims.
+`make serve` call `sync_sims_module` before they read the sims (ridgepoint.simsource).
 """
 
 from __future__ import annotations
 
-import graphlib
 import importlib
 import sys
 from typing import Any
@@ -22,7 +21,7 @@ from ridgepoint.kinds import KINDS
 from ridgepoint.layout import Layout
 from ridgepoint.load import load_site
 from ridgepoint.model import Site
-from ridgepoint.runtime import sims_imported_by
+from ridgepoint.simsource import SimSource
 
 MODULE = "catalogue_data.py"  # in the sims package
 SOURCES = ("gpus", "models")  # the kinds it is written from
@@ -91,17 +90,23 @@ def sync_sims_module(layout: Layout) -> bool:
 
 
 def _reload_sims(layout: Layout) -> None:
-    """Run again, in place, the imported sims modules that read the catalogue (the data
-    module and whatever imports it, directly or not), each after those it imports: the
-    physics' GPUS and MODELS and the sims' choices are built at import, and a build or a
-    serve that imported them before the catalogue changed would otherwise price (and cache,
-    under the new files' fingerprint) the old catalogue. Modules that do not read it are
-    left alone, so classes others hold (the contract's inputs) stay the same objects."""
-    loaded = {name for name in sys.modules if name == "sims" or name.startswith("sims.")}
-    graph = {name: sims_imported_by(layout.sims, name) & loaded for name in loaded}
-    stale = {f"sims.{MODULE.removesuffix('.py')}"} & loaded
-    while grown := {name for name, imports in graph.items() if imports & stale} - stale:
-        stale |= grown
-    order = graphlib.TopologicalSorter({name: graph[name] & stale for name in stale})
-    for name in order.static_order():
-        importlib.reload(sys.modules[name])
+    """Run again, in place, the sims modules this process imported itself (the catalogue
+    and calibration pages read the physics' tables) that read the catalogue: the data
+    module and whatever imports it, directly or not, each after those it imports. The
+    sims the pages embed are executed from the bytes each build reads (ridgepoint.simcode)
+    and need none of this. Modules that do not read the catalogue are left alone, so
+    classes others hold stay the same objects."""
+    loaded = [name.removeprefix("sims.") for name in sys.modules if name.startswith("sims.")]
+    if not loaded:
+        return
+    source = SimSource.read(layout.sims)
+    closures = {}
+    for name in loaded:
+        try:
+            closures[name] = source.closure(name)
+        except (LookupError, ContentErrors):  # gone or broken: the load reports it
+            continue
+    stale = [name for name, files in closures.items() if MODULE in files]
+    # A module's closure holds those of the modules it imports: the smaller first.
+    for name in sorted(stale, key=lambda name: len(closures[name])):
+        importlib.reload(sys.modules[f"sims.{name}"])

@@ -81,7 +81,7 @@ class _Inline:
 # only on start tags (and their attributes) and on the text of script and style elements,
 # and a full parse of every built page cost more than the rest of the pipeline together.
 # Comments are skipped whole; a tag's quoted attribute values may hold '>'.
-_TOKEN = re.compile(
+TOKEN = re.compile(
     r"""<!--.*?(?:-->|\Z)|<([a-zA-Z][^\s/>]*)([^>"']*(?:(?:"[^"]*"|'[^']*')[^>"']*)*)>""",
     re.DOTALL,
 )
@@ -109,7 +109,7 @@ def _suspect(lowered: str) -> bool:
     )
 
 
-def _attributes(text: str) -> list[tuple[str, str | None]]:
+def parse_attributes(text: str) -> list[tuple[str, str | None]]:
     """A start tag's attributes: lowercase names, values unquoted and unescaped."""
     found = []
     for match in _ATTRIBUTE.finditer(text):
@@ -122,16 +122,33 @@ def _attributes(text: str) -> list[tuple[str, str | None]]:
     return found
 
 
-def _refused(tag: str, attributes: list[tuple[str, str | None]]) -> list[str]:
-    """What in one start tag no policy here allows."""
+# What the policy refuses in a start tag, by kind: how the build names it, and what to use
+# instead (ridgepoint.sourcepolicy reports the same rules at the content's own lines).
+REFUSED = {
+    "handler": ("inline event handler", "a script file under content/assets/ that adds the "
+                "listener"),
+    "style": ("style attribute", "a class, styled in content/assets/site.css"),
+    "javascript": ("javascript: URL", "a link to a page or file"),
+}
+
+
+def refused_in_tag(tag: str, attribute_text: str) -> list[tuple[str, str]]:
+    """(construct, kind of REFUSED) for what in one start tag no policy here allows; most
+    tags hold none of it, and their attributes are not parsed."""
+    if not _suspect(attribute_text.lower()):
+        return []
+    return _refused(tag.lower(), parse_attributes(attribute_text))
+
+
+def _refused(tag: str, attributes: list[tuple[str, str | None]]) -> list[tuple[str, str]]:
     refused = []
     for name, value in attributes:
         if name.startswith("on"):
-            refused.append(f"<{tag} {name}=...>: inline event handler")
+            refused.append((f"<{tag} {name}=...>", "handler"))
         elif name == "style":
-            refused.append(f"<{tag} style=...>: style attribute")
+            refused.append((f"<{tag} style=...>", "style"))
         elif name in URL_ATTRIBUTES and (value or "").strip().lower().startswith("javascript:"):
-            refused.append(f'<{tag} {name}="javascript:...">')
+            refused.append((f'<{tag} {name}="javascript:...">', "javascript"))
     return refused
 
 
@@ -140,21 +157,23 @@ def scan(html_text: str) -> _Inline:
     and what in its tags the policy would refuse."""
     found = _Inline()
     position = 0
-    while match := _TOKEN.search(html_text, position):
+    while match := TOKEN.search(html_text, position):
         position = match.end()
         tag, attribute_text = match.group(1), match.group(2)
         if tag is None:  # a comment
             continue
         tag = tag.lower()
-        attributes = _attributes(attribute_text) if _suspect(attribute_text.lower()) else None
+        attributes = parse_attributes(attribute_text) if _suspect(attribute_text.lower()) else None
         if attributes:
-            found.refused += _refused(tag, attributes)
+            found.refused += [construct if kind == "javascript" else
+                              f"{construct}: {REFUSED[kind][0]}"
+                              for construct, kind in _refused(tag, attributes)]
         if tag not in _RAW_TEXT_END:
             continue
         end = _RAW_TEXT_END[tag].search(html_text, position)
         text = html_text[position : end.start() if end else len(html_text)]
         position = end.start() if end else len(html_text)
-        named = dict(_attributes(attribute_text) if attributes is None else attributes)
+        named = dict(parse_attributes(attribute_text) if attributes is None else attributes)
         if tag == "style":
             found.styles.append(text)
         elif "src" not in named and (named.get("type") or "").strip().lower() in JS_TYPES:

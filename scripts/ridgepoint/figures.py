@@ -23,15 +23,14 @@ placeholder; staging writes the text as it is:
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from collections.abc import Callable
 from typing import Any
 
-from ridgepoint import simrun
 from ridgepoint.errors import ContentError, ContentErrors
 from ridgepoint.layout import Layout
+from ridgepoint.simrun import SimRuns
 
 PLACEHOLDER = re.compile(r"\{\{\s*(sim|data|cited|input):(.*?)\s*\}\}")
 MARKED = ("cited", "input")  # hand-typed figures, written as they are
@@ -48,7 +47,7 @@ class FigureSource:
 
     def __init__(self, layout: Layout, runner: SimRunner | None = None) -> None:
         self.layout = layout
-        self.runner = runner or functools.partial(simrun.run, layout)
+        self.runner = runner or SimRuns.of(layout).run
         self._runs: dict[tuple[str, tuple[tuple[str, str], ...]], dict[str, Any]] = {}
         self._data: dict[str, Any] = {}
 

@@ -45,6 +45,7 @@ class TermLinker:
     """
 
     def __init__(self, terms: Iterable[Term]) -> None:
+        self.used: set[str] = set()  # every term linked so far (by slug), for staging's cache
         self._terms: dict[str, Term] = {}
         self._by_name: dict[str, str] = {}
         self._by_abbreviation: dict[str, str] = {}
@@ -118,6 +119,7 @@ class TermLinker:
                 if slug is None or slug in linked:
                     continue
                 linked.add(slug)
+                self.used.add(slug)
                 title = md_inline(self._terms[slug].definition)
                 link = f'[{match.group()}]({glossary}#{slug} "{title}")'
                 edits.append((match.start(), match.end(), link))

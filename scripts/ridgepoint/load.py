@@ -28,8 +28,8 @@ from ridgepoint.kinds import (
     Kind,
 )
 from ridgepoint.model import Site
+from ridgepoint.parsememo import ParseMemo
 from ridgepoint.suggest import plain
-from ridgepoint.validate import schema_errors
 from ridgepoint.yamldoc import Document, parse, read_text
 
 _FENCE = re.compile(r"---[ \t]*")
@@ -37,17 +37,19 @@ _END_FENCE = re.compile(r"(---|\.\.\.)[ \t]*")
 
 
 def load_site(
-    root: Path, sim_modules: Collection[str] | None = None, kinds: Sequence[Kind] = KINDS
+    root: Path, sim_modules: Collection[str] | None = None, kinds: Sequence[Kind] = KINDS,
+    memo: ParseMemo | None = None,
 ) -> Site:
     """Read and validate all content under `root` (a repository-shaped tree).
 
     `sim_modules` names the sims an explainer may use; by default, `sims.sim_names()`.
     `kinds` limits the load to some kinds, checked among themselves (the sims' catalogue
     module needs the catalogue's alone): the other Site fields stay empty, and the
-    vocabulary is read only when a kind has tags. Raises ContentErrors holding every
+    vocabulary is read only when a kind has tags. `memo` remembers each file's parse and
+    schema check across loads (ridgepoint.parsememo). Raises ContentErrors holding every
     problem found.
     """
-    return _Loader(root, sim_modules, kinds).run()
+    return _Loader(root, sim_modules, kinds, memo).run()
 
 
 def split_front_matter(text: str, path: str = "<markdown>") -> tuple[dict[str, Any], str, int]:
@@ -64,6 +66,13 @@ def split_front_matter(text: str, path: str = "<markdown>") -> tuple[dict[str, A
     if not isinstance(document.data, dict):
         raise ContentErrors([document.error([], "is not a mapping", "a mapping of fields")])
     return document.data, body, body_line
+
+
+def body_of(text: str, path: str = "<markdown>") -> tuple[str, int]:
+    """A Markdown file's body and its first line, without parsing the front matter (cheap);
+    ContentErrors for front matter that is not closed."""
+    _, _, body, body_line = _split(text, path)
+    return body, body_line
 
 
 def _split(text: str, path: str) -> tuple[str | None, int, str, int]:
@@ -86,12 +95,14 @@ class _Loader:
     """One load: the root, the problems found so far, and the raw documents."""
 
     def __init__(
-        self, root: Path, sim_modules: Collection[str] | None, kinds: Sequence[Kind]
+        self, root: Path, sim_modules: Collection[str] | None, kinds: Sequence[Kind],
+        memo: ParseMemo | None,
     ) -> None:
         self.root = root
         self.errors: list[ContentError] = []
         self._sim_modules = sim_modules
         self._kinds = kinds
+        self._memo = memo or ParseMemo()  # a fresh one: this load only
         self._tags: set[str] | None = None
         self.slugs: dict[str, frozenset[str]] = {}
 
@@ -173,7 +184,7 @@ class _Loader:
             return None
         self.errors.extend(modeline.problems(text, path, schema))
         try:
-            document = parse(text, path)
+            document = self._memo.parse(text, path)
         except ContentErrors as exc:
             self.errors.extend(exc.errors)
             return None
@@ -187,7 +198,7 @@ class _Loader:
                 expected = "a YAML block between '---' lines at the top of the file"
                 self._problem(path, 1, "front matter", "is missing", expected)
                 return None
-            document = parse(front, path, front_line)
+            document = self._memo.parse(front, path, front_line)
         except ContentErrors as exc:
             self.errors.extend(exc.errors)
             return None
@@ -195,7 +206,7 @@ class _Loader:
 
     def _validated(self, document: Document, schema: str) -> Document:
         self.errors.extend(document.problems)
-        self.errors.extend(schema_errors(document, schema, self._value_set))
+        self.errors.extend(self._memo.schema_errors(document, schema, self._value_set))
         return document
 
     def _value_set(self, name: str) -> Collection[str]:

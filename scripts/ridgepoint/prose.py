@@ -80,17 +80,23 @@ def _html_depth(line: str, tag: str) -> int:
     return _tag_balance(line, tag)
 
 
-def _prose_lines(lines: list[str]) -> list[bool]:
-    """For each line, whether it is prose (a paragraph or list item line)."""
-    marks: list[bool] = []
+PROSE, CODE, OTHER = "prose", "code", "other"  # what a line is (line_kinds)
+
+
+def line_kinds(lines: list[str]) -> list[str]:
+    """For each line, whether it is PROSE (a paragraph or list item line), CODE (a fence
+    line, or inside fenced or indented code) or OTHER (headings, raw HTML blocks, blank
+    lines, openers of containers ...)."""
+    kinds: list[str] = []
     fence = ""  # the open fence's marker, e.g. "```"
     html_tag, html_depth = "", 0  # the open raw HTML block's tag ("!--" for a comment)
     indented_code = in_container = False
     previous_blank = True
     for line in lines:
         stripped = line.strip()
-        prose = False
+        kind = OTHER
         if fence:
+            kind = CODE
             if stripped.startswith(fence) and not stripped.strip(fence[0]):
                 fence = ""
         elif html_tag:
@@ -98,17 +104,17 @@ def _prose_lines(lines: list[str]) -> list[bool]:
             if html_depth <= 0 or (not stripped and html_tag in _VOID_TAGS):
                 html_tag = ""
         elif indented_code and (not stripped or _indent(line) >= 4):
-            pass
+            kind = CODE
         elif match := _FENCE.match(line):
-            fence = match.group(1)
+            fence, kind = match.group(1), CODE
         elif not stripped:
             pass
         elif tag := _html_block_tag(line):
             html_tag, html_depth = tag, _html_depth(line, tag)
             if html_depth <= 0 and html_tag not in _VOID_TAGS:
                 html_tag = ""
-        elif _SETEXT_UNDERLINE.match(line) and marks and marks[-1]:
-            marks[-1] = False  # the line above is a heading
+        elif _SETEXT_UNDERLINE.match(line) and kinds and kinds[-1] == PROSE:
+            kinds[-1] = OTHER  # the line above is a heading
         elif (
             _ATX_HEADING.match(line) or _NOT_PROSE_LINE.match(line) or _SETEXT_UNDERLINE.match(line)
         ):
@@ -116,18 +122,18 @@ def _prose_lines(lines: list[str]) -> list[bool]:
         elif _CONTAINER_OPENER.match(line):
             in_container = True
         elif _indent(line) >= 4 and previous_blank and not in_container:
-            indented_code = True
+            indented_code, kind = True, CODE
         else:
-            prose = True
+            kind = PROSE
             if _LIST_ITEM.match(line):
                 in_container = True
             elif _indent(line) == 0:
                 in_container = False
         if stripped and not (indented_code and _indent(line) >= 4):
             indented_code = False
-        marks.append(prose)
+        kinds.append(kind)
         previous_blank = not stripped
-    return marks
+    return kinds
 
 
 def _paragraphs(text: str) -> Iterator[tuple[int, int]]:
@@ -137,7 +143,8 @@ def _paragraphs(text: str) -> Iterator[tuple[int, int]]:
     for line in lines:
         offsets.append(offsets[-1] + len(line))
     run: list[tuple[int, str]] = []
-    marked = zip(offsets, [*lines, ""], [*_prose_lines(lines), False], strict=True)
+    is_prose = [kind == PROSE for kind in line_kinds(lines)]
+    marked = zip(offsets, [*lines, ""], [*is_prose, False], strict=True)
     for offset, line, prose in marked:
         if prose:
             run.append((offset, line))

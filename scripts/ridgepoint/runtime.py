@@ -1,26 +1,22 @@
 """The browser runtime, staged from pinned local packages: Pyodide, the chart library, sims.
 
 Everything the reader's browser runs is copied into the staging tree from `node_modules/`
-(pinned by package-lock.json) and `sims/`, so the built site never asks another host for
-anything. Only the sims the pages embed are staged, with the modules they import (found
-by reading their source with `ast`, not by importing them), so a page fetches exactly the
-Python it needs.
+(pinned by package-lock.json) and the sims' source as this build read it (SimSource), so the
+built site never asks another host for anything and the Python a page fetches is the Python
+its prerendered results came from. Only the sims the pages embed are staged, with the
+modules they import (SimSource.files_of), so a page fetches exactly the Python it needs.
 """
 
 from __future__ import annotations
 
-import ast
-import functools
 import json
 import shutil
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 from ridgepoint import packed, snapshot
 from ridgepoint.layout import Layout
-
-PACKAGE = "sims"
+from ridgepoint.simsource import SimSource
 
 # Pyodide's files as the worker fetches them: its loader and Emscripten's module factory
 # (JavaScript, which every host compresses), the wasm gzipped here (ridgepoint.packed,
@@ -62,108 +58,7 @@ INTERPRETER_EXPORTS = (
 
 
 class StagingError(Exception):
-    """The runtime cannot be staged: a package is missing or a sim imports what it may not."""
-
-
-def _module_file(sims_dir: Path, dotted: str) -> Path | None:
-    """The source file of a module inside the sims package, or None if there is none."""
-    parts = dotted.split(".")
-    if parts[0] != PACKAGE:
-        return None
-    base = sims_dir.joinpath(*parts[1:])
-    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-        if len(parts) > 1 and candidate.is_file():
-            return candidate
-    return sims_dir / "__init__.py" if len(parts) == 1 else None
-
-
-def _imports(sims_dir: Path, path: Path) -> frozenset[str]:
-    """Every module a file imports, as absolute dotted names (relative imports resolved).
-
-    Parsed once per file version: every page embedding a sim asks for its closure."""
-    stat = path.stat()
-    return _parsed_imports(path, sims_dir, stat.st_mtime_ns, stat.st_size)
-
-
-def sims_imported_by(sims_dir: Path, dotted: str) -> frozenset[str]:
-    """The sims modules (dotted names) that the sims module `dotted` imports."""
-    path = _module_file(sims_dir, dotted)
-    if path is None:
-        return frozenset()
-    return frozenset(name for name in _imports(sims_dir, path)
-                     if _module_file(sims_dir, name) not in (None, path))
-
-
-def _import_statements(tree: ast.Module) -> Iterator[ast.Import | ast.ImportFrom]:
-    """Every import statement in a module, at any depth. Statements nest only in other
-    statements, except handlers and match cases, so the expressions that make up most of
-    the tree are never visited (ast.walk visited them all, five times slower)."""
-    todo: list[ast.AST] = [tree]
-    while todo:
-        for child in ast.iter_child_nodes(todo.pop()):
-            if isinstance(child, ast.Import | ast.ImportFrom):
-                yield child
-            elif isinstance(child, ast.stmt | ast.excepthandler | ast.match_case):
-                todo.append(child)
-
-
-@functools.lru_cache(maxsize=1024)
-def _parsed_imports(path: Path, sims_dir: Path, mtime_ns: int, size: int) -> frozenset[str]:
-    """_imports for one version of a file (the stat values are the cache key)."""
-    package = ".".join((PACKAGE, *path.relative_to(sims_dir).parent.parts))
-    found: set[str] = set()
-    for node in _import_statements(ast.parse(path.read_text(encoding="utf-8"), str(path))):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                anchor = package.split(".")
-                anchor = anchor[: len(anchor) - node.level + 1]
-                base = ".".join(anchor + ([node.module] if node.module else []))
-            else:
-                base = node.module or ""
-            found.add(base)
-            # `from sims import charts` may name a submodule rather than an attribute.
-            found.update(f"{base}.{alias.name}" for alias in node.names)
-    return frozenset(found)
-
-
-def import_closure(sims_dir: Path, module: str) -> list[str]:
-    """Files (relative to `sims_dir`, POSIX) that `import sims.<module>` executes, sorted.
-
-    Raises StagingError when a file imports something outside the sims package that is
-    not in the standard library: Pyodide ships the standard library only.
-    """
-    start = _module_file(sims_dir, f"{PACKAGE}.{module}")
-    if start is None:
-        raise StagingError(f"no sim module named {module!r} in {sims_dir}")
-    seen: set[Path] = set()
-    todo = [start, sims_dir / "__init__.py"]
-    while todo:
-        path = todo.pop()
-        if path in seen:
-            continue
-        seen.add(path)
-        for name in _imports(sims_dir, path):
-            top = name.split(".")[0]
-            if top == PACKAGE:
-                target = _module_file(sims_dir, name)
-                if target is not None:
-                    todo.append(target)
-            elif top not in sys.stdlib_module_names and top != "__future__":
-                where = path.relative_to(sims_dir.parent).as_posix()
-                raise StagingError(
-                    f"{where} imports {name!r}, which is neither part of the sims package "
-                    f"nor of the standard library (Pyodide ships only that)"
-                )
-    return sorted(path.relative_to(sims_dir).as_posix() for path in seen)
-
-
-def browser_files(sims_dir: Path, module: str) -> list[str]:
-    """The sims files a page fetches to run `module`: its import closure plus the runner
-    the worker calls (sims/_runner.py)."""
-    closure = set(import_closure(sims_dir, module)) | set(import_closure(sims_dir, "_runner"))
-    return sorted(closure)
+    """The runtime cannot be staged: a package is missing or changed shape."""
 
 
 def _copy(source: Path, target: Path) -> None:
@@ -179,10 +74,12 @@ def _copy(source: Path, target: Path) -> None:
     shutil.copy2(source, target)
 
 
-def _write(target: Path, text: str) -> None:
+def _write(target: Path, data: str | bytes) -> None:
+    """Write unless the file already holds exactly this."""
+    data = data.encode() if isinstance(data, str) else data
     target.parent.mkdir(parents=True, exist_ok=True)
-    if not target.is_file() or target.read_text(encoding="utf-8") != text:
-        target.write_text(text, encoding="utf-8")
+    if not target.is_file() or target.read_bytes() != data:
+        target.write_bytes(data)
 
 
 def interpreter_module(node_modules: Path) -> str:
@@ -211,14 +108,16 @@ def lock_stub(node_modules: Path) -> dict[str, object]:
     return {"info": lock["info"], "packages": {}}
 
 
-def stage_snapshot(layout: Layout, target_dir: Path) -> snapshot.Snapshot | None:
-    """Put the current Pyodide snapshot (ridgepoint.snapshot), its trimmed standard library
-    and the manifest naming them into `target_dir`, the wasm gzipped beside them, and drop
+def stage_snapshot(layout: Layout, target_dir: Path, sims: SimSource
+                   ) -> snapshot.Snapshot | None:
+    """Put the current Pyodide snapshot of `sims` (ridgepoint.snapshot), its trimmed
+    standard library and the manifest naming them into `target_dir`, the wasm gzipped
+    beside them, and drop
     every other file there but Pyodide's loaders. Without a snapshot (RIDGEPOINT_SNAPSHOT,
     or Node failed: the build says why and goes on) the manifest says so and names Pyodide's
     whole standard library, and the worker starts Python the normal way."""
     try:
-        made = snapshot.current(layout)
+        made = snapshot.current(layout, sims)
     except snapshot.SnapshotError as error:
         print(f"warning: no Pyodide snapshot, pages will start Python the slow way: {error}",
               file=sys.stderr)
@@ -244,11 +143,12 @@ def stage_snapshot(layout: Layout, target_dir: Path) -> snapshot.Snapshot | None
     return made
 
 
-def stage_runtime(layout: Layout, stage_dir: Path, modules: set[str]) -> None:
-    """Copy Pyodide (with its memory snapshot), the chart library and the given sims (with
-    their imports) into `stage_dir/assets/{pyodide,vendor,sims}/`. Files from earlier
-    builds that are no longer needed are removed from assets/sims/, so the site ships only
-    what pages use."""
+def stage_runtime(layout: Layout, stage_dir: Path, modules: set[str], sims: SimSource
+                  ) -> None:
+    """Copy Pyodide (with its memory snapshot of `sims`), the chart library and the given
+    sims (with their imports, from `sims`) into `stage_dir/assets/{pyodide,vendor,sims}/`.
+    Files from earlier builds that are no longer needed are removed from assets/sims/, so
+    the site ships only what pages use."""
     assets = Path(stage_dir) / "assets"
     node_modules = layout.node_modules
     for name in PYODIDE_FILES:
@@ -258,15 +158,15 @@ def stage_runtime(layout: Layout, stage_dir: Path, modules: set[str]) -> None:
     _write(assets / "vendor" / "vega-interpreter.js", interpreter_module(node_modules))
     for package in VENDOR_LICENSES:
         _copy(node_modules / package / "LICENSE", assets / "vendor" / f"{package}.LICENSE.txt")
-    stage_snapshot(layout, assets / "pyodide")
+    stage_snapshot(layout, assets / "pyodide", sims)
     # Builds before the theme's bundle was hinted in the built site staged a copy here; left
     # in place, it would ship beside the bundle the builder writes.
     shutil.rmtree(assets / "javascripts", ignore_errors=True)
 
-    files = {file for module in sorted(modules) for file in browser_files(layout.sims, module)}
+    files = {file for module in sorted(modules) for file in sims.files_of(module)}
     sims_target = assets / "sims"
     for file in sorted(files):
-        _copy(layout.sims / file, sims_target / file)
+        _write(sims_target / file, sims.files[file])
     if sims_target.is_dir():
         for stale in sims_target.rglob("*.py"):
             if stale.relative_to(sims_target).as_posix() not in files:

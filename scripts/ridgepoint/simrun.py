@@ -1,72 +1,102 @@
-"""Native sim runs for staging, cached: each distinct (sims source, module, inputs) runs once.
+"""Native sim runs for staging, cached: each distinct (sim's code, module, inputs) runs once.
 
 Staging runs a sim for every ```sim block (once to validate the starting inputs, once to
 prerender) and for every distinct `{{ sim:... }}` figure. Sims take milliseconds, but a
 site with many pages embedding the same sims at the same inputs pays them over and over,
-on every rebuild. Results are kept in memory for the process and on disk under
-build/cache/sim-runs/<fingerprint>/ (`Layout.sim_runs`), where the fingerprint hashes every
-sims file: editing a sim starts a fresh cache (the old one is removed), so a cached result
-is always what the current source returns. Sims are deterministic given their inputs (the
-sim contract), and results are plain JSON, so a cached result equals a fresh one.
+on every rebuild. Results are kept in memory and on disk under
+build/cache/sim-runs/<module>/<digest>/ (`Layout.sim_runs`), where the digest names exactly
+the files that sim executes (ridgepoint.simsource: its import closure) and the Python
+version: editing a sim, or anything it imports, starts that sim's cache afresh (the old
+folder is removed) and leaves every other sim's alone. The code that runs is executed from
+the very bytes the digest names (ridgepoint.simcode), so a cached result is always what the
+current source returns. Sims are deterministic given their inputs (the sim contract), and
+results are plain JSON, so a cached result equals a fresh one.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import shutil
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
-import sims
+from ridgepoint import simcode
 from ridgepoint.atomic import write_atomic
+from ridgepoint.errors import ContentErrors
 from ridgepoint.layout import Layout
-from sims.contract import validate
+from ridgepoint.simcode import SimCode
+from ridgepoint.simsource import SimSource
 
-_fingerprints: dict[tuple[tuple[str, int, int], ...], str] = {}
-_memory: dict[tuple[str, str], str] = {}
-
-
-def fingerprint(sims_dir: Path) -> str:
-    """A hash of every sims file's bytes (and the Python minor version); recomputed only
-    when a file's size or modification time changes."""
-    files = sorted(p for p in sims_dir.rglob("*.py") if "__pycache__" not in p.parts)
-    stats = tuple((p.as_posix(), p.stat().st_mtime_ns, p.stat().st_size) for p in files)
-    if stats not in _fingerprints:
-        digest = hashlib.sha256(f"{sys.version_info[:2]}".encode())
-        for path in files:
-            digest.update(path.relative_to(sims_dir).as_posix().encode() + b"\0")
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
-        _fingerprints[stats] = digest.hexdigest()[:24]
-    return _fingerprints[stats]
+PYTHON = f"{sys.implementation.name}-{sys.version_info[0]}.{sys.version_info[1]}"
 
 
-def run(layout: Layout, module: str, inputs: Mapping[str, Any]) -> dict[str, Any]:
-    """`sims.load(module).simulate(**inputs)`, from the cache when these exact (validated)
-    inputs ran before on the same source. Raises what simulate raises (LookupError for an
-    unknown sim, ValueError for refused inputs); refusals are not cached."""
-    sim = sims.load(module)
-    values = validate(sim.INPUTS, inputs)
-    key = json.dumps([module, values], sort_keys=True, separators=(",", ":"))
-    current = fingerprint(layout.sims)
-    text = _memory.get((current, key))
-    if text is None:
-        folder = layout.sim_runs / current
-        path = folder / f"{hashlib.sha256(key.encode()).hexdigest()}.json"
-        if path.is_file():
-            text = path.read_text(encoding="utf-8")
-        else:
-            text = json.dumps(sim.simulate(**values), separators=(",", ":"))
-            _store(folder, path, text)
-        _memory[(current, key)] = text
-    return json.loads(text)
+class SimRuns:
+    """One version of the sims (read once), run natively with their results cached.
+
+    `used` collects every sim asked for, so staging can key a page by the sims it used."""
+
+    def __init__(self, source: SimSource, cache_dir: Path) -> None:
+        self.source = source
+        self.cache_dir = cache_dir
+        self.used: set[str] = set()
+        self._memory: dict[tuple[str, str], str] = {}
+
+    @classmethod
+    def of(cls, layout: Layout) -> SimRuns:
+        """The layout's sims as they are now, cached in the layout's sim-runs folder."""
+        return cls(SimSource.read(layout.sims), layout.sim_runs)
+
+    @functools.cached_property
+    def code(self) -> SimCode:
+        """The source executed; only when a sim is first needed."""
+        return simcode.load(self.source)
+
+    def names(self) -> Sequence[str]:
+        """The sims by name; when one fails to import, every module by file name (what can
+        be told without executing them; the load reports the failure)."""
+        try:
+            return self.code.names
+        except ContentErrors:
+            return self.source.module_names()
+
+    def load(self, module: str) -> ModuleType:
+        """The sim module (its INPUTS, METRICS, TITLE); LookupError for an unknown name."""
+        self.used.add(module)
+        return self.code.load(module)
+
+    def digest(self, module: str) -> str:
+        """What a run of `module` depends on: its files' digest and the interpreter."""
+        return f"{self.source.digest_of(module)}-{PYTHON}"
+
+    def run(self, module: str, inputs: Mapping[str, Any]) -> dict[str, Any]:
+        """`simulate(**inputs)` of the sim, from the cache when these exact (validated)
+        inputs ran before on the same code. Raises what simulate raises (LookupError for an
+        unknown sim, ValueError for refused inputs); refusals are not cached."""
+        sim = self.load(module)
+        values = self.code.contract.validate(sim.INPUTS, inputs)
+        key = json.dumps([module, values], sort_keys=True, separators=(",", ":"))
+        digest = self.digest(module)
+        text = self._memory.get((digest, key))
+        if text is None:
+            folder = self.cache_dir / module / digest
+            path = folder / f"{hashlib.sha256(key.encode()).hexdigest()}.json"
+            if path.is_file():
+                text = path.read_text(encoding="utf-8")
+            else:
+                text = json.dumps(self.code.simulate(module, values), separators=(",", ":"))
+                _store(folder, path, text)
+            self._memory[(digest, key)] = text
+        return json.loads(text)
 
 
 def _store(folder: Path, path: Path, text: str) -> None:
     if not folder.is_dir() and folder.parent.is_dir():
-        for old in folder.parent.iterdir():  # results of an older sims source: never read
+        for old in folder.parent.iterdir():  # results of older code of this sim: never read
             if old.is_dir():
                 shutil.rmtree(old, ignore_errors=True)
     write_atomic(path, text)

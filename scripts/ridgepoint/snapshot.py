@@ -8,7 +8,9 @@ both). The snapshot is made under Node by make_snapshot.mjs with Pyodide's priva
 
 - the cache key (build/cache/pyodide-snapshot/, `Layout.snapshots`) covers the Pyodide
   version and loader, the bytes of every sims file and of the maker script: a rebuild with
-  nothing changed costs a few file hashes, any change makes a new snapshot (seconds);
+  nothing changed costs a few file hashes, any change makes a new snapshot (seconds). The
+  maker imports a copy of exactly the sims bytes the key was made from (the build's
+  SimSource), never sims/ itself, which a save may change meanwhile;
 - the file is staged under a name carrying its own digest, beside a small manifest
   (`snapshot.json`: file, size, modules, the standard library's file) the worker reads
   first, so a browser never pairs an old cached snapshot with a new manifest;
@@ -46,6 +48,7 @@ from pathlib import Path
 from ridgepoint import stdlib
 from ridgepoint.atomic import write_atomic
 from ridgepoint.layout import Layout
+from ridgepoint.simsource import SimSource
 
 MAKER = Path(__file__).with_name("make_snapshot.mjs")  # part of this package, like this file
 HOME = "/home/pyodide/ridgepoint"  # where the worker keeps the sims package (worker.js HOME)
@@ -144,18 +147,15 @@ def _pyodide_identity(node_modules: Path) -> str:
     return f"{package['version']}|{hashlib.sha256(loader).hexdigest()}"
 
 
-def cache_key(sims_dir: Path, node_modules: Path) -> str:
-    """Everything the snapshot's bytes depend on, hashed."""
+def cache_key(source: SimSource, node_modules: Path) -> str:
+    """Everything the snapshot's bytes depend on, hashed: every sims file (the snapshot
+    imports them all), this Pyodide, the maker and the standard library's trimming."""
     digest = hashlib.sha256()
-    for part in (_pyodide_identity(node_modules), HOME, str(PAGE), str(GZIP_LEVEL)):
+    for part in (_pyodide_identity(node_modules), HOME, str(PAGE), str(GZIP_LEVEL),
+                 source.digest):
         digest.update(part.encode() + b"\0")
     for code in (MAKER, Path(stdlib.__file__)):
         digest.update(hashlib.sha256(code.read_bytes()).digest())
-    for path in sorted(sims_dir.rglob("*.py")):
-        if "__pycache__" in path.parts:
-            continue
-        digest.update(path.relative_to(sims_dir).as_posix().encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()
 
 
@@ -165,9 +165,9 @@ def _paths(layout: Layout, key: str) -> dict[str, Path]:
             "zip": folder / f"{key}.zip", "stdlib": folder / f"{key}.zip.gz"}
 
 
-def cached(layout: Layout) -> Snapshot | None:
+def cached(layout: Layout, source: SimSource) -> Snapshot | None:
     """The cached snapshot for these sims and this Pyodide, if one was made."""
-    paths = _paths(layout, cache_key(layout.sims, layout.node_modules))
+    paths = _paths(layout, cache_key(source, layout.node_modules))
     if not all(path.is_file() for path in paths.values()):
         return None
     known = json.loads(paths["meta"].read_text("utf-8"))
@@ -189,26 +189,31 @@ def _run_maker(*arguments: str) -> dict[str, object]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def make(layout: Layout) -> Snapshot:
+def make(layout: Layout, source: SimSource) -> Snapshot:
     """The snapshot for these sims, from the cache or made now (seconds): the standard
-    library they load is listed, trimmed, and the heap made on the trimmed zip."""
-    found = cached(layout)
+    library they load is listed, trimmed, and the heap made on the trimmed zip. Both Node
+    runs import a copy of exactly `source`'s bytes, the bytes the key names."""
+    found = cached(layout, source)
     if found is not None:
         return found
-    key = cache_key(layout.sims, layout.node_modules)
+    key = cache_key(source, layout.node_modules)
     cache_dir = layout.snapshots
     cache_dir.mkdir(parents=True, exist_ok=True)
     paths = _paths(layout, key)
     full = (layout.node_modules / "pyodide" / "python_stdlib.zip").read_bytes()
     with tempfile.TemporaryDirectory(dir=cache_dir) as work:
-        listed = _run_maker("list", str(layout.sims), HOME)
+        sims_copy = Path(work) / "sims"
+        for relative, data in source.files.items():
+            (sims_copy / relative).parent.mkdir(parents=True, exist_ok=True)
+            (sims_copy / relative).write_bytes(data)
+        listed = _run_maker("list", str(sims_copy), HOME)
         try:
             trimmed = stdlib.trimmed_zip(full, listed["members"])  # type: ignore[arg-type]
         except stdlib.TrimError as error:
             raise SnapshotError(str(error)) from None
         zip_file, heap_file = Path(work) / "stdlib.zip", Path(work) / "heap.bin"
         zip_file.write_bytes(trimmed)
-        made = _run_maker("make", str(layout.sims), HOME, str(zip_file), str(heap_file))
+        made = _run_maker("make", str(sims_copy), HOME, str(zip_file), str(heap_file))
         if not heap_file.is_file():
             raise SnapshotError(f"{MAKER.name} make wrote no heap")
         packed = gzip.compress(sparse(heap_file.read_bytes()), GZIP_LEVEL, mtime=0)
@@ -226,11 +231,11 @@ def make(layout: Layout) -> Snapshot:
     return Snapshot(paths["heap"], digest, tuple(modules), delta, paths["stdlib"])
 
 
-def current(layout: Layout) -> Snapshot | None:
-    """The snapshot to stage under the RIDGEPOINT_SNAPSHOT policy; None for none."""
+def current(layout: Layout, source: SimSource) -> Snapshot | None:
+    """The snapshot of `source` to stage under the RIDGEPOINT_SNAPSHOT policy; None for none."""
     chosen = policy()
     if chosen == "off":
         return None
     if chosen == "cached":
-        return cached(layout)
-    return make(layout)
+        return cached(layout, source)
+    return make(layout, source)

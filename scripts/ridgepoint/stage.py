@@ -1,23 +1,21 @@
 """Write the staging tree (mkdocs.yml's docs_dir) from content, generated pages and feeds.
 
-The whole tree is computed in memory first and only then synchronised to disk, so a
-content error leaves the last good staging as it was. Synchronising writes a file only when
-its bytes change and removes files no longer produced: `mkdocs serve` sees exactly what
-changed, and a deleted article does not linger in the site.
+The whole tree is computed in memory first and only then synchronised to disk
+(ridgepoint.sync), so a content error leaves the last good staging as it was.
 
 Markdown from content/ is staged in this order, each step keeping line numbers so errors
 point at the editor's file: figures (`{{ sim:... }}`), glossary links (explainers and
 articles only), sim blocks (```sim -> widget HTML); then the front matter is rewritten with
-its title and description escaped, since Material prints them unescaped.
+its title and description escaped, since Material prints them unescaped. Each page is
+checked first against the built page's Content Security Policy (ridgepoint.sourcepolicy),
+and every page's links against every staged file (ridgepoint.links).
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
-import shutil
-import stat
-from dataclasses import dataclass, field
+from collections.abc import Collection
 from pathlib import Path
 
 import yaml
@@ -31,14 +29,19 @@ from ridgepoint.figures import FigureSource, render_figures
 from ridgepoint.glossary_links import TermLinker
 from ridgepoint.kinds import KINDS
 from ridgepoint.layout import Layout
+from ridgepoint.links import broken_links
 from ridgepoint.load import load_site, split_front_matter
 from ridgepoint.markup import esc
 from ridgepoint.model import Site
 from ridgepoint.pages import generate_pages
+from ridgepoint.parsememo import ParseMemo
 from ridgepoint.robots import robots_txt
 from ridgepoint.runtime import stage_runtime
-from ridgepoint.sim_embed import render_sim_blocks
-from ridgepoint.stagecache import StagedCache, context_digest
+from ridgepoint.sim_embed import check_sim_blocks, render_sim_blocks
+from ridgepoint.simrun import SimRuns
+from ridgepoint.sourcepolicy import refusals
+from ridgepoint.stagecache import StagedCache, context_digest, term_digest
+from ridgepoint.sync import Staged, StageReport, sync
 
 LINKED_SECTIONS = ("explainers/", "articles/")
 ESCAPED_META = ("title", "description")
@@ -48,15 +51,6 @@ SIM_MARKER = re.compile(r'data-sim="([A-Za-z_][A-Za-z0-9_]*)"')
 # Folders under content/ that hold a YAML kind (the catalogue): not copied into the site.
 DATA_FOLDERS = tuple(f"{kind.folder}/" for kind in KINDS if not kind.markdown)
 
-Staged = bytes | Path  # file contents, or a file to copy
-
-
-@dataclass
-class StageReport:
-    """What a staging run changed on disk (paths relative to the staging folder)."""
-
-    written: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
 
 
 def _front_matter(meta: dict[str, object]) -> str:
@@ -76,25 +70,66 @@ def _front_matter(meta: dict[str, object]) -> str:
 
 
 class Stager:
-    """Turns one loaded Site plus content/ into the staged files."""
+    """Turns one loaded Site plus content/ into the staged files, with one version of the
+    sims (`runs`: every page of a staging sees the same sims).
 
-    def __init__(self, layout: Layout, site: Site, config: SiteConfig) -> None:
+    With `check_only` (`make check`), each page gets every check staging makes (the
+    Content Security Policy's rules at the source's lines, figures, sim blocks) and nothing
+    is rendered: no glossary links, no widgets or charts, no cache entries written."""
+
+    def __init__(self, layout: Layout, site: Site, config: SiteConfig, runs: SimRuns,
+                 check_only: bool = False) -> None:
         self.layout = layout
         self.site = site
         self.config = config
+        self.runs = runs
+        self.check_only = check_only
         self.linker = TermLinker(site.terms.values())
-        self.figures = FigureSource(layout)
-        self.cache = StagedCache(context_digest(layout, site.terms.values()), layout.staged)
+        self.cache = StagedCache(
+            context_digest(layout, site.terms.values()), layout.staged, self._current
+        )
 
     def markdown(self, relative: str, text: str) -> str:
         """One content page, staged (see the module docstring for the steps); from the
-        cache when neither the page nor anything it depends on changed (stagecache.py)."""
+        cache when neither the page nor anything it depends on changed (stagecache.py). A
+        page with a current cache entry staged without errors, so `check_only` skips it."""
+        if self.check_only:
+            return self.cache.get(relative, text) or self._stage(relative, text)
         return self.cache.staged(relative, text, lambda: self._staged(relative, text))
 
-    def _staged(self, relative: str, text: str) -> str:
+    def _staged(self, relative: str, text: str) -> tuple[str, dict[str, str]]:
+        """The staged page and what it used (stagecache.py), each with its digest."""
+        self.runs.used.clear()
+        self.linker.used.clear()
+        staged = self._stage(relative, text)
+        uses = [f"sim:{module}" for module in self.runs.used]
+        uses += [f"term:{slug}" for slug in self.linker.used]
+        return staged, {name: self._current(name) for name in sorted(uses)}
+
+    def _current(self, dependency: str) -> str:
+        """The digest a page's dependency has now (LookupError once it is gone)."""
+        kind, _, name = dependency.partition(":")
+        if kind == "sim":
+            return self.runs.digest(name)
+        if kind == "term" and name in self.site.terms:
+            return term_digest(self.site.terms[name])
+        raise LookupError(dependency)
+
+    def _stage(self, relative: str, text: str) -> str:
+        """The page staged, or ContentErrors with every problem each step found."""
         source = self.layout.relative(self.layout.content / relative)
-        text = render_figures(text, source, self.figures)
-        meta, body, _ = split_front_matter(text, source)
+        meta, body, body_line = split_front_matter(text, source)
+        errors = refusals(body, source, body_line)
+        try:
+            text = render_figures(text, source, FigureSource(self.layout, self.runs.run))
+        except ContentErrors as problem:
+            errors += problem.errors  # the blocks are still checked, on the unfilled text
+        if self.check_only:
+            errors += check_sim_blocks(text, source, self.runs)
+            if errors:
+                raise ContentErrors(errors)
+            return text
+        _, body, _ = split_front_matter(text, source)
         head = text[: len(text) - len(body)]
         if relative.startswith(LINKED_SECTIONS):
             glossary = posixpath.relpath(
@@ -102,8 +137,13 @@ class Stager:
             )
             body = self.linker.link(body, glossary)
         script = urls.relative(urls.page_url(relative), WIDGET_SCRIPT)
-        staged = render_sim_blocks(head + body, source, self.layout, script,
-                                   urls.catalogue_links(urls.page_url(relative)))
+        try:
+            staged = render_sim_blocks(head + body, source, self.runs, self.layout.charts, script,
+                                       urls.catalogue_links(urls.page_url(relative)))
+        except ContentErrors as problem:
+            raise ContentErrors([*errors, *problem.errors]) from None
+        if errors:
+            raise ContentErrors(errors)
         _, body, _ = split_front_matter(staged, source)
         return _front_matter(meta) + body
 
@@ -112,6 +152,7 @@ class Stager:
         files: dict[str, Staged] = {}
         errors: list[ContentError] = []
         content = self.layout.content
+        pages: dict[str, str] = {}  # each content page's source text, for its links
         for path in sorted(content.rglob("*")):
             relative = path.relative_to(content).as_posix()
             if not path.is_file() or any(p.startswith(".") for p in relative.split("/")):
@@ -119,8 +160,9 @@ class Stager:
             if self.layout.relative(path).startswith(DATA_FOLDERS):
                 continue  # a YAML kind's files are data, read through the Site, not assets
             if path.suffix == ".md":
+                pages[relative] = path.read_text("utf-8")
                 try:
-                    files[relative] = self.markdown(relative, path.read_text("utf-8")).encode()
+                    files[relative] = self.markdown(relative, pages[relative]).encode()
                 except ContentErrors as problem:
                     errors.extend(problem.errors)
             else:
@@ -135,15 +177,32 @@ class Stager:
             message = "would replace a page the pipeline generates"
             where = self.layout.relative(content / path)
             errors.append(ContentError(where, 1, "file", message, "another name"))
+        errors += self._broken_links(pages, files.keys() | pages.keys() | generated.keys())
         if errors:
             raise ContentErrors(errors)
         return files | generated
 
     def generated(self, relative: str, text: str) -> str:
-        """A generated page, its ```sim blocks (the catalogue's calculator) made widgets."""
+        """A generated page, its ```sim blocks (the catalogue's calculator) made widgets, or
+        only checked under `check_only`."""
+        source = f"generated page {relative}"
+        if self.check_only:
+            errors = check_sim_blocks(text, source, self.runs)
+            if errors:
+                raise ContentErrors(errors)
+            return text
         script = urls.relative(urls.page_url(relative), WIDGET_SCRIPT)
-        return render_sim_blocks(text, f"generated page {relative}", self.layout, script,
+        return render_sim_blocks(text, source, self.runs, self.layout.charts, script,
                                  urls.catalogue_links(urls.page_url(relative)))
+
+    def _broken_links(self, pages: dict[str, str], staged: set[str]) -> list[ContentError]:
+        """Every page's links against every staged file: outside the staged-page cache,
+        since a link breaks when its target goes, not when its own page changes."""
+        return [
+            error for relative, text in pages.items()
+            for error in broken_links(text, relative,
+                                      self.layout.relative(self.layout.content / relative), staged)
+        ]
 
     def sim_modules(self, files: dict[str, Staged]) -> set[str]:
         """Sims the browser needs: each explainer's, and every widget on a staged page."""
@@ -154,50 +213,12 @@ class Stager:
         return modules
 
 
-def _same(target: Path, data: Staged) -> bool:
-    """Whether `target` already holds `data`. A copied file is the same when size and
-    modification time match its source (copies keep the source's time, see sync): reading
-    both, tens of MB with Python's runtime, on every rebuild would cost more than the rest
-    of staging."""
-    try:
-        held = target.stat()
-    except FileNotFoundError:
-        return False
-    if not stat.S_ISREG(held.st_mode):
-        return False
-    if isinstance(data, Path):
-        source = data.stat()
-        return (held.st_size, held.st_mtime_ns) == (source.st_size, source.st_mtime_ns)
-    return held.st_size == len(data) and target.read_bytes() == data
-
-
-def sync(stage_dir: Path, files: dict[str, Staged]) -> StageReport:
-    """Make `stage_dir` hold exactly `files`, touching only what differs."""
-    report = StageReport()
-    for relative, data in sorted(files.items(), key=lambda item: item[0]):
-        target = stage_dir / relative
-        if _same(target, data):
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(data, Path):
-            shutil.copy2(data, target)
-        else:
-            target.write_bytes(data)
-        report.written.append(relative)
-    for path in sorted(stage_dir.rglob("*"), reverse=True):
-        relative = path.relative_to(stage_dir).as_posix()
-        if path.is_file() and relative not in files:
-            path.unlink()
-            report.removed.append(relative)
-        elif path.is_dir() and not any(path.iterdir()):
-            path.rmdir()
-    return report
-
-
-def runtime_files(layout: Layout, runtime_dir: Path, modules: set[str]) -> dict[str, Staged]:
+def runtime_files(
+    layout: Layout, runtime_dir: Path, modules: set[str], runs: SimRuns
+) -> dict[str, Staged]:
     """The browser runtime (ridgepoint.runtime), staged into its own folder first so that
     folder keeps its incremental copies and the staging tree has a single owner."""
-    stage_runtime(layout, runtime_dir, modules)
+    stage_runtime(layout, runtime_dir, modules, runs.source)
     return {
         path.relative_to(runtime_dir).as_posix(): path
         for path in sorted(runtime_dir.rglob("*"))
@@ -205,25 +226,68 @@ def runtime_files(layout: Layout, runtime_dir: Path, modules: set[str]) -> dict[
     }
 
 
+def load_content(layout: Layout, runs: SimRuns, sim_modules: Collection[str] | None = None,
+                 memo: ParseMemo | None = None) -> Site:
+    """The layout's content, loaded and checked against the sims as they are now (or the
+    names `sim_modules`, as a fixture may fix them). A sim that does not import is reported
+    with the content's own problems, not instead of them (explainers are then checked
+    against the sims' file names)."""
+    broken: list[ContentError] = []
+    names = sim_modules
+    if names is None:
+        try:
+            names = runs.code.names
+        except ContentErrors as errors:
+            broken = errors.errors
+            names = runs.source.module_names()
+    try:
+        site = load_site(layout.root, names, memo=memo)
+    except ContentErrors as errors:
+        raise ContentErrors([*broken, *errors.errors]) from None
+    if broken:
+        raise ContentErrors(broken)
+    return site
+
+
+def current_sims(layout: Layout) -> SimRuns:
+    """The layout's sims as they are now, read after their catalogue module is brought up to
+    date with the catalogue YAML (ridgepoint.catalogue_module): its bytes are part of what
+    the sim-run cache and the snapshot are keyed by."""
+    sync_sims_module(layout)
+    return SimRuns.of(layout)
+
+
+def check_content(layout: Layout, config_file: Path | None = None,
+                  sim_modules: Collection[str] | None = None) -> Site:
+    """Every rule staging enforces on content, without staging (`make check`): the loaded
+    Site, or ContentErrors holding every problem."""
+    config = SiteConfig.read(config_file or layout.mkdocs_yml)
+    runs = current_sims(layout)
+    site = load_content(layout, runs, sim_modules)
+    Stager(layout, site, config, runs, check_only=True).files()
+    return site
+
+
 def stage_site(
-    layout: Layout, config_file: Path | None = None, stage_dir: Path | None = None
+    layout: Layout, config_file: Path | None = None, stage_dir: Path | None = None,
+    memo: ParseMemo | None = None,
 ) -> StageReport:
     """Load and validate the layout's content, then stage it; raises ContentErrors, having
-    written nothing, when content has problems, and StagingError when the runtime cannot
-    be staged (a package missing, a sim importing what Pyodide lacks).
+    written nothing, when content (or a sim) has problems, and StagingError when the
+    runtime cannot be staged (a package missing).
 
     `config_file` defaults to the layout's mkdocs.yml and `stage_dir` to its docs_dir, so a
-    test can stage a fixture tree into a temporary folder.
+    test can stage a fixture tree into a temporary folder. `memo` keeps each file's parse
+    across stagings (the serve hook's; ridgepoint.parsememo).
     """
     config = SiteConfig.read(config_file or layout.mkdocs_yml)
     stage_dir = (stage_dir or config.docs_dir).resolve()
-    sync_sims_module(layout)  # before anything imports the sims
-    site = load_site(layout.root)
-    stager = Stager(layout, site, config)
+    runs = current_sims(layout)
+    stager = Stager(layout, load_content(layout, runs, memo=memo), config, runs)
     files = stager.files()
     stager.cache.prune()
     files |= runtime_files(
-        layout, stage_dir.parent / f"{stage_dir.name}.runtime", stager.sim_modules(files)
+        layout, stage_dir.parent / f"{stage_dir.name}.runtime", stager.sim_modules(files), runs
     )
     stage_dir.mkdir(parents=True, exist_ok=True)
     return sync(stage_dir, files)

@@ -1,24 +1,28 @@
 """Staged Markdown, cached: a page whose inputs did not change is not staged again.
 
 Staging a content page (figures, glossary links, sim blocks) is a pure function of: the
-page's path and text, the glossary (each term's name, abbreviation and definition), the
-sims' source (their results and charts), the experiment result files the figures read, and
-the pipeline's own code. The key hashes all of them, so a hit returns exactly what staging
-would produce; a page with content errors is never cached (staging raises). Entries live in
-build/cache/staged/ (`Layout.staged`), and the least recently used beyond MAX_ENTRIES are
-removed.
+page's path and text, the glossary's names (each term's slug, name and abbreviation: what
+may match), the experiment result files the figures read, the pipeline's own code, the
+definitions of the terms the page links and the code of the sims it uses. The first four
+are known before staging and make the entry's name; the terms a page links and the sims it
+uses are known only once it is staged, so the entry records them (`term:<slug>`,
+`sim:<module>`), each with a digest of what it was (a definition; the files a sim executes,
+ridgepoint.simsource), and is used only while every one is still current. So editing a sim,
+or a term's definition, re-stages exactly the pages that use it, and an entry is never read
+for code or content other than what made it. A page with content errors is
+never cached (staging raises). Entries live in build/cache/staged/ (`Layout.staged`), and
+the least recently used beyond MAX_ENTRIES are removed.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable
-from functools import cache
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
-from ridgepoint import simrun
 from ridgepoint.atomic import write_atomic
+from ridgepoint.errors import ContentErrors
 from ridgepoint.layout import Layout
 from ridgepoint.model import Term
 
@@ -26,10 +30,10 @@ PACKAGE = Path(__file__).resolve().parent  # the pipeline's own code, part of ev
 MAX_ENTRIES = 5000
 
 
-@cache
 def _code_digest() -> str:
-    """The pipeline's source and the libraries whose output lands in a staged page (read
-    once per process: code does not change under it)."""
+    """The pipeline's source and the libraries whose output lands in a staged page. Read
+    when this module is imported, beside the rest of the pipeline: a process keeps the code
+    it imported, so its entries are named by that code even if the files change under it."""
     import vl_convert
     import yaml
 
@@ -39,41 +43,81 @@ def _code_digest() -> str:
     return digest.hexdigest()
 
 
+CODE_DIGEST = _code_digest()
+
+
 def context_digest(layout: Layout, terms: Iterable[Term]) -> str:
-    """Everything but the page itself that its staged text depends on."""
-    digest = hashlib.sha256(_code_digest().encode())
-    glossary = sorted((t.slug, t.term, t.abbreviation or "", t.definition) for t in terms)
+    """What every page's staged text depends on, before it is known which terms it links
+    and which sims it uses."""
+    digest = hashlib.sha256(CODE_DIGEST.encode())
+    glossary = sorted((t.slug, t.term, t.abbreviation or "") for t in terms)
     digest.update(json.dumps(glossary).encode())
-    digest.update(simrun.fingerprint(layout.sims).encode())
     for path in sorted(layout.experiments.glob("*.json")):
         digest.update(path.name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()
 
 
-class StagedCache:
-    """Staged pages by (context, path, text)."""
+Staging = Callable[[], tuple[str, Mapping[str, str]]]  # (staged text, dependency -> digest)
 
-    def __init__(self, context: str, folder: Path) -> None:
+
+def term_digest(term: Term) -> str:
+    """What a page that links `term` takes from it beyond its name: the definition."""
+    return hashlib.sha256(term.definition.encode()).hexdigest()[:32]
+
+
+class StagedCache:
+    """Staged pages by (context, path, text), valid while what they used is unchanged.
+
+    `current(dependency)` is the digest a dependency (`sim:<module>`, `term:<slug>`) has
+    now: LookupError once it is gone."""
+
+    def __init__(self, context: str, folder: Path, current: Callable[[str], str]) -> None:
         self.context = context
         self.folder = folder
+        self.current = current
         self.written = 0
 
-    def staged(self, relative: str, text: str, stage: Callable[[], str]) -> str:
+    def staged(self, relative: str, text: str, stage: Staging) -> str:
         """The cached staging of this page, or `stage()`'s result, then cached."""
-        key = hashlib.sha256(f"{self.context}\0{relative}\0{text}".encode()).hexdigest()
-        path = self.folder / f"{key}.md"
-        if path.is_file():
-            path.touch()  # recently used: kept by the pruning below
-            return path.read_text(encoding="utf-8")
-        result = stage()
-        write_atomic(path, result)
+        entry = self.get(relative, text)
+        if entry is not None:
+            return entry
+        result, uses = stage()
+        write_atomic(self._path(relative, text), json.dumps({"uses": dict(uses), "page": result}))
         self.written += 1
         return result
+
+    def get(self, relative: str, text: str) -> str | None:
+        """The cached staging of this page, if there is a current one."""
+        path = self._path(relative, text)
+        entry = self._read(path)
+        if entry is not None:
+            path.touch()  # recently used: kept by the pruning below
+        return entry
+
+    def _path(self, relative: str, text: str) -> Path:
+        key = hashlib.sha256(f"{self.context}\0{relative}\0{text}".encode()).hexdigest()
+        return self.folder / f"{key}.json"
+
+    def _read(self, path: Path) -> str | None:
+        """The entry's page, if it exists and every sim it used has the digest it had."""
+        try:
+            entry = json.loads(path.read_text(encoding="utf-8"))
+        except (FileNotFoundError, ValueError):
+            return None
+        if not isinstance(entry, dict) or "uses" not in entry:  # an older format
+            return None
+        try:
+            if any(self.current(name) != digest for name, digest in entry["uses"].items()):
+                return None
+        except (LookupError, ContentErrors):  # what it used is gone, or broken: stage again
+            return None
+        return entry["page"]
 
     def prune(self) -> None:
         """Keep the MAX_ENTRIES most recently used entries (only after new ones were added)."""
         if not self.written or not self.folder.is_dir():
             return
-        entries = sorted(self.folder.glob("*.md"), key=lambda p: p.stat().st_mtime_ns)
+        entries = sorted(self.folder.iterdir(), key=lambda p: p.stat().st_mtime_ns)
         for stale in entries[: max(0, len(entries) - MAX_ENTRIES)]:
             stale.unlink(missing_ok=True)

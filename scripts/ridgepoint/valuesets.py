@@ -3,10 +3,10 @@
 A term's `related`, a hub's readings, every `tags` list and an explainer's `sim` name things
 that exist elsewhere in the content. The committed schemas say so where it applies, with a
 `$ref` into build/editor/values.schema.json (ridgepoint.schemafiles.VALUES); this module
-writes that file from the content at every `make check` and `make build`, so an editor's
-yaml-language-server completes those names and flags one that does not exist, with a plain
-message, as the file is typed. The file is generated, never committed: on a fresh clone the
-editor says it cannot load the reference until `make check` has run once.
+writes that file from the content at every `make check`, `make build` and serve rebuild, so
+an editor's yaml-language-server completes those names and flags one that does not exist,
+with a plain message, as the file is typed. The file is generated, never committed: on a
+fresh clone the editor says it cannot load the reference until `make check` has run once.
 
 The loader does not read this file: ridgepoint.checks checks the same names, with file lines
 and did-you-mean, against whichever tree it loads.
@@ -25,6 +25,7 @@ from ridgepoint.errors import ContentErrors
 from ridgepoint.kinds import KINDS, SIM_SET, TAG_SET, VOCABULARY
 from ridgepoint.layout import Layout
 from ridgepoint.schemafiles import value_sets
+from ridgepoint.simrun import SimRuns
 from ridgepoint.yamldoc import parse, read_text
 
 TITLE = "Ridgepoint value sets: written by `make check` from the content; do not edit"
@@ -37,6 +38,11 @@ def editor_schema(root: Path, sims: Collection[str]) -> dict[str, Any]:
         "title": TITLE,
         "$defs": {name: _definition(name, root, sims) for name in sorted(value_sets())},
     }
+
+
+def refresh(layout: Layout) -> None:
+    """Write the repository's value sets from its content and its sims as they are now."""
+    write(layout, SimRuns.of(layout).names())
 
 
 def write(layout: Layout, sims: Collection[str]) -> None:

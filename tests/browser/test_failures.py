@@ -21,6 +21,7 @@ import sims
 from ridgepoint.sim_embed.blocks import SimBlock
 from ridgepoint.sim_embed.display import display
 from ridgepoint.sim_embed.widget import widget_html
+from ridgepoint.simrun import SimRuns
 from sims.contract import defaults
 from tests.browser.conftest import READY_MS
 from tests.browser.sim_pages import EXPLAINERS, SIM_ARTICLE, wake_every_sim
@@ -115,7 +116,7 @@ def faulty_page(built_site: Path) -> str:
     document, count = _CONFIG.subn(repoint, built)
     assert count == 1 and document.count("</article>") == 1
     sound = widget_html(SimBlock("batching", ("seed",), defaults(sims.load("batching").INPUTS)),
-                        "batching-2", LAYOUT)
+                        "batching-2", SimRuns.of(LAYOUT), LAYOUT.charts)
     return document.replace('data-sim="batching"', 'data-sim="faulty"').replace(
         "</article>", f"{sound}</article>")
 

@@ -16,6 +16,7 @@ import sims
 from ridgepoint.sim_embed.blocks import SimBlock
 from ridgepoint.sim_embed.display import display
 from ridgepoint.sim_embed.widget import widget_html
+from ridgepoint.simrun import SimRuns
 from sims.contract import defaults
 from tests.browser.conftest import READY_MS, Recorder
 from tests.browser.sim_pages import wake_every_sim
@@ -43,7 +44,8 @@ def several_sims_page(built_site: Path) -> str:
                   defaults(sims.load(other).INPUTS)), other if other != "batching" else
          "batching-3"),
     ]
-    body = "".join(widget_html(block, key, LAYOUT) for block, key in blocks)
+    runs = SimRuns.of(LAYOUT)
+    body = "".join(widget_html(block, key, runs, LAYOUT.charts) for block, key in blocks)
     document = (
         '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Several sims'
         '</title><link rel="icon" href="data:,">'

@@ -15,6 +15,7 @@ import pytest
 from ridgepoint.figures import FENCE, PLACEHOLDER, FigureSource, render_figures
 from ridgepoint.load import split_front_matter
 from ridgepoint.sim_embed.blocks import iter_blocks, read_block
+from ridgepoint.simrun import SimRuns
 from tests.repo import LAYOUT
 
 ARTICLES = sorted((LAYOUT.content / "articles").glob("*.md"))
@@ -28,7 +29,8 @@ EMBEDS = {
 
 # One source for the whole module: each distinct sim run happens once, however many
 # articles and tests ask for it.
-SOURCE = FigureSource(LAYOUT)
+RUNS = SimRuns.of(LAYOUT)
+SOURCE = FigureSource(LAYOUT, RUNS.run)
 
 
 def relative(path: Path) -> str:
@@ -65,13 +67,13 @@ def test_every_sim_block_is_valid(path: Path) -> None:
     """Module, shown inputs and starting values of each ```sim block exist and are in range."""
     text = path.read_text("utf-8")
     for fenced in iter_blocks(text):
-        read_block(fenced, path.name, LAYOUT)
+        read_block(fenced, path.name, RUNS)
 
 
 @pytest.mark.parametrize(("name", "modules"), sorted(EMBEDS.items()))
 def test_article_embeds_its_sims(name: str, modules: set[str]) -> None:
     text = (LAYOUT.content / "articles" / name).read_text("utf-8")
-    embedded = {read_block(fenced, name, LAYOUT).module for fenced in iter_blocks(text)}
+    embedded = {read_block(fenced, name, RUNS).module for fenced in iter_blocks(text)}
     assert modules <= embedded, f"{name} should embed {sorted(modules - embedded)}"
 
 

@@ -4,6 +4,7 @@ order, escaping, glossary links, embedded sims and feeds, in the HTML MkDocs wro
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
 
@@ -162,3 +163,16 @@ def test_json_feed(built_sample: Path) -> None:
     assert document["version"] == "https://jsonfeed.org/version/1.1"
     assert len(document["items"]) == 8
     assert all(item["id"].startswith("http") for item in document["items"])
+
+
+def test_table_alignment_is_a_class_not_a_style_or_align_attribute(built_sample: Path) -> None:
+    """`|:--|:--:|--:|` in Markdown: each cell's class says its alignment; the build's
+    policy pass refuses any style attribute, and `align` is obsolete HTML."""
+    html = (built_sample / "articles" / "newer" / "index.html").read_text(encoding="utf-8")
+    table = html[html.index("<table>"):html.index("</table>")]
+    assert re.findall(r"<t[hd] ([^>]*)>", table) == [
+        'class="rp-align-left"', 'class="rp-align-center"', 'class="rp-align-right"',
+    ] * 3
+    stylesheet = (built_sample / "assets" / "site.css").read_text(encoding="utf-8")
+    for alignment in ("left", "center", "right"):
+        assert f"(th, td).rp-align-{alignment} {{ text-align: {alignment}; }}" in stylesheet

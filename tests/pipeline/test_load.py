@@ -22,6 +22,7 @@ from ridgepoint.kinds import KINDS, VOCABULARY_SCHEMA
 from ridgepoint.kinds import VOCABULARY as VOCABULARY_PATH
 from ridgepoint.load import load_site, split_front_matter
 from ridgepoint.model import HubSection
+from ridgepoint.stage import check_content
 from tests.limits import within
 from tests.repo import LAYOUT, REPO
 
@@ -103,10 +104,17 @@ def errors_of(root: Path, sim_modules: frozenset[str] | None = None) -> list[str
     return [str(error) for error in caught.value.errors]
 
 
+def check_fixture(case: str) -> list[ContentError]:
+    """A fixture's problems as `make check` finds them: loading, then each page's rules."""
+    with pytest.raises(ContentErrors) as caught:
+        check_content(LAYOUT.with_content(BAD / case), LAYOUT.mkdocs_yml, FIXTURE_SIMS)
+    return caught.value.errors
+
+
 @pytest.mark.parametrize("case", CASES)
 def test_bad_content_gives_the_expected_errors(case: str) -> None:
     expected = (BAD / case / "expected.txt").read_text().splitlines()
-    assert errors_of(BAD / case, FIXTURE_SIMS) == expected
+    assert [str(error) for error in check_fixture(case)] == expected
 
 
 # Characters that mean something to YAML, plus line breaks, a BOM and non-ASCII.

@@ -11,72 +11,18 @@ from pathlib import Path
 import pytest
 
 from ridgepoint import runtime
-from ridgepoint.runtime import (
-    PYODIDE_FILES,
-    StagingError,
-    browser_files,
-    import_closure,
-    stage_runtime,
-)
+from ridgepoint.runtime import PYODIDE_FILES, StagingError, stage_runtime
+from ridgepoint.simsource import SimSource
 from tests.repo import LAYOUT
 
-SIMS = LAYOUT.sims
+SIMS = SimSource.read(LAYOUT.sims)
 NODE_MODULES = LAYOUT.node_modules
-
-
-def test_the_closure_follows_imports_inside_the_package() -> None:
-    physics = ["catalogue_data.py", "collectives.py", "hardware.py", "physics.py",
-               "precision.py", "pricing.py", "shapes.py"]  # the shared physics and its data
-    assert import_closure(SIMS, "batching") == sorted(
-        ["__init__.py", "batching.py", "charts.py", "contract.py", *physics])
-    assert browser_files(SIMS, "batching") == sorted(
-        ["__init__.py", "_runner.py", "batching.py", "charts.py", "contract.py", *physics])
-
-
-def _fake_sims(root: Path, files: dict[str, str]) -> Path:
-    package = root / "sims"
-    package.mkdir()
-    for name, text in {"__init__.py": "", **files}.items():
-        (package / name).write_text(text)
-    return package
-
-
-def test_relative_and_from_imports_count_too(tmp_path: Path) -> None:
-    package = _fake_sims(tmp_path, {
-        "a.py": "from . import b\nfrom sims.c import thing\nimport json\n",
-        "b.py": "def f():\n    from .d import x\n",
-        "c.py": "thing = 1\n",
-        "d.py": "x = 2\n",
-        "unused.py": "",
-    })
-    assert import_closure(package, "a") == ["__init__.py", "a.py", "b.py", "c.py", "d.py"]
-
-
-def test_imports_at_any_depth_count(tmp_path: Path) -> None:
-    """Imports inside classes, branches, loops, handlers, finally blocks and match cases."""
-    nested = (
-        "class K:\n    from . import b\n"
-        "if True:\n    pass\nelse:\n    from . import c\n"
-        "for _ in ():\n    with open('x'):\n        from . import d\n"
-        "try:\n    pass\nexcept ImportError:\n    from . import e\nfinally:\n    from . import f\n"
-        "match 1:\n    case 1:\n        from . import g\n"
-    )
-    package = _fake_sims(tmp_path, {"a.py": nested, **{f"{name}.py": "" for name in "bcdefg"}})
-    assert import_closure(package, "a") == ["__init__.py", *(f"{name}.py" for name in "abcdefg")]
-
-
-def test_a_sim_that_imports_outside_the_standard_library_is_refused(tmp_path: Path) -> None:
-    package = _fake_sims(tmp_path, {"a.py": "import numpy as np\n"})
-    with pytest.raises(StagingError, match="^sims/a.py imports 'numpy'.*standard library"):
-        import_closure(package, "a")
-    with pytest.raises(StagingError, match="no sim module named 'nope'"):
-        import_closure(package, "nope")
 
 
 def test_staging_copies_pyodide_the_chart_library_and_only_the_needed_sims(
     tmp_path: Path,
 ) -> None:
-    stage_runtime(LAYOUT, tmp_path, {"batching"})
+    stage_runtime(LAYOUT, tmp_path, {"batching"}, SIMS)
     assets = tmp_path / "assets"
     for name in PYODIDE_FILES:
         assert (assets / "pyodide" / name).read_bytes() == (
@@ -90,7 +36,9 @@ def test_staging_copies_pyodide_the_chart_library_and_only_the_needed_sims(
     wasm = (assets / "pyodide" / runtime.WASM).read_bytes()
     assert wasm[:2] == b"\x1f\x8b" and manifest["wasm"] == runtime.WASM
     assert gzip.decompress(wasm) == (NODE_MODULES / "pyodide" / runtime.WASM).read_bytes()
-    assert sorted(p.name for p in (assets / "sims").iterdir()) == browser_files(SIMS, "batching")
+    assert tuple(sorted(p.name for p in (assets / "sims").iterdir())) == SIMS.files_of("batching")
+    for path in (assets / "sims").iterdir():
+        assert path.read_bytes() == SIMS.files[path.name]  # the very bytes the build read
     vendor = sorted(p.name for p in (assets / "vendor").iterdir())
     assert vendor == [
         "vega-interpreter.LICENSE.txt", "vega-interpreter.js", "vega-lite.LICENSE.txt",
@@ -135,9 +83,9 @@ def test_a_release_with_other_imports_or_exports_fails_the_build(
 
 
 def test_restaging_drops_sims_no_page_uses(tmp_path: Path) -> None:
-    stage_runtime(LAYOUT, tmp_path, {"batching", "roofline"})
+    stage_runtime(LAYOUT, tmp_path, {"batching", "roofline"}, SIMS)
     assert (tmp_path / "assets" / "sims" / "roofline.py").is_file()
-    stage_runtime(LAYOUT, tmp_path, {"batching"})
+    stage_runtime(LAYOUT, tmp_path, {"batching"}, SIMS)
     assert not (tmp_path / "assets" / "sims" / "roofline.py").exists()
     assert (tmp_path / "assets" / "sims" / "batching.py").is_file()
 
@@ -145,7 +93,7 @@ def test_restaging_drops_sims_no_page_uses(tmp_path: Path) -> None:
 def test_a_missing_package_says_how_to_get_it(tmp_path: Path) -> None:
     without = dataclasses.replace(LAYOUT, node_modules=tmp_path / "node_modules")
     with pytest.raises(StagingError, match="npm ci"):
-        stage_runtime(without, tmp_path / "out", {"batching"})
+        stage_runtime(without, tmp_path / "out", {"batching"}, SIMS)
 
 
 def test_vega_lite_matches_what_vl_convert_renders() -> None:

@@ -8,13 +8,16 @@ import pytest
 
 import sims
 from ridgepoint.sim_embed import charts, render_sim_blocks
+from ridgepoint.simrun import SimRuns
 from tests.repo import LAYOUT
+
+RUNS = SimRuns.of(LAYOUT)
 
 SOURCE = "content/articles/example.md"
 
 
 def test_charts_are_inline_svg_with_a_text_alternative() -> None:
-    out = render_sim_blocks("```sim\nmodule: batching\n```\n", SOURCE, LAYOUT)
+    out = render_sim_blocks("```sim\nmodule: batching\n```\n", SOURCE, RUNS, LAYOUT.charts)
     svgs = re.findall(r"<svg\b.*?</svg>", out)
     specs = sims.load("batching").simulate()["charts"]
     assert len(svgs) == len(specs)
@@ -39,3 +42,19 @@ def test_svg_is_rendered_once_per_spec(monkeypatch: pytest.MonkeyPatch, tmp_path
     assert len(calls) == 1
     assert re.sub(r'(["# (])a-', r"\1b-", first) == second
     assert list(tmp_path.glob("*.svg")) == [charts.cache_path(charts._fixed_width(spec), tmp_path)]
+
+
+def test_the_svg_cache_key_names_the_spec_and_the_renderer(
+    monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    """A cached chart is never served for another spec or another renderer version."""
+    import vl_convert
+
+    spec = charts._fixed_width(sims.load("batching").simulate(requests=2)["charts"][1])
+    key = charts.cache_path(spec, tmp_path)
+    assert charts.cache_path({**spec, "title": "another"}, tmp_path) != key
+    monkeypatch.setattr(vl_convert, "__version__", "0.0.0-another")
+    assert charts.cache_path(spec, tmp_path) != key
+    monkeypatch.undo()
+    monkeypatch.setattr(charts, "VL_VERSION", "v5_0")
+    assert charts.cache_path(spec, tmp_path) != key

@@ -14,7 +14,10 @@ from ridgepoint.errors import ContentErrors
 from ridgepoint.sim_embed import render_sim_blocks, widget
 from ridgepoint.sim_embed.blocks import modules_in
 from ridgepoint.sim_embed.display import display
+from ridgepoint.simrun import SimRuns
 from tests.repo import LAYOUT
+
+RUNS = SimRuns.of(LAYOUT)
 
 SOURCE = "content/articles/example.md"
 
@@ -71,7 +74,7 @@ def parse(html: str) -> Widgets:
 
 
 def test_a_block_becomes_the_prerendered_widget() -> None:
-    out = render_sim_blocks(page("module: batching"), SOURCE, LAYOUT)
+    out = render_sim_blocks(page("module: batching"), SOURCE, RUNS, LAYOUT.charts)
     assert "```" not in out
     assert out.startswith("# A page\n\nSome prose.\n")
     assert out.rstrip().endswith("More prose.")
@@ -92,7 +95,7 @@ def test_a_block_becomes_the_prerendered_widget() -> None:
 
 def test_show_and_start_choose_controls_and_starting_values() -> None:
     out = render_sim_blocks(page("module: batching\nshow: [batch_size]\nstart: {batch_size: 8}"),
-                            SOURCE, LAYOUT)
+                            SOURCE, RUNS, LAYOUT.charts)
     widgets = parse(out)
     assert widgets.controls == ["batch_size"]
     assert widgets.configs[0]["start"]["batch_size"] == 8
@@ -103,7 +106,7 @@ def test_show_and_start_choose_controls_and_starting_values() -> None:
 
 def test_two_widgets_on_a_page_share_no_id() -> None:
     out = render_sim_blocks(page("module: batching", "module: batching\nstart: {seed: 3}"),
-                            SOURCE, LAYOUT)
+                            SOURCE, RUNS, LAYOUT.charts)
     widgets = parse(out)
     assert [w["data-key"] for w in widgets.sims] == ["batching", "batching-2"]
     assert len(widgets.ids) == len(set(widgets.ids))
@@ -114,7 +117,7 @@ def test_other_fences_are_left_alone() -> None:
         "````markdown\n```sim\nmodule: nosuchsim\n```\n````\n\n"
         "```python\nprint('```sim')\n```\n"
     )
-    assert render_sim_blocks(text, SOURCE, LAYOUT) == text
+    assert render_sim_blocks(text, SOURCE, RUNS, LAYOUT.charts) == text
     assert modules_in(text) == set()
 
 
@@ -145,7 +148,7 @@ def test_a_bad_block_is_a_content_error_with_file_and_line(
     body: str, line: int, field: str, message: str
 ) -> None:
     with pytest.raises(ContentErrors) as caught:
-        render_sim_blocks(page(body), SOURCE, LAYOUT)
+        render_sim_blocks(page(body), SOURCE, RUNS, LAYOUT.charts)
     [error] = caught.value.errors
     assert (error.path, error.line, error.field) == (SOURCE, line, field)
     assert message in error.message
@@ -155,7 +158,7 @@ def test_every_bad_block_is_reported_at_once() -> None:
     text = page("module: nosuchsim", "module: batching", "module: batching\nstart: {seed: -1}")
     text += "\n  ```sim\n  module: batching\n  ```\n\n```sim\nmodule: batching\n"
     with pytest.raises(ContentErrors) as caught:
-        render_sim_blocks(text, SOURCE, LAYOUT)
+        render_sim_blocks(text, SOURCE, RUNS, LAYOUT.charts)
     assert [(e.line, e.field) for e in caught.value.errors] == [
         (6, "sim.module"), (19, "sim.start.seed"), (24, "sim"), (28, "sim")
     ]
@@ -177,9 +180,10 @@ def test_gpu_and_model_controls_link_to_their_catalogue_sections() -> None:
     links = urls.catalogue_links(urls.explainer("batching"))
     assert links == {"gpu": "../../catalogue/#gpus", "model": "../../catalogue/#models"}
     out = render_sim_blocks(page("module: batching\nshow: [batch_size, gpu, model]"), SOURCE,
-                            LAYOUT, links=links)
+                            RUNS, LAYOUT.charts, links=links)
     for name, text in (("gpu", "Every GPU's figures and sources"),
                        ("model", "Every model's shape")):
         assert f'<a href="{links[name]}">{html.escape(text)}</a>' in out
     assert out.count('class="sim-help sim-catalogue"') == 2  # batch_size gets none
-    assert "sim-catalogue" not in render_sim_blocks(page("module: batching"), SOURCE, LAYOUT)
+    assert "sim-catalogue" not in render_sim_blocks(page("module: batching"), SOURCE, RUNS,
+                                                    LAYOUT.charts)

@@ -1,55 +1,62 @@
-"""Staging's sim runs are cached, and a cached result is the result."""
+"""Staging's sim runs are cached, a cached result is the result, and a run's cache entry is
+keyed by the code that ran: editing a sim runs it afresh and leaves other sims' runs alone."""
 
 from __future__ import annotations
 
-import dataclasses
-import shutil
+import json
 from pathlib import Path
 
 import pytest
 
 import sims
-from ridgepoint import simrun
-from ridgepoint.layout import Layout
+from ridgepoint.simrun import SimRuns
+from ridgepoint.simsource import SimSource
+from tests.pipeline.test_simcode import toy_sims
 from tests.repo import LAYOUT
-
-
-def _cached_in(folder: Path) -> Layout:
-    return dataclasses.replace(LAYOUT, sim_runs=folder)
 
 
 def test_a_cached_run_equals_a_fresh_one_and_is_read_from_disk(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    layout = _cached_in(tmp_path)
     fresh = sims.load("batching").simulate(batch_size="6")
-    first = simrun.run(layout, "batching", {"batch_size": "6"})
-    assert first == fresh
-    assert simrun.run(layout, "batching", {"batch_size": 6}) == fresh  # the same inputs
+    runs = SimRuns(SimSource.read(LAYOUT.sims), tmp_path)
+    assert runs.run("batching", {"batch_size": "6"}) == fresh
+    assert runs.run("batching", {"batch_size": 6}) == fresh  # the same inputs
     stored = list(tmp_path.rglob("*.json"))
     assert len(stored) == 1
+    assert stored[0].parent.parent.name == "batching"
 
-    monkeypatch.setattr(simrun, "_memory", {})
-    calls = []
-    monkeypatch.setattr(sims.load("batching"), "simulate",
+    again = SimRuns(SimSource.read(LAYOUT.sims), tmp_path)  # a new process, as it were
+    calls: list[dict] = []
+    monkeypatch.setattr(again.code.load("batching"), "simulate",
                         lambda **inputs: calls.append(inputs) or {})
-    assert simrun.run(layout, "batching", {"batch_size": 6}) == fresh
+    assert again.run("batching", {"batch_size": 6}) == fresh
     assert calls == []  # from disk, not run again
 
 
 def test_refused_inputs_raise_and_are_not_cached(tmp_path: Path) -> None:
-    layout = _cached_in(tmp_path)
+    runs = SimRuns(SimSource.read(LAYOUT.sims), tmp_path)
     with pytest.raises(ValueError, match="batch_size"):
-        simrun.run(layout, "batching", {"batch_size": 0})
+        runs.run("batching", {"batch_size": 0})
     with pytest.raises(LookupError):
-        simrun.run(layout, "no_such_sim", {})
+        runs.run("no_such_sim", {})
     assert list(tmp_path.rglob("*.json")) == []
 
 
-def test_the_fingerprint_follows_the_sims_bytes(tmp_path: Path) -> None:
-    copy = tmp_path / "sims"
-    shutil.copytree(LAYOUT.sims, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    before = simrun.fingerprint(copy)
-    assert simrun.fingerprint(copy) == before
-    (copy / "physics.py").write_text((copy / "physics.py").read_text() + "\n# edited\n")
-    assert simrun.fingerprint(copy) != before
+def test_an_edited_sim_is_run_again_and_its_old_results_dropped(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    before = SimRuns(toy_sims(tmp_path / "tree", factor=2), cache)
+    assert before.run("toy", {"n": 5})["summary"] == {"twice": 10}
+    after = SimRuns(toy_sims(tmp_path / "tree", factor=3), cache)
+    assert after.digest("toy") != before.digest("toy")
+    assert after.run("toy", {"n": 5})["summary"] == {"twice": 15}
+    entries = list(cache.rglob("*.json"))
+    assert [json.loads(p.read_text())["summary"] for p in entries] == [{"twice": 15}]
+    assert entries[0].parent.name == after.digest("toy")
+
+
+def test_the_sims_a_run_used_are_recorded(tmp_path: Path) -> None:
+    runs = SimRuns(SimSource.read(LAYOUT.sims), tmp_path)
+    runs.run("batching", {})
+    runs.load("roofline")
+    assert runs.used == {"batching", "roofline"}

@@ -18,6 +18,7 @@ import pytest
 
 from ridgepoint import runtime, snapshot
 from ridgepoint.layout import Layout
+from ridgepoint.simsource import SimSource
 from tests.repo import LAYOUT
 
 NODE_MODULES = LAYOUT.node_modules
@@ -51,26 +52,30 @@ def _own_sims_and_cache(tmp_path: Path) -> Layout:
     return dataclasses.replace(LAYOUT, sims=_sims_copy(tmp_path), snapshots=tmp_path / "cache")
 
 
+def _key(sims_dir: Path) -> str:
+    return snapshot.cache_key(SimSource.read(sims_dir), NODE_MODULES)
+
+
 def test_the_cache_key_follows_the_sims_bytes(tmp_path: Path) -> None:
     sims_dir = _sims_copy(tmp_path)
-    key = snapshot.cache_key(sims_dir, NODE_MODULES)
-    assert snapshot.cache_key(sims_dir, NODE_MODULES) == key
+    key = _key(sims_dir)
+    assert _key(sims_dir) == key
     (sims_dir / "__pycache__").mkdir()
     (sims_dir / "__pycache__" / "x.py").write_text("ignored")
-    assert snapshot.cache_key(sims_dir, NODE_MODULES) == key
+    assert _key(sims_dir) == key
     batching = sims_dir / "batching.py"
     batching.write_text(batching.read_text() + "\n# an edit\n")
-    assert snapshot.cache_key(sims_dir, NODE_MODULES) != key
+    assert _key(sims_dir) != key
 
 
 LISTED = ["json/__init__.py", "json/decoder.py"]
 
 
 @pytest.fixture
-def fake_maker(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
-    """Replace the Node step: list two standard files, write a small heap, count the
-    snapshots made (and check each is made on the trimmed library)."""
-    calls: list[Path] = []
+def fake_maker(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, bytes]]:
+    """Replace the Node step: list two standard files, write a small heap, record the sims
+    files each snapshot saw (and check each is made on the trimmed library)."""
+    calls: list[dict[str, bytes]] = []
 
     def run_maker(command: str, sims_dir: str, home: str, *paths: str) -> dict[str, object]:
         if command == "list":
@@ -78,7 +83,8 @@ def fake_maker(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
         stdlib_zip, heap_file = (Path(path) for path in paths)
         with zipfile.ZipFile(stdlib_zip) as trimmed:
             assert trimmed.namelist() == LISTED
-        calls.append(Path(sims_dir))
+        calls.append({p.relative_to(sims_dir).as_posix(): p.read_bytes()
+                      for p in Path(sims_dir).rglob("*.py")})
         heap_file.write_bytes(bytes(snapshot.PAGE) + b"python heap" + bytes(5000))
         return {"modules": ["sims", "sims._runner", "sims.batching"], "delta": 64}
 
@@ -87,11 +93,12 @@ def fake_maker(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
 
 
 def test_a_snapshot_is_made_once_per_key_and_is_gzip_of_sparse(
-    tmp_path: Path, fake_maker: list[Path]
+    tmp_path: Path, fake_maker: list[dict[str, bytes]]
 ) -> None:
     layout = _own_sims_and_cache(tmp_path)
-    made = snapshot.make(layout)
-    again = snapshot.make(layout)
+    source = SimSource.read(layout.sims)
+    made = snapshot.make(layout, source)
+    again = snapshot.make(layout, SimSource.read(layout.sims))
     assert len(fake_maker) == 1 and again == made
     heap = snapshot.expand(gzip.decompress(made.path.read_bytes()))
     assert heap == bytes(snapshot.PAGE) + b"python heap" + bytes(5000)
@@ -106,26 +113,37 @@ def test_a_snapshot_is_made_once_per_key_and_is_gzip_of_sparse(
     assert manifest["stdlib"] == made.stdlib_name and made.stdlib_name.endswith(".zip.gz")
 
     (layout.sims / "roofline.py").write_text("# changed\n")
-    snapshot.make(layout)
+    snapshot.make(layout, SimSource.read(layout.sims))
     assert len(fake_maker) == 2
     assert sorted(p.suffix for p in layout.snapshots.iterdir()) == [  # the old one: gone
         ".bin", ".gz", ".json", ".zip"]
 
 
-def test_policies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_maker: list[Path]
-                  ) -> None:
+def test_the_maker_imports_the_bytes_the_key_names_not_a_later_save(
+    tmp_path: Path, fake_maker: list[dict[str, bytes]]
+) -> None:
     layout = _own_sims_and_cache(tmp_path)
+    source = SimSource.read(layout.sims)
+    (layout.sims / "batching.py").write_text("# saved while the build ran\n")
+    snapshot.make(layout, source)
+    assert fake_maker == [dict(source.files)]
+
+
+def test_policies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                  fake_maker: list[dict[str, bytes]]) -> None:
+    layout = _own_sims_and_cache(tmp_path)
+    source = SimSource.read(layout.sims)
     monkeypatch.setenv(snapshot.POLICY_VARIABLE, "off")
-    assert snapshot.current(layout) is None
+    assert snapshot.current(layout, source) is None
     monkeypatch.setenv(snapshot.POLICY_VARIABLE, "cached")
-    assert snapshot.current(layout) is None and fake_maker == []
+    assert snapshot.current(layout, source) is None and fake_maker == []
     monkeypatch.setenv(snapshot.POLICY_VARIABLE, "make")
-    made = snapshot.current(layout)
+    made = snapshot.current(layout, source)
     monkeypatch.setenv(snapshot.POLICY_VARIABLE, "cached")
-    assert snapshot.current(layout) == made
+    assert snapshot.current(layout, source) == made
     monkeypatch.setenv(snapshot.POLICY_VARIABLE, "sometimes")
     with pytest.raises(snapshot.SnapshotError, match="RIDGEPOINT_SNAPSHOT"):
-        snapshot.current(layout)
+        snapshot.current(layout, source)
 
 
 def test_staging_writes_the_snapshot_and_a_manifest_or_says_there_is_none(
@@ -139,7 +157,7 @@ def test_staging_writes_the_snapshot_and_a_manifest_or_says_there_is_none(
         raise snapshot.SnapshotError("node is not installed")
 
     monkeypatch.setattr(snapshot, "current", failing)
-    assert runtime.stage_snapshot(LAYOUT, target) is None
+    assert runtime.stage_snapshot(LAYOUT, target, SimSource.read(LAYOUT.sims)) is None
     assert "node is not installed" in capsys.readouterr().err
     manifest = json.loads((target / snapshot.MANIFEST).read_text())
     assert manifest["file"] is None and manifest["stdlib"] == runtime.FULL_STDLIB
@@ -152,7 +170,7 @@ def test_staging_writes_the_snapshot_and_a_manifest_or_says_there_is_none(
     stdlib.write_bytes(gzip.compress(b"a zip"))
     made = snapshot.Snapshot(packed, "ab" * 32, ("sims",), 0, stdlib)
     monkeypatch.setattr(snapshot, "current", lambda *_: made)
-    runtime.stage_snapshot(LAYOUT, target)
+    runtime.stage_snapshot(LAYOUT, target, SimSource.read(LAYOUT.sims))
     manifest = json.loads((target / snapshot.MANIFEST).read_text())
     assert manifest["file"] == made.file_name
     assert (target / made.file_name).read_bytes() == packed.read_bytes()

@@ -10,7 +10,8 @@ import pytest
 import yaml
 
 from ridgepoint.errors import ContentErrors
-from ridgepoint.stage import _front_matter, stage_site, sync
+from ridgepoint.stage import _front_matter, stage_site
+from ridgepoint.sync import sync
 from tests.pipeline.conftest import sample_tree
 from tests.repo import LAYOUT
 

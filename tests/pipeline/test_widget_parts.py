@@ -24,12 +24,14 @@ from typing import Any
 import pytest
 
 import sims
-from ridgepoint import simrun
 from ridgepoint.sim_embed.blocks import SimBlock
 from ridgepoint.sim_embed.widget import widget_html
+from ridgepoint.simrun import SimRuns
 from sims.contract import defaults
 from tests.pipeline.html_tools import VOID
 from tests.repo import LAYOUT
+
+RUNS = SimRuns.of(LAYOUT)
 
 SIM_DIR = LAYOUT.content / "assets" / "sim"
 PARTS_MODULE = SIM_DIR / "parts.js"
@@ -126,7 +128,7 @@ def problems(root: Element) -> list[str]:
     if len(configs) != 1:
         return [*found, f"{len(configs)} config parts"]
     config = json.loads(configs[0].text)
-    result = simrun.run(LAYOUT, config["module"], config["start"])
+    result = RUNS.run(config["module"], config["start"])
     kinds = {spec["name"]: spec["kind"] for spec in config["inputs"]}
     for name, spec in parts.items():
         if spec["scope"] != "sim":
@@ -189,7 +191,7 @@ def test_every_sim_with_every_input_shown_has_every_part() -> None:
     for module in sims.sim_names():
         inputs = sims.load(module).INPUTS
         block = SimBlock(module, tuple(spec.name for spec in inputs), defaults(inputs))
-        [root] = widgets(widget_html(block, module, LAYOUT))
+        [root] = widgets(widget_html(block, module, RUNS, LAYOUT.charts))
         assert problems(root) == [], module
 
 
@@ -208,7 +210,8 @@ def test_every_widget_the_build_writes_has_every_part(built_repo: Path) -> None:
 def test_a_part_missing_from_the_markup_is_found() -> None:
     """The check itself can fail: a widget without its status line, or with a chart fewer."""
     inputs = sims.load("batching").INPUTS
-    html = widget_html(SimBlock("batching", ("batch_size",), defaults(inputs)), "batching", LAYOUT)
+    block = SimBlock("batching", ("batch_size",), defaults(inputs))
+    html = widget_html(block, "batching", RUNS, LAYOUT.charts)
     [without_status] = widgets(html.replace('data-sim-part="status"', ""))
     assert problems(without_status) == ["status: 0 elements, the script expects one"]
     [chart_missing] = widgets(re.sub(r'data-sim-part="chart" data-chart="1"', "", html))

@@ -3,9 +3,9 @@ for byte, at its defaults and at inputs taken from its declared ranges.
 
 The browser receives exactly the string `sims._runner.run` returns, so that is what is
 compared. Pyodide starts once for all cases; each module sees only the files the site would
-ship for it (`ridgepoint.runtime.browser_files`), which also checks that import closure, and
-only the trimmed standard library the site ships (`ridgepoint.stdlib`), which checks that
-the trimming left nothing out the sims need on any of these inputs.
+ship for it (`ridgepoint.simsource.SimSource.files_of`), which also checks that import
+closure, and only the trimmed standard library the site ships (`ridgepoint.stdlib`), which
+checks that the trimming left nothing out the sims need on any of these inputs.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import pytest
 
 import sims
 from ridgepoint import snapshot
-from ridgepoint.runtime import browser_files
+from ridgepoint.simsource import SimSource
 from sims import _runner
 from sims.contract import Choice, Number
 from tests.repo import LAYOUT
@@ -53,6 +53,7 @@ def cases_for(module: str) -> list[dict[str, Any]]:
         found.extend({spec.name: value} for value in dict.fromkeys(values))
     return found
 
+SOURCE = SimSource.read(LAYOUT.sims)  # what the site ships
 
 CASES = [
     (module, json.dumps(inputs)) for module in sims.sim_names() for inputs in cases_for(module)
@@ -62,7 +63,7 @@ CASES = [
 @cache
 def trimmed_stdlib() -> Path:
     """The standard library the site ships (made with the snapshot, cached by the build)."""
-    return snapshot.make(LAYOUT).stdlib_zip
+    return snapshot.make(LAYOUT, SOURCE).stdlib_zip
 
 
 @cache
@@ -74,7 +75,7 @@ def pyodide_answers() -> tuple[str, int, tuple[str, ...]]:
     request = {
         "sims_dir": str(LAYOUT.sims),
         "stdlib": str(trimmed_stdlib()),
-        "files": {module: browser_files(LAYOUT.sims, module) for module in sims.sim_names()},
+        "files": {module: list(SOURCE.files_of(module)) for module in sims.sim_names()},
         "cases": CASES,
     }
     done = subprocess.run(

@@ -19,6 +19,7 @@ differs lives here, one module per builder, behind the same four members:
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import Protocol
 
@@ -41,6 +42,14 @@ class Adapter(Protocol):
 
     def runtime_styles(self, site_dir: Path) -> tuple[str, ...]:
         ...
+
+
+def environment(layout: Layout) -> dict[str, str]:
+    """The builder's environment: the pipeline it imports (the serve hook, the Markdown
+    extensions mkdocs.yml names) is the layout's own (scripts/ of its code), whichever
+    tree's venv the interpreter belongs to."""
+    path = os.pathsep.join(filter(None, (str(layout.scripts), os.environ.get("PYTHONPATH"))))
+    return {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": path}
 
 
 def names() -> tuple[str, ...]:

@@ -1,6 +1,6 @@
-"""The MkDocs adapter: `mkdocs build --strict` on the staged tree, and `mkdocs serve` with
-the serve hook (ridgepoint.mkdocs_hooks). MkDocs runs as a subprocess, so the pipeline
-imports nothing of it.
+"""The MkDocs adapter: `mkdocs build --strict` on the staged tree, and `mkdocs serve --dirty`
+with the serve hook (ridgepoint.mkdocs_hooks, the half of this adapter MkDocs loads itself).
+MkDocs runs as a subprocess, so the pipeline imports nothing of it.
 """
 
 from __future__ import annotations
@@ -12,10 +12,12 @@ from pathlib import Path
 
 import yaml
 
+from ridgepoint.adapters import environment
 from ridgepoint.config import SiteConfig, load_mkdocs_yaml
 from ridgepoint.layout import Layout
 
 SEARCH_INDEX = "search/search_index.json"  # Material's search plugin
+HOOK = Path(__file__).resolve().parent.parent / "mkdocs_hooks.py"
 
 
 def derived_config(config_file: Path, stage_dir: Path, purpose: str, **settings: object) -> Path:
@@ -37,10 +39,15 @@ def derived_config(config_file: Path, stage_dir: Path, purpose: str, **settings:
     return path
 
 
-def mkdocs(*args: str) -> int:
-    """Run the MkDocs CLI of this interpreter; its output goes to the terminal."""
-    environment = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    return subprocess.run([sys.executable, "-m", "mkdocs", *args], env=environment).returncode
+def mkdocs_command(layout: Layout, *args: str) -> tuple[list[str], dict[str, str]]:
+    """The MkDocs CLI of this interpreter, and its environment (adapters.environment)."""
+    return [sys.executable, "-m", "mkdocs", *args], environment(layout)
+
+
+def mkdocs(layout: Layout, *args: str) -> int:
+    """Run the MkDocs CLI (mkdocs_command); its output goes to the terminal."""
+    command, variables = mkdocs_command(layout, *args)
+    return subprocess.run(command, env=variables).returncode
 
 
 class MkDocs:
@@ -49,21 +56,21 @@ class MkDocs:
 
     def build(self, layout: Layout, config_file: Path, stage_dir: Path, out_dir: Path) -> bool:
         config = derived_config(config_file, stage_dir, "build", site_dir=str(out_dir))
-        if mkdocs("build", "--strict", "--config-file", str(config)) != 0:
+        if mkdocs(layout, "build", "--strict", "--config-file", str(config)) != 0:
             print("mkdocs build failed", file=sys.stderr)
             return False
         return True
 
     def serve(self, layout: Layout, host: str, port: int) -> int:
-        from ridgepoint import mkdocs_hooks
-
-        hooks = [str(Path(mkdocs_hooks.__file__).resolve())]
+        """`mkdocs serve --dirty` with the hook; this process becomes the server, so Ctrl-C
+        and a stop signal reach MkDocs itself."""
         stage_dir = SiteConfig.read(layout.mkdocs_yml).docs_dir
-        config = derived_config(layout.mkdocs_yml, stage_dir, "serve", hooks=hooks)
-        try:
-            return mkdocs("serve", "--config-file", str(config), "--dev-addr", f"{host}:{port}")
-        except KeyboardInterrupt:
-            return 0
+        config = derived_config(layout.mkdocs_yml, stage_dir, "serve", hooks=[str(HOOK)])
+        command, variables = mkdocs_command(layout, "serve", "--dirty", "--config-file",
+                                            str(config), "--dev-addr", f"{host}:{port}")
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execve(command[0], command, variables)
 
     def runtime_styles(self, site_dir: Path) -> tuple[str, ...]:
         """None: Material styles its elements through the CSSOM, which the policy allows."""

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import yaml
 
+from ridgepoint.adapters import environment
 from ridgepoint.config import load_mkdocs_yaml
 from ridgepoint.layout import Layout
 from ridgepoint.theme_bundle import BundleError, the_bundle
@@ -80,7 +81,8 @@ class Zensical:
         work = Path(tempfile.mkdtemp(prefix=f"{stage_dir.name}.zensical-", dir=stage_dir.parent))
         try:
             config = derived_config(config_file, stage_dir, "build", work.name)
-            done = subprocess.run(command(config, "build", "--strict"), cwd=stage_dir.parent)
+            done = subprocess.run(command(config, "build", "--strict"), cwd=stage_dir.parent,
+                                  env=environment(layout))
             if done.returncode != 0:
                 print("zensical build failed", file=sys.stderr)
                 return False

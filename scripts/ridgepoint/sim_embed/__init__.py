@@ -14,21 +14,22 @@ HTML that already holds everything a reader without JavaScript needs; in the bro
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 
 from ridgepoint.errors import ContentError, ContentErrors
-from ridgepoint.layout import Layout
 from ridgepoint.sim_embed.blocks import iter_blocks, read_block
 from ridgepoint.sim_embed.widget import early_script, widget_html
+from ridgepoint.simrun import SimRuns
 
 
 def render_sim_blocks(
-    markdown: str, source: str, layout: Layout, widget_script: str | None = None,
-    links: Mapping[str, str] | None = None,
+    markdown: str, source: str, runs: SimRuns, charts_dir: Path,
+    widget_script: str | None = None, links: Mapping[str, str] | None = None,
 ) -> str:
     """Replace every ```sim block of a page with the widget HTML.
 
-    `source` is the page's path as errors should name it; `layout` says where the sims and
-    the caches of their runs and charts are. Every bad block of the page is
+    `source` is the page's path as errors should name it; `runs` runs the sims (cached),
+    and `charts_dir` caches their charts. Every bad block of the page is
     reported at once, as ContentErrors. `widget_script`, the page-relative URL of
     widget.js, is loaded right after the first widget as an async module: the theme's
     scripts at the end of the page run first otherwise, and only then would the widget
@@ -46,7 +47,7 @@ def render_sim_blocks(
         pieces.append("".join(lines[cursor:fenced.first]))
         cursor = fenced.end
         try:
-            block = read_block(fenced, source, layout)
+            block = read_block(fenced, source, runs)
         except ContentErrors as refused:
             errors.extend(refused.errors)
             continue
@@ -55,8 +56,20 @@ def render_sim_blocks(
         key = block.module if count == 1 else f"{block.module}-{count}"
         after = early_script(early) if early else ""
         early = None
-        pieces.append(f"\n{widget_html(block, key, layout, links)}\n{after}\n")
+        pieces.append(f"\n{widget_html(block, key, runs, charts_dir, links)}\n{after}\n")
     pieces.append("".join(lines[cursor:]))
     if errors:
         raise ContentErrors(errors)
     return "".join(pieces)
+
+
+def check_sim_blocks(markdown: str, source: str, runs: SimRuns) -> list[ContentError]:
+    """What render_sim_blocks would refuse in a page, without rendering a widget (for
+    `make check`): each block parsed, validated and run at its starting inputs."""
+    errors: list[ContentError] = []
+    for fenced in iter_blocks(markdown):
+        try:
+            read_block(fenced, source, runs)
+        except ContentErrors as refused:
+            errors.extend(refused.errors)
+    return errors

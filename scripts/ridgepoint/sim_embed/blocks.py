@@ -22,12 +22,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import sims
-from ridgepoint import simrun
 from ridgepoint.errors import ContentError, ContentErrors
-from ridgepoint.layout import Layout
+from ridgepoint.simrun import SimRuns
 from ridgepoint.yamldoc import Document, field_name, parse
-from sims.contract import InputError, validate
 
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)$")
 _BLOCK_KEYS = ("module", "show", "start")
@@ -91,18 +88,18 @@ def modules_in(markdown: str) -> set[str]:
     return found
 
 
-def read_block(fenced: Fenced, source: str, layout: Layout) -> SimBlock:
+def read_block(fenced: Fenced, source: str, runs: SimRuns) -> SimBlock:
     """A block found by `iter_blocks` in the page at `source`, placed, parsed and validated
-    (its sim run at the starting inputs, cached under `layout`)."""
+    (its sim run at the starting inputs, by `runs`)."""
     line = fenced.first + 1
     if fenced.indent:
         raise _refusal(source, line, "sim", "a sim block must start at the beginning of a line")
     if not fenced.closed:
         raise _refusal(source, line, "sim", "the block is never closed")
-    return parse_block(fenced.body, line + 1, source, layout)
+    return parse_block(fenced.body, line + 1, source, runs)
 
 
-def parse_block(body: str, first_line: int, source: str, layout: Layout) -> SimBlock:
+def parse_block(body: str, first_line: int, source: str, runs: SimRuns) -> SimBlock:
     """Parse and validate a block body; `first_line` is the file line of its first line and
     `source` the page's path as errors name it."""
     try:
@@ -125,11 +122,11 @@ def parse_block(body: str, first_line: int, source: str, layout: Layout) -> SimB
         if key not in _BLOCK_KEYS:
             raise _wrong(document, [str(key)], "unknown key", "one of " + ", ".join(_BLOCK_KEYS))
     module_name = data.get("module")
-    names = sims.sim_names()
+    names = runs.code.names
     if module_name not in names:
         raise _wrong(document, ["module"], f"no sim named {module_name!r}",
                      "one of " + ", ".join(names))
-    module = sims.load(module_name)
+    module = runs.load(module_name)
     inputs = [spec.name for spec in module.INPUTS]
 
     show = data.get("show", inputs)
@@ -144,9 +141,9 @@ def parse_block(body: str, first_line: int, source: str, layout: Layout) -> SimB
     if not isinstance(start, dict):
         raise _wrong(document, ["start"], "must be a mapping of input name to value")
     try:
-        values = validate(module.INPUTS, start)
-        simrun.run(layout, module_name, values)  # cross-input checks (min <= max) live in sims
-    except InputError as error:
+        values = runs.code.contract.validate(module.INPUTS, start)
+        runs.run(module_name, values)  # cross-input checks (min <= max) live in sims
+    except runs.code.contract.InputError as error:
         raise _wrong(document, ["start", error.input], str(error)) from None
     except ValueError as error:  # a sim's own refusal that names no single input
         raise _wrong(document, ["start"], str(error)) from None

@@ -68,6 +68,14 @@ def cache_path(spec: Mapping[str, Any], cache_dir: Path) -> Path:
     return cache_dir / f"{key}.svg"
 
 
+def warm_up() -> None:
+    """Start vl-convert's engine (about half a second, once per process) with a chart of
+    nothing, so that the first chart a long-lived process needs does not pay for it."""
+    import vl_convert
+
+    vl_convert.vegalite_to_svg({"mark": "point", "data": {"values": []}}, vl_version=VL_VERSION)
+
+
 def _cached_svg(spec: Mapping[str, Any], cache_dir: Path) -> str:
     """vl-convert's SVG for a spec, from the cache when this exact spec was seen before."""
     import vl_convert

@@ -17,16 +17,13 @@ from __future__ import annotations
 import html
 import json
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
-import sims
-from ridgepoint import simrun
-from ridgepoint.layout import Layout
-from ridgepoint.runtime import browser_files
 from ridgepoint.sim_embed.blocks import SimBlock
 from ridgepoint.sim_embed.charts import chart_svg
 from ridgepoint.sim_embed.display import display, exact
-from sims.contract import Choice, Input, Number, describe
+from ridgepoint.simrun import SimRuns
 
 
 def early_script(widget_script: str) -> str:
@@ -52,18 +49,20 @@ def _json_script(data: Any) -> str:
             "</script>")
 
 
-def _control(spec: Input, value: Any, key: str, link: str | None = None) -> str:
+def _control(spec: Any, value: Any, key: str, link: str | None = None) -> str:
     """One labelled control, rendered disabled: the widget enables it once it runs.
 
     A number gets a slider and a text box showing its exact value (where an out-of-range
-    value can be typed, and refused next to the control); a choice gets a select. `link`,
+    value can be typed, and refused next to the control); a choice (an input with
+    `choices`) gets a select. `spec` is a Number or Choice of the sims copy being run
+    (ridgepoint.simcode), whose classes are not the ones `import sims` would give. `link`,
     for a GPU or model choice, is the catalogue section listing every choice's figures and
     sources, linked under the control.
     """
     base = f"sim-{key}-{spec.name}"
     described = f"{base}-help {base}-error" if spec.help else f"{base}-error"
     common = f'aria-describedby="{described}" disabled'
-    if isinstance(spec, Choice):
+    if hasattr(spec, "choices"):
         options = "".join(
             f'<option value="{_attr(c)}"{" selected" if c == value else ""}>'
             f"{html.escape(c)}</option>"
@@ -72,7 +71,6 @@ def _control(spec: Input, value: Any, key: str, link: str | None = None) -> str:
         fields = (f'<select id="{base}" name="{_attr(spec.name)}" data-sim-part="choice" {common}>'
                   f"{options}</select>")
     else:
-        assert isinstance(spec, Number)
         shown = exact(value)
         unit = f" {spec.unit}" if spec.unit else ""
         label = f"{spec.label}, exact value" + (f" in {spec.unit}" if spec.unit else "")
@@ -124,19 +122,21 @@ def table_html(table: Mapping[str, Any], index: int) -> str:
 
 
 def widget_html(
-    block: SimBlock, key: str, layout: Layout, links: Mapping[str, str] | None = None
+    block: SimBlock, key: str, runs: SimRuns, charts_dir: Path,
+    links: Mapping[str, str] | None = None,
 ) -> str:
-    """The widget for one block, prerendered at its starting inputs, on a single line (so
-    Markdown passes it through as one raw HTML block). `links` maps an input name ("gpu",
-    "model") to the page-relative URL of the catalogue section its choices are listed in."""
-    module = sims.load(block.module)
-    result = simrun.run(layout, block.module, block.start)
+    """The widget for one block, prerendered at its starting inputs (run by `runs`, charts
+    cached in `charts_dir`), on a single line (so Markdown passes it through as one raw
+    HTML block). `links` maps an input name ("gpu", "model") to the page-relative URL of
+    the catalogue section its choices are listed in."""
+    module = runs.load(block.module)
+    result = runs.run(block.module, block.start)
     by_name = {spec.name: spec for spec in module.INPUTS}
     config = {
         "module": block.module,
         "key": key,
-        "files": browser_files(layout.sims, block.module),
-        "inputs": describe(module.INPUTS),
+        "files": list(runs.source.files_of(block.module)),
+        "inputs": runs.code.contract.describe(module.INPUTS),
         "show": list(block.show),
         "start": block.start,
         "metrics": dict(module.METRICS),
@@ -146,7 +146,7 @@ def widget_html(
                        for name in block.show)
     charts = "".join(
         f'<figure class="sim-chart" data-sim-part="chart" data-chart="{i}">'
-        f'{chart_svg(spec, f"sim-{key}-chart{i}", layout.charts)}</figure>'
+        f'{chart_svg(spec, f"sim-{key}-chart{i}", charts_dir)}</figure>'
         for i, spec in enumerate(result["charts"])
     )
     tables = "".join(table_html(t, i) for i, t in enumerate(result.get("tables", [])))

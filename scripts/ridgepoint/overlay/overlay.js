@@ -1,0 +1,65 @@
+// @ts-check
+// Under `make serve` only: the content errors of the last save, shown on every page.
+//
+// The dev server (scripts/ridgepoint/mkdocs_hooks.py) adds this module to each page it
+// builds and writes errors.json beside it after every rebuild; a built site has neither.
+// A rejected save leaves the last good page in place, and live reload then reloads it:
+// this banner says why the page did not change and lists every problem as
+// `path:line: field: message (expected ...)`, until a save fixes them (the next reload
+// finds none). It runs under the site's Content Security Policy: a script file, styles
+// from a stylesheet file, no inline handlers or style attributes.
+
+const here = new URL(import.meta.url);
+const ID = "rp-serve-errors";
+
+/** @typedef {{where: string, what: string}} Problem  `path:line`, and the rest of it */
+
+/** @returns {Promise<Problem[]>} */
+async function problems() {
+  const response = await fetch(new URL("errors.json", here), { cache: "no-store" });
+  if (!response.ok) return [];
+  const state = await response.json();
+  return Array.isArray(state.errors) ? state.errors : [];
+}
+
+function stylesheet() {
+  const link = document.createElement("link");
+  link.rel = "stylesheet";
+  link.href = new URL("overlay.css", here).href;
+  document.head.append(link);
+}
+
+/** @param {Problem[]} found */
+function banner(found) {
+  const box = document.createElement("section");
+  box.id = ID;
+  box.className = "rp-serve-errors";
+  box.setAttribute("role", "alert");
+  box.setAttribute("aria-labelledby", `${ID}-title`);
+  const title = document.createElement("h2");
+  title.id = `${ID}-title`;
+  const count = found.length === 1 ? "1 content error" : `${found.length} content errors`;
+  title.textContent = `${count}: this page is the last good version`;
+  const hint = document.createElement("p");
+  hint.textContent = "Fix the file and save; the page reloads. `make check` lists the same.";
+  const list = document.createElement("ul");
+  for (const problem of found) {
+    const item = document.createElement("li");
+    const where = document.createElement("code");
+    where.textContent = problem.where;
+    item.append(where, `: ${problem.what}`);
+    list.append(item);
+  }
+  box.append(title, hint, list);
+  return box;
+}
+
+async function show() {
+  const found = await problems();
+  document.getElementById(ID)?.remove();
+  if (found.length === 0) return;
+  stylesheet();
+  document.body.prepend(banner(found));
+}
+
+show().catch((error) => console.warn("make serve: could not read the content errors", error));
