@@ -176,7 +176,8 @@ def playwright() -> Iterator[Playwright]:
         yield driver
 
 
-def launch(playwright: Playwright, profile: Path, **options: object) -> BrowserContext:
+def launch(playwright: Playwright, profile: Path, *extra_args: str, **options: object
+           ) -> BrowserContext:
     """Chromium on `profile`. Service workers are blocked unless `service_workers="allow"`:
     the site's worker would answer requests from its cache, out of sight of `page.route`
     (tests/browser/test_offline.py allows it, with a profile and server of its own)."""
@@ -184,7 +185,7 @@ def launch(playwright: Playwright, profile: Path, **options: object) -> BrowserC
         pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (.ci/run does)")
     options.setdefault("service_workers", "block")
     return playwright.chromium.launch_persistent_context(
-        str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
+        str(profile), executable_path=CHROMIUM, headless=True, args=[*CHROMIUM_ARGS, *extra_args],
         viewport=VIEWPORT, **options,
     )
 

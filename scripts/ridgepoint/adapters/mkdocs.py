@@ -17,7 +17,6 @@ from ridgepoint.config import SiteConfig, load_mkdocs_yaml
 from ridgepoint.layout import Layout
 
 SEARCH_INDEX = "search/search_index.json"  # Material's search plugin
-HOOK = Path(__file__).resolve().parent.parent / "mkdocs_hooks.py"
 
 
 def derived_config(config_file: Path, stage_dir: Path, purpose: str, **settings: object) -> Path:
@@ -64,8 +63,11 @@ class MkDocs:
     def serve(self, layout: Layout, host: str, port: int) -> int:
         """`mkdocs serve --dirty` with the hook; this process becomes the server, so Ctrl-C
         and a stop signal reach MkDocs itself."""
+        from ridgepoint import mkdocs_hooks  # imports MkDocs: only for serving with it
+
+        hooks = [str(Path(mkdocs_hooks.__file__).resolve())]
         stage_dir = SiteConfig.read(layout.mkdocs_yml).docs_dir
-        config = derived_config(layout.mkdocs_yml, stage_dir, "serve", hooks=[str(HOOK)])
+        config = derived_config(layout.mkdocs_yml, stage_dir, "serve", hooks=hooks)
         command, variables = mkdocs_command(layout, "serve", "--dirty", "--config-file",
                                             str(config), "--dev-addr", f"{host}:{port}")
         sys.stdout.flush()

@@ -93,11 +93,17 @@ class Restager(FileSystemEventHandler):
                                self.note)
 
 
+def served_folder(layout: Layout) -> Path:
+    """Where Zensical's server writes the site it serves: beside the staging tree."""
+    stage_dir = SiteConfig.read(layout.mkdocs_yml).docs_dir
+    return stage_dir.parent / f"{stage_dir.name}.served"
+
+
 def serve(layout: Layout, host: str, port: int) -> int:
     """Serve the staged site (staged by scripts/serve.py) on host:port until stopped,
     re-staging on every save to a source."""
     stage_dir = SiteConfig.read(layout.mkdocs_yml).docs_dir
-    served = stage_dir.parent / f"{stage_dir.name}.served"
+    served = served_folder(layout)
     scripts = [*load_mkdocs_yaml(layout.mkdocs_yml).get("extra_javascript", []),
                {"path": devserver.SCRIPT, "type": "module"}]
     config = derived_config(layout.mkdocs_yml, stage_dir, "serve", served.name,
