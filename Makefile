@@ -1,6 +1,7 @@
 # Ridgepoint: every target sets itself up on a fresh clone.
 #   make serve   set up, build, serve on http://127.0.0.1:8000 (rebuilds on save; PORT=8001)
 #   make build   validate content and write site/ (for this machine: http://127.0.0.1:8000/)
+#   (build, serve and publish take BUILDER=mkdocs|zensical; MkDocs is the default)
 #   make publish SITE_URL=https://...   the same, for publication at that address
 #   make check   validate content only (fast)
 #   make new     KIND=term|reading|hub|explainer|article|gpu|model|calibration SLUG=... [SIM=...]: a new content file
@@ -11,6 +12,7 @@
 #   make lock    re-resolve requirements.lock from pyproject.toml (needs network)
 
 PYTHON ?= python3
+BUILDER ?= mkdocs
 PORT ?= 8000
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -47,13 +49,13 @@ new: $(VENV)/.installed
 # A local build ignores SITE_URL: the publication address comes in only through `make publish`,
 # which checks it (feed ids are made from it and are permanent).
 build: $(SETUP)
-	env -u SITE_URL $(PY) scripts/build.py
+	env -u SITE_URL $(PY) scripts/build.py --builder $(BUILDER)
 
 publish: $(SETUP)
-	$(PY) scripts/publish.py --site-url "$(SITE_URL)"
+	$(PY) scripts/publish.py --site-url "$(SITE_URL)" --builder $(BUILDER)
 
 serve: $(SETUP)
-	$(PY) scripts/serve.py --dev-addr 127.0.0.1:$(PORT)
+	$(PY) scripts/serve.py --dev-addr 127.0.0.1:$(PORT) --builder $(BUILDER)
 
 # The page's scripts and the workers' have different global scopes: one checker run each.
 TYPECHECK := node_modules/.bin/tsc -p tsconfig.json && node_modules/.bin/tsc -p tsconfig.workers.json

@@ -1,9 +1,10 @@
-"""Build the site into site/: validate content, stage it, `mkdocs build --strict`, swap.
+"""Build the site into site/: validate content, stage it, build (MkDocs or Zensical), swap.
 
     python scripts/build.py                          # the repository, into site/
+    python scripts/build.py --builder zensical       # the same with Zensical
     python scripts/build.py --root DIR --site-dir OUT --stage-dir STAGE
 
-On a content error or a failed MkDocs build it exits 1 and site/ is left as it was. Either
+On a content error or a failed build it exits 1 and site/ is left as it was. Either
 way, building the repository rewrites the value sets editors complete from, as `make check`
 does (ridgepoint.valuesets).
 """
@@ -14,7 +15,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ridgepoint import valuesets
+from ridgepoint import adapters, valuesets
 from ridgepoint.builder import build
 from ridgepoint.layout import repository
 
@@ -26,13 +27,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--site-dir", type=Path, help="where the site goes (default ROOT/site)")
     parser.add_argument("--stage-dir", type=Path, help="staging tree (default: docs_dir)")
     parser.add_argument("--config-file", type=Path, help="mkdocs.yml (default ROOT/mkdocs.yml)")
+    adapters.add_option(parser)
     args = parser.parse_args(argv)
     layout = repository()
     if args.root:
         layout = layout.with_content(args.root)
     try:
         return build(layout, args.site_dir, config_file=args.config_file,
-                     stage_dir=args.stage_dir)
+                     stage_dir=args.stage_dir, builder=args.builder)
     finally:
         if not args.root:  # the editors' value sets, as `make check` writes them
             valuesets.refresh(layout)

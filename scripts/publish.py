@@ -15,6 +15,7 @@ import os
 import sys
 from pathlib import Path
 
+from ridgepoint import adapters
 from ridgepoint.builder import build
 from ridgepoint.layout import repository
 from ridgepoint.publish import PublishError, publication_url
@@ -26,15 +27,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="where the site will be served (default: $SITE_URL)")
     parser.add_argument("--site-dir", type=Path, help="where the site goes (default ROOT/site)")
     parser.add_argument("--stage-dir", type=Path, help="staging tree (default: docs_dir)")
+    adapters.add_option(parser)
     args = parser.parse_args(argv)
     try:
         url = publication_url(args.site_url)
     except PublishError as error:
         print(f"make publish: {error}", file=sys.stderr)
         return 2
-    os.environ["SITE_URL"] = url  # read by mkdocs.yml's !ENV, here and in MkDocs' process
+    os.environ["SITE_URL"] = url  # read by mkdocs.yml's !ENV, here and in the builder's process
     layout = repository()
-    status = build(layout, args.site_dir, stage_dir=args.stage_dir)
+    status = build(layout, args.site_dir, stage_dir=args.stage_dir, builder=args.builder)
     if status == 0:
         print(f"Built for {url}: publish {args.site_dir or layout.site} as it is.")
     return status

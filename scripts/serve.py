@@ -1,12 +1,14 @@
-"""`make serve`: stage the site, then `mkdocs serve` on http://127.0.0.1:8000 with live reload.
+"""`make serve`: stage the site, then serve it on http://127.0.0.1:8000 with live reload.
 
-    python scripts/serve.py                       # http://127.0.0.1:8000/
+    python scripts/serve.py                       # http://127.0.0.1:8000/, `mkdocs serve`
     python scripts/serve.py --dev-addr 127.0.0.1:8001   # what `make serve PORT=8001` runs
+    python scripts/serve.py --builder zensical    # Zensical's server (make serve BUILDER=...)
 
 Saving a file under content/, glossary/, feed/ or sims/ re-stages, rebuilds the pages the
-save changed and reloads the page (scripts/ridgepoint/mkdocs_hooks.py); a broken file shows
-its errors on the page and in the terminal while the server keeps serving the last good
-version. A port already in use is said in one line, before anything is built.
+save changed and reloads the page (the builder's adapter: ridgepoint.mkdocs_hooks,
+ridgepoint.adapters.zensical_serve); a broken file shows its errors on the page and in the
+terminal while the server keeps serving the last good version. A port already in use is said
+in one line, before anything is built.
 """
 
 from __future__ import annotations
@@ -16,12 +18,10 @@ import errno
 import os
 import socket
 import sys
-from pathlib import Path
 
-from ridgepoint import mkdocs_hooks
-from ridgepoint.builder import derived_config, mkdocs_command
-from ridgepoint.config import SiteConfig
+from ridgepoint import adapters
 from ridgepoint.errors import ContentErrors
+from ridgepoint.layout import repository
 from ridgepoint.runtime import StagingError
 from ridgepoint.snapshot import POLICY_VARIABLE
 from ridgepoint.stage import stage_site
@@ -63,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dev-addr", type=address, default="127.0.0.1:8000",
                         help="host:port to serve on (make serve PORT=...)")
+    adapters.add_option(parser)
     args = parser.parse_args(argv)
     host, port = args.dev_addr
     problem = port_in_use(host, port)
@@ -72,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     # Saving a sim must not wait seconds for a new Pyodide snapshot: serve uses a cached
     # one when it matches and otherwise lets pages start Python the normal way.
     os.environ.setdefault(POLICY_VARIABLE, "cached")
-    layout = mkdocs_hooks.LAYOUT  # the hook re-stages this same tree on every change
+    layout = repository()  # the tree the builder's adapter re-stages on every change
     try:
         stage_site(layout)
     except ContentErrors as errors:
@@ -82,16 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     except StagingError as error:
         print(f"cannot stage the browser runtime: {error}", file=sys.stderr)
         return 1
-    hooks = [str(Path(mkdocs_hooks.__file__).resolve())]
-    docs_dir = SiteConfig.read(layout.mkdocs_yml).docs_dir
-    config = derived_config(layout.mkdocs_yml, docs_dir, "serve", hooks=hooks)
-    # This process becomes the server: Ctrl-C and a stop signal reach MkDocs itself.
-    command, environment = mkdocs_command(layout, "serve", "--dirty", "--config-file", str(config),
-                                          "--dev-addr", f"{host}:{port}")
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os.execve(command[0], command, environment)
-
+    return adapters.named(args.builder).serve(layout, host, port)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -133,9 +133,9 @@ def prepare(layout: Layout, work: Path, factor: int) -> Layout:
 
 
 @contextmanager
-def serving(tree: Layout) -> Iterator[str]:
-    """`scripts/serve.py` of the tree on a free port, in a session of its own (stopped
-    with it); yields the base URL once the first build is served."""
+def serving(tree: Layout, builder: str = "mkdocs") -> Iterator[str]:
+    """`scripts/serve.py` of the tree on a free port with `builder`, in a session of its own
+    (stopped with it); yields the base URL once the first build is served."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -145,7 +145,8 @@ def serving(tree: Layout) -> Iterator[str]:
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("w") as output:
         process = subprocess.Popen(
-            [sys.executable, str(tree.scripts / "serve.py"), "--dev-addr", f"127.0.0.1:{port}"],
+            [sys.executable, str(tree.scripts / "serve.py"), "--dev-addr", f"127.0.0.1:{port}",
+             "--builder", builder],
             cwd=tree.code, env=environment, stdout=output, stderr=subprocess.STDOUT,
             start_new_session=True)
     base = f"http://127.0.0.1:{port}/"

@@ -1,24 +1,23 @@
-"""A safe build: validate, stage, `mkdocs build --strict` into a temporary folder, finish
-(the theme's invalid attributes, Content Security Policy, service worker release), swap.
+"""A safe build: validate, stage, build with the chosen builder (MkDocs or Zensical, one
+adapter each: ridgepoint.adapters) into a temporary folder, finish (the theme's invalid
+attributes and script bundle, Content Security Policy, service worker release), swap.
 
 site/ changes only when everything succeeded: a content error, or a runtime that cannot be
-staged, stops before MkDocs runs (said in one message, never a traceback), a failed MkDocs
+staged, stops before the builder runs (said in one message, never a traceback), a failed
 build leaves its temporary folder behind for nobody (it is removed), and the swap is two
-renames. MkDocs runs as a subprocess, so this module does not import it.
+renames. The builder runs as a subprocess, so this module imports neither.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-import yaml
-
-from ridgepoint.config import SiteConfig, load_mkdocs_yaml
+from ridgepoint import adapters
+from ridgepoint.adapters import Adapter
+from ridgepoint.config import SiteConfig
 from ridgepoint.csp import PolicyError, apply_policy
 from ridgepoint.errors import ContentErrors
 from ridgepoint.html_fixes import fix_pages
@@ -26,38 +25,7 @@ from ridgepoint.layout import Layout
 from ridgepoint.offline import OfflineError, stamp_service_worker
 from ridgepoint.runtime import StagingError
 from ridgepoint.stage import stage_site
-
-
-def derived_config(config_file: Path, stage_dir: Path, purpose: str, **settings: object) -> Path:
-    """A config beside the staging tree that inherits `config_file` and points MkDocs at
-    `stage_dir` (plus any `settings`, e.g. site_dir or hooks), so any tree can be staged
-    anywhere without editing mkdocs.yml. `purpose` names the file, so a build run while
-    `make serve` is running does not replace the server's config (MkDocs rereads it).
-    MkDocs resolves theme.custom_dir against the file it loads, not the inherited one, so
-    the derived config names that folder absolutely."""
-    document = {"INHERIT": str(config_file.resolve()), "docs_dir": str(stage_dir), **settings}
-    theme = load_mkdocs_yaml(config_file).get("theme")
-    if isinstance(theme, dict) and "custom_dir" in theme:
-        custom_dir = (config_file.parent / str(theme["custom_dir"])).resolve()
-        document["theme"] = {"custom_dir": str(custom_dir)}
-    path = stage_dir.parent / f"{stage_dir.name}.{purpose}.mkdocs.yml"
-    path.write_text(yaml.safe_dump(document, sort_keys=False), encoding="utf-8")
-    return path
-
-
-def mkdocs_command(layout: Layout, *args: str) -> tuple[list[str], dict[str, str]]:
-    """The MkDocs CLI of this interpreter, and its environment. The pipeline it imports
-    (the serve hook, the Markdown extensions mkdocs.yml names) is the layout's own
-    (scripts/ of its code), whichever tree's venv the interpreter belongs to."""
-    path = os.pathsep.join(filter(None, (str(layout.scripts), os.environ.get("PYTHONPATH"))))
-    environment = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": path}
-    return [sys.executable, "-m", "mkdocs", *args], environment
-
-
-def mkdocs(layout: Layout, *args: str) -> int:
-    """Run the MkDocs CLI (mkdocs_command); its output goes to the terminal."""
-    command, environment = mkdocs_command(layout, *args)
-    return subprocess.run(command, env=environment).returncode
+from ridgepoint.theme_bundle import BundleError, hint_theme_bundle
 
 
 def _swap(new: Path, site_dir: Path) -> None:
@@ -70,16 +38,19 @@ def _swap(new: Path, site_dir: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def _finish(site: Path) -> bool:
+def _finish(site: Path, adapter: Adapter) -> bool:
     """Work on the built HTML that any builder reading mkdocs.yml would leave to us: what
-    the theme writes that HTML does not allow, the Content Security Policy into every page,
-    then (over the final bytes) the service worker's release. False, with the reason
-    printed, if the site cannot be shipped."""
+    the theme writes that HTML does not allow, the Content Security Policy into every page
+    (allowing the styles the theme's scripts add), the compile hint on the theme's bundle,
+    then (over the final bytes) the service worker's release, keeping the theme's search
+    index from the start. The adapter says only where those two are; nothing here depends
+    on which builder ran. False, with the reason printed, if the site cannot be shipped."""
     try:
         fix_pages(site)
-        apply_policy(site)
-        stamp_service_worker(site)
-    except (PolicyError, OfflineError) as error:
+        apply_policy(site, adapter.runtime_styles(site))
+        hint_theme_bundle(site)
+        stamp_service_worker(site, kept_files=(adapter.search_index,))
+    except (PolicyError, OfflineError, BundleError) as error:
         print(error, file=sys.stderr)
         return False
     return True
@@ -91,11 +62,14 @@ def build(
     *,
     config_file: Path | None = None,
     stage_dir: Path | None = None,
+    builder: str = adapters.DEFAULT,
 ) -> int:
-    """Build the layout's content into `site_dir`; 0 on success, 1 on failure.
+    """Build the layout's content into `site_dir` with `builder` (ridgepoint.adapters);
+    0 on success, 1 on failure.
 
     Defaults: the layout's mkdocs.yml, its docs_dir for staging and the layout's site/.
     """
+    adapter = adapters.named(builder)
     config_file = config_file or layout.mkdocs_yml
     site_dir = (site_dir or layout.site).resolve()
     stage_dir = (stage_dir or SiteConfig.read(config_file).docs_dir).resolve()
@@ -112,11 +86,10 @@ def build(
     site_dir.parent.mkdir(parents=True, exist_ok=True)
     fresh = Path(tempfile.mkdtemp(prefix=f"{site_dir.name}.new-", dir=site_dir.parent))
     try:
-        config = derived_config(config_file, stage_dir, "build", site_dir=str(fresh))
-        if mkdocs(layout, "build", "--strict", "--config-file", str(config)) != 0:
-            print(f"mkdocs build failed; {site_dir} left as it was.", file=sys.stderr)
+        if not adapter.build(layout, config_file, stage_dir, fresh):
+            print(f"{site_dir} left as it was.", file=sys.stderr)
             return 1
-        if not _finish(fresh):
+        if not _finish(fresh, adapter):
             print(f"{site_dir} left as it was.", file=sys.stderr)
             return 1
         _swap(fresh, site_dir)

@@ -208,14 +208,17 @@ def _insert_meta(page: bytes, tag: bytes, where: Path) -> bytes:
     return page[: anchor.end()] + tag + page[anchor.end():]
 
 
-def apply_policy(site_dir: Path) -> str:
+def apply_policy(site_dir: Path, runtime_styles: tuple[str, ...] = ()) -> str:
     """Put a policy into every page under `site_dir` and write `_headers`; return the
-    header policy (the union of every page's hashes).
+    header policy (the union of every page's hashes). `runtime_styles` are the texts of
+    <style> elements the theme's scripts add while any page runs (ridgepoint.adapters: a
+    builder's search dialog): every page allows them by hash, never by 'unsafe-inline'.
 
     Raises PolicyError naming each page and construct the policy would refuse."""
     site_dir = Path(site_dir)
+    added = [source_hash(text) for text in runtime_styles]
     all_scripts: set[str] = set()
-    all_styles: set[str] = set()
+    all_styles: set[str] = set(added)
     problems: list[str] = []
     for path in sorted(site_dir.rglob("*.html")):
         page = path.read_bytes()
@@ -225,7 +228,7 @@ def apply_policy(site_dir: Path) -> str:
         relative = path.relative_to(site_dir)
         problems += [f"{relative}: {what}" for what in found.refused]
         scripts = [source_hash(text) for text in found.scripts]
-        styles = [source_hash(text) for text in found.styles]
+        styles = [source_hash(text) for text in found.styles] + added
         all_scripts.update(scripts)
         all_styles.update(styles)
         path.write_bytes(_insert_meta(page, meta_tag(policy(scripts, styles)), relative))

@@ -21,13 +21,14 @@ from watchdog import events
 from watchdog.observers.api import BaseObserver
 
 from ridgepoint import urls
+from ridgepoint.adapters.mkdocs import SEARCH_INDEX as MKDOCS_SEARCH_INDEX
 from ridgepoint.errors import ContentError
 
 FOLDER = "_ridgepoint"  # under the served site's root
 ASSETS = Path(__file__).with_name("overlay")  # overlay.js and overlay.css
 SCRIPT = f"{FOLDER}/overlay.js"
 ERRORS = f"{FOLDER}/errors.json"
-SEARCH_INDEX = "search/search_index.json"
+SEARCH_INDEX = MKDOCS_SEARCH_INDEX  # the MkDocs hook merges it across partial rebuilds
 
 
 def script_tag(page_url: str) -> str:

@@ -17,7 +17,6 @@ from pathlib import Path
 from ridgepoint import packed, snapshot
 from ridgepoint.layout import Layout
 from ridgepoint.simsource import SimSource
-from ridgepoint.theme_bundle import theme_bundle_files
 
 # Pyodide's files as the worker fetches them: its loader and Emscripten's module factory
 # (JavaScript, which every host compresses), the wasm gzipped here (ridgepoint.packed,
@@ -147,10 +146,9 @@ def stage_snapshot(layout: Layout, target_dir: Path, sims: SimSource
 def stage_runtime(layout: Layout, stage_dir: Path, modules: set[str], sims: SimSource
                   ) -> None:
     """Copy Pyodide (with its memory snapshot of `sims`), the chart library and the given
-    sims (with their imports, from `sims`) into `stage_dir/assets/{pyodide,vendor,sims}/`,
-    and Material's script bundle with its compile hint (ridgepoint.theme_bundle). Files from
-    earlier builds that are no longer needed are removed from assets/sims/, so the site
-    ships only what pages use."""
+    sims (with their imports, from `sims`) into `stage_dir/assets/{pyodide,vendor,sims}/`.
+    Files from earlier builds that are no longer needed are removed from assets/sims/, so
+    the site ships only what pages use."""
     assets = Path(stage_dir) / "assets"
     node_modules = layout.node_modules
     for name in PYODIDE_FILES:
@@ -161,8 +159,9 @@ def stage_runtime(layout: Layout, stage_dir: Path, modules: set[str], sims: SimS
     for package in VENDOR_LICENSES:
         _copy(node_modules / package / "LICENSE", assets / "vendor" / f"{package}.LICENSE.txt")
     stage_snapshot(layout, assets / "pyodide", sims)
-    for path, text in theme_bundle_files().items():
-        _write(Path(stage_dir) / path, text)
+    # Builds before the theme's bundle was hinted in the built site staged a copy here; left
+    # in place, it would ship beside the bundle the builder writes.
+    shutil.rmtree(assets / "javascripts", ignore_errors=True)
 
     files = {file for module in sorted(modules) for file in sims.files_of(module)}
     sims_target = assets / "sims"

@@ -26,6 +26,8 @@ from playwright.sync_api import BrowserContext, ConsoleMessage, Page, Playwright
 
 from bench.chromium import CHROMIUM, CHROMIUM_ARGS, VIEWPORT
 from bench.server import running
+from ridgepoint import adapters
+from tests.builders import builder_of, parametrize_builders
 from tests.repo import LAYOUT
 
 READY_MS = 90_000  # Python's first start; generous, the machine is shared
@@ -79,25 +81,61 @@ def serve(site: Path, port: int = 0, *, headers: bool = True
         yield f"http://127.0.0.1:{bound}/{site.name}/", server
 
 
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """The reader-facing modules (crawl, policy, offline, the widget, the theme) run on each
+    builder's site (tests/builders.py); the rest on the default build's."""
+    parametrize_builders(metafunc, "built_site")
+
+
+class Builds:
+    """Each builder's site, built at most once per session, when a test first needs it."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.sites: dict[str, Path] = {}
+
+    def site(self, builder: str) -> Path:
+        if builder not in self.sites:
+            self.sites[builder] = self._build(builder)
+        return self.sites[builder]
+
+    def _build(self, builder: str) -> Path:
+        """scripts/build.py into a temporary folder of its own (staging tree included)."""
+        base = self.folder / builder
+        site = base / "served" / "ridgepoint"
+        done = subprocess.run(
+            [sys.executable, str(LAYOUT.scripts / "build.py"), "--site-dir", str(site),
+             "--stage-dir", str(base / "stage" / "docs"), "--builder", builder],
+            capture_output=True, text=True, cwd=LAYOUT.code, check=False,
+            env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": SITE_URL},
+        )
+        assert done.returncode == 0, (
+            f"the site did not build with {builder}:\n{done.stdout}\n{done.stderr}")
+        return site
+
+
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The repository's site, built by scripts/build.py into a temporary folder.
+def builds(tmp_path_factory: pytest.TempPathFactory) -> Builds:
+    return Builds(tmp_path_factory.mktemp("browser-build"))
+
+
+@pytest.fixture(scope="session")
+def built_site(request: pytest.FixtureRequest, builds: Builds) -> Path:
+    """The repository's site, built by scripts/build.py into a temporary folder, with the
+    default builder or the one a test is parametrised with (pytest_generate_tests).
 
     It is served from a sub-path (/ridgepoint/), as on a project site of a static host, so
     every test also checks that nothing assumes the site sits at the server's root. The build
     is told that path (SITE_URL), as a deployment there would be: the 404 page, which a host
     serves at any depth, links its assets by absolute path from it.
     """
-    base = tmp_path_factory.mktemp("browser-build")
-    site = base / "served" / "ridgepoint"
-    done = subprocess.run(
-        [sys.executable, str(LAYOUT.scripts / "build.py"), "--site-dir", str(site),
-         "--stage-dir", str(base / "stage" / "docs")],
-        capture_output=True, text=True, cwd=LAYOUT.code, check=False,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": SITE_URL},
-    )
-    assert done.returncode == 0, f"the site did not build:\n{done.stdout}\n{done.stderr}"
-    return site
+    return builds.site(builder_of(request))
+
+
+@pytest.fixture(scope="session")
+def builder(builds: Builds, built_site: Path) -> str:
+    """Which builder made `built_site`: for the few checks of the theme's own markup."""
+    return next(name for name, site in builds.sites.items() if site == built_site)
 
 
 @pytest.fixture(scope="session")
@@ -106,13 +144,40 @@ def base_url(built_site: Path) -> Iterator[str]:
         yield url
 
 
+@dataclass(frozen=True)
+class SearchParts:
+    """Where a builder's search lives on the page: what fetches its index, the box or
+    button a reader clicks to search, the field queries are typed in (focused once search
+    is open: type before, and the keys are lost), and one result."""
+
+    index: str
+    box: str
+    query: str
+    result: str
+
+
+# The theme's own markup, which differs: Material's search box is in the header; Zensical's
+# header has a button that opens a dialog (in a shadow root, which Playwright's CSS pierces).
+SEARCH_PARTS = {
+    "mkdocs": (".md-search__input", ".md-search__input", ".md-search-result__item"),
+    "zensical": ('[data-md-component="search"] button', 'input[aria-label="Search"][autofocus]',
+                 'a[role="option"]'),
+}
+
+
+@pytest.fixture(scope="session")
+def search(builder: str) -> SearchParts:
+    return SearchParts(adapters.named(builder).search_index, *SEARCH_PARTS[builder])
+
+
 @pytest.fixture(scope="session")
 def playwright() -> Iterator[Playwright]:
     with sync_playwright() as driver:
         yield driver
 
 
-def launch(playwright: Playwright, profile: Path, **options: object) -> BrowserContext:
+def launch(playwright: Playwright, profile: Path, *extra_args: str, **options: object
+           ) -> BrowserContext:
     """Chromium on `profile`. Service workers are blocked unless `service_workers="allow"`:
     the site's worker would answer requests from its cache, out of sight of `page.route`
     (tests/browser/test_offline.py allows it, with a profile and server of its own)."""
@@ -120,7 +185,7 @@ def launch(playwright: Playwright, profile: Path, **options: object) -> BrowserC
         pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (.ci/run does)")
     options.setdefault("service_workers", "block")
     return playwright.chromium.launch_persistent_context(
-        str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
+        str(profile), executable_path=CHROMIUM, headless=True, args=[*CHROMIUM_ARGS, *extra_args],
         viewport=VIEWPORT, **options,
     )
 

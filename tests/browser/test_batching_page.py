@@ -22,6 +22,7 @@ BATCH = "#sim-batching-batch_size"  # the slider; its exact-value box follows it
 BATCH_BOX = f"{BATCH} + input.sim-value"
 
 pytestmark = pytest.mark.browser
+EVERY_BUILDER = True  # each test that uses the built site runs on each builder's (conftest)
 
 WIDGET = LAYOUT.content / "assets" / "sim" / "widget.js"
 WARM_UP_RUNS = int(re.search(r"const WARM_UP_RUNS = (\d+);", WIDGET.read_text()).group(1))

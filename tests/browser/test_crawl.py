@@ -28,6 +28,7 @@ from tests.browser.conftest import READY_MS, Recorder
 from tests.browser.sim_pages import wake_every_sim
 
 pytestmark = pytest.mark.browser
+EVERY_BUILDER = True  # each test that uses the built site runs on each builder's (conftest)
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 JSON_FEED_SCHEMA = Path(__file__).with_name("jsonfeed-1.1.schema.json")

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import ConsoleMessage, Page, Route, expect
 
-from tests.browser.conftest import READY_MS, Recorder
+from tests.browser.conftest import READY_MS, Recorder, SearchParts
 from tests.browser.sim_pages import EXPLAINERS, SIM_ARTICLE, wake_every_sim
 
 INJECTED = "explainers/csp-injected/"  # served by page.route from a copy of a real page
@@ -41,6 +41,7 @@ for (const [name, attempt] of Object.entries({
 """
 
 pytestmark = pytest.mark.browser
+EVERY_BUILDER = True  # each test that uses the built site runs on each builder's (conftest)
 
 
 def csp_console(messages: list[ConsoleMessage]) -> list[str]:
@@ -87,9 +88,10 @@ def test_sim_pages_run_without_a_policy_violation(
 
 
 def test_the_theme_runs_without_a_policy_violation(
-    page: Page, base_url: str, recorder: Recorder
+    page: Page, base_url: str, recorder: Recorder, search: SearchParts
 ) -> None:
-    """Material's own scripts: the colour scheme toggle, search (a worker), a tooltip."""
+    """The theme's own scripts: the colour scheme toggle, search (a worker; Zensical's adds
+    a <style> as it opens), a tooltip."""
     messages: list[ConsoleMessage] = []
     page.on("console", lambda message: messages.append(message))
     page.add_init_script(RECORD_VIOLATIONS)
@@ -98,8 +100,9 @@ def test_the_theme_runs_without_a_policy_violation(
     page.locator("form[data-rp-palette] label:visible").first.click()
     expect(page.locator("body")).not_to_have_attribute("data-md-color-scheme", scheme)
     page.keyboard.press("/")
+    expect(page.locator(search.query)).to_be_focused()
     page.keyboard.type("batch")
-    expect(page.locator(".md-search-result__item").first).to_be_visible(timeout=15_000)
+    expect(page.locator(search.result).first).to_be_visible(timeout=15_000)
     page.keyboard.press("Escape")
     glossary_link = page.locator("article a[href*='glossary/#']").first
     glossary_link.hover()

@@ -23,7 +23,7 @@ from playwright.sync_api import Error as PlaywrightError
 import sims
 from ridgepoint.offline import stamp_service_worker
 from ridgepoint.sim_embed.display import display
-from tests.browser.conftest import READY_MS, launch, serve
+from tests.browser.conftest import READY_MS, SearchParts, launch, serve
 from tests.repo import LAYOUT
 
 PAGE = "explainers/batching/"
@@ -32,6 +32,7 @@ BATCH_BOX = "#sim-batching-batch_size + input.sim-value"
 UNBUILT_WORKER = LAYOUT.content / "sw.js"
 
 pytestmark = pytest.mark.browser
+EVERY_BUILDER = True  # each test that uses the built site runs on each builder's (conftest)
 
 
 class Host:
@@ -130,21 +131,27 @@ def visit_and_wait_for_the_worker(page: Page, url: str) -> None:
     eventually(page, lambda: page.evaluate("Boolean(navigator.serviceWorker.controller)"))
 
 
-def test_a_visited_explainer_and_its_sim_work_offline(host: Host, browser: BrowserContext
-                                                      ) -> None:
+def test_a_visited_explainer_its_sim_and_search_work_offline(
+    host: Host, browser: BrowserContext, search: SearchParts
+) -> None:
     page = browser.new_page()
     visit_and_wait_for_the_worker(page, host.url + PAGE)
     (name, held), = caches(page, host.url).items()
     assert name == host.cache_name()
     assert PAGE in held  # the page visited before the worker existed
     for runtime in ("assets/pyodide/pyodide.asm.wasm", "assets/sim/worker.js",
-                    "assets/sims/batching.py", "assets/vendor/vega.min.js"):
+                    "assets/sims/batching.py", "assets/vendor/vega.min.js", search.index):
         assert runtime in held
 
     host.stop()
     page.reload()
     wait_ready(page)  # Python started from the cache
     try_input(page, 6)
+    page.locator(search.box).click()  # the index and the search worker, from the cache
+    expect(page.locator(search.query)).to_be_focused()
+    page.keyboard.type("prefill")
+    expect(page.locator(search.result).first).to_be_visible(timeout=15_000)
+    page.keyboard.press("Escape")
     # A page never visited is not there, and the reader is told so.
     response = page.goto(host.url + "explainers/roofline/")
     assert response is not None and response.status == 503

@@ -18,15 +18,14 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from tests.browser.conftest import READY_MS, Recorder
+from tests.browser.conftest import READY_MS, Recorder, SearchParts
 
 pytestmark = pytest.mark.browser
+EVERY_BUILDER = True  # each test that uses the built site runs on each builder's (conftest)
 
 EXPLAINER = "explainers/batching/"
 LINKED = "explainers/chunked-prefill/"  # its prose links glossary terms
-INDEX = "search/search_index.json"
 SIMS_SETTLED = '[data-sim]:not([data-state="ready"]):not([data-state="error"])'
-RESULT = ".md-search-result__item"
 VISIBLE_TOGGLE = "form[data-rp-palette] label:not([hidden])"
 # The scheme <body> has when the browser runs the page's first animation frame callbacks,
 # which come before its first paint.
@@ -37,8 +36,8 @@ requestAnimationFrame(() => {
 """
 
 
-def index_requests(recorder: Recorder) -> list[str]:
-    return [url for url in recorder.requests if url.split("?")[0].endswith(INDEX)]
+def index_requests(recorder: Recorder, search: SearchParts) -> list[str]:
+    return [url for url in recorder.requests if url.split("?")[0].endswith(search.index)]
 
 
 def wait_for_sims(page: Page) -> None:
@@ -47,27 +46,30 @@ def wait_for_sims(page: Page) -> None:
 
 
 def test_a_page_load_leaves_the_search_index_until_the_reader_searches(
-    page: Page, base_url: str, recorder: Recorder
+    page: Page, base_url: str, recorder: Recorder, search: SearchParts
 ) -> None:
     page.goto(base_url + EXPLAINER)
-    wait_for_sims(page)  # long after Material's scripts have started
-    assert index_requests(recorder) == []
-    page.keyboard.press("/")  # Material's shortcut: focuses the search box
+    wait_for_sims(page)  # long after the theme's scripts have started
+    assert index_requests(recorder, search) == []
+    page.keyboard.press("/")  # the theme's shortcut: focuses the box, or opens the dialog
+    expect(page.locator(search.query)).to_be_focused()
     page.keyboard.type("continuous batching")
-    expect(page.locator(RESULT).first).to_be_visible(timeout=15_000)
-    expect(page.locator(f"{RESULT} a[href*='{EXPLAINER}']").first).to_be_attached()
-    assert len(index_requests(recorder)) == 1
+    expect(page.locator(search.result).first).to_be_visible(timeout=15_000)
+    expect(page.locator(search.result).filter(has=page.locator(f"a[href*='{EXPLAINER}']"))
+           .or_(page.locator(f"{search.result}[href*='{EXPLAINER}']")).first).to_be_attached()
+    assert len(index_requests(recorder, search)) == 1
 
 
 def test_clicking_the_search_box_starts_search(
-    page: Page, base_url: str, recorder: Recorder
+    page: Page, base_url: str, recorder: Recorder, search: SearchParts
 ) -> None:
     page.goto(base_url + "glossary/")
-    assert index_requests(recorder) == []
-    page.locator(".md-search__input").click()
+    assert index_requests(recorder, search) == []
+    page.locator(search.box).click()
+    expect(page.locator(search.query)).to_be_focused()
     page.keyboard.type("prefill")
-    expect(page.locator(RESULT).first).to_be_visible(timeout=15_000)
-    assert len(index_requests(recorder)) == 1
+    expect(page.locator(search.result).first).to_be_visible(timeout=15_000)
+    assert len(index_requests(recorder, search)) == 1
 
 
 def test_a_page_opened_from_a_result_highlights_the_query(page: Page, base_url: str) -> None:

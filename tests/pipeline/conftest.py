@@ -16,6 +16,7 @@ import pytest
 
 from ridgepoint.load import load_site
 from ridgepoint.model import Site
+from tests.builders import builder_of, parametrize_builders
 from tests.repo import LAYOUT
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -36,18 +37,38 @@ def sample_tree(destination: Path) -> Path:
     return destination
 
 
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Modules with EVERY_BUILDER = True check the sample site as each builder builds it."""
+    parametrize_builders(metafunc, "built_sample")
+
+
 @pytest.fixture(scope="session")
-def built_sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The sample site, built once: returns its site/ folder."""
+def sample_builds() -> dict[str, Path]:
+    return {}  # builder -> its build of the sample site, made when first needed
+
+
+@pytest.fixture(scope="session")
+def built_sample(request: pytest.FixtureRequest, sample_builds: dict[str, Path],
+                 tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample site, built once per builder (the default, or the one a test is
+    parametrised with): returns its site/ folder."""
+    return sample_build(builder_of(request), sample_builds, tmp_path_factory)
+
+
+def sample_build(builder: str, builds: dict[str, Path],
+                 tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample site as `builder` builds it, from `builds` or built into it now."""
     from ridgepoint.builder import build  # here, so unit tests do not need the build chain
 
-    base = tmp_path_factory.mktemp("sample-build")
-    root = sample_tree(base / "root")
-    site = base / "site"
-    status = build(LAYOUT.with_content(root), site, config_file=LAYOUT.mkdocs_yml,
-                   stage_dir=base / "stage" / "docs")
-    assert status == 0, "the sample site failed to build (see the captured output)"
-    return site
+    if builder not in builds:
+        base = tmp_path_factory.mktemp(f"sample-build-{builder}")
+        root = sample_tree(base / "root")
+        site = base / "site"
+        status = build(LAYOUT.with_content(root), site, config_file=LAYOUT.mkdocs_yml,
+                       stage_dir=base / "stage" / "docs", builder=builder)
+        assert status == 0, f"the sample site failed to build with {builder} (see the output)"
+        builds[builder] = site
+    return builds[builder]
 
 
 @pytest.fixture(scope="session")

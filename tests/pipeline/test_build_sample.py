@@ -13,6 +13,7 @@ import pytest
 
 from tests.pipeline.html_tools import Page, page_file, read_page
 
+EVERY_BUILDER = True  # each test runs on the sample as each builder builds it (conftest)
 TAGS = ("latency", "decode", "batching")
 PAGES = [
     "", "feed/", "glossary/", "tags/", "explainers/", "articles/",

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from ridgepoint import adapters
 from ridgepoint.builder import _finish
 from ridgepoint.csp import BASE_DIRECTIVES, PolicyError, apply_policy, scan, source_hash
 
@@ -158,6 +159,22 @@ def broken_site(site: Path) -> Path:
     return site
 
 
+def test_styles_the_theme_adds_at_run_time_are_allowed_by_hash_on_every_page(
+    tmp_path: Path
+) -> None:
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "index.html").write_text(
+            '<html><head><meta charset="utf-8"></head><body></body></html>', encoding="utf-8")
+    header = apply_policy(tmp_path, runtime_styles=(".dialog{color:red}",))
+    allowed = source_hash(".dialog{color:red}")
+    assert allowed in header.split("style-src", 1)[1].split(";", 1)[0]
+    for name in ("a", "b"):
+        text = (tmp_path / name / "index.html").read_text(encoding="utf-8")
+        assert allowed in text.split("style-src", 1)[1].split(";", 1)[0]
+    assert "'unsafe-inline'" not in header
+
+
 def test_what_the_policy_would_break_is_refused(tmp_path: Path) -> None:
     with pytest.raises(PolicyError) as raised:
         apply_policy(broken_site(tmp_path))
@@ -172,7 +189,7 @@ def test_what_the_policy_would_break_is_refused(tmp_path: Path) -> None:
 def test_the_builder_does_not_ship_a_site_the_policy_would_break(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert _finish(broken_site(tmp_path)) is False
+    assert _finish(broken_site(tmp_path), adapters.named("mkdocs")) is False
     assert "inline event handler" in capsys.readouterr().err
 
 

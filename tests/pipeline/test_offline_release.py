@@ -53,13 +53,27 @@ def test_the_template_has_one_place_for_the_release() -> None:
 
 
 def test_the_release_lists_every_file_and_what_to_keep_from_the_start(tmp_path: Path) -> None:
-    made = release(site(tmp_path))
+    made = release(site(tmp_path), kept_files=("search/search_index.json",))
     assert set(made["files"]) == set(FILES) - {"_headers"}  # and never sw.js itself
     assert made["files"]["index.html"] == hashlib.sha256(b"home").hexdigest()[:16]
     assert made["precache"] == [
         "assets/javascripts/bundle.js", "assets/sims/batching.py", "search/search_index.json",
     ]
     assert made["runtime"] == ["assets/pyodide/pyodide.asm.wasm"]
+
+
+def test_the_search_index_is_kept_wherever_the_builder_writes_it(tmp_path: Path) -> None:
+    files = {**{k: v for k, v in FILES.items() if not k.startswith("search/")},
+             "search.json": "{}"}  # Zensical's, at the site root
+    made = release(site(tmp_path, files), kept_files=("search.json",))
+    assert made["precache"] == ["assets/javascripts/bundle.js", "assets/sims/batching.py",
+                                "search.json"]
+    assert "search.json" not in release(tmp_path)["precache"]  # kept only when named
+
+
+def test_a_missing_search_index_stops_the_release(tmp_path: Path) -> None:
+    with pytest.raises(OfflineError, match="no search.json"):
+        release(site(tmp_path), kept_files=("search.json",))
 
 
 def test_any_changed_file_makes_a_new_release(tmp_path: Path) -> None:

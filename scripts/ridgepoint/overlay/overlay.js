@@ -1,8 +1,9 @@
 // @ts-check
 // Under `make serve` only: the content errors of the last save, shown on every page.
 //
-// The dev server (scripts/ridgepoint/mkdocs_hooks.py) adds this module to each page it
-// builds and writes errors.json beside it after every rebuild; a built site has neither.
+// The dev server (scripts/ridgepoint/mkdocs_hooks.py; under Zensical, adapters/
+// zensical_serve.py) adds this module to each page it builds and writes errors.json beside
+// it after every save; a built site has neither.
 // A rejected save leaves the last good page in place, and live reload then reloads it:
 // this banner says why the page did not change and lists every problem as
 // `path:line: field: message (expected ...)`, until a save fixes them (the next reload
@@ -11,6 +12,7 @@
 
 const here = new URL(import.meta.url);
 const ID = "rp-serve-errors";
+const POLL_MS = 1000;
 
 /** @typedef {{where: string, what: string}} Problem  `path:line`, and the rest of it */
 
@@ -54,12 +56,28 @@ function banner(found) {
   return box;
 }
 
+let shown = "[]"; // the problems on the page now, as errors.json listed them
+let warned = false;
+
 async function show() {
   const found = await problems();
+  if (JSON.stringify(found) === shown) return;
+  shown = JSON.stringify(found);
   document.getElementById(ID)?.remove();
   if (found.length === 0) return;
-  stylesheet();
+  if (!document.querySelector(`link[href="${new URL("overlay.css", here).href}"]`)) stylesheet();
   document.body.prepend(banner(found));
 }
 
-show().catch((error) => console.warn("make serve: could not read the content errors", error));
+function check() {
+  show().catch((error) => {
+    if (!warned) console.warn("make serve: could not read the content errors", error);
+    warned = true;
+  });
+}
+
+// Read again every second: a rejected save changes no page, and Zensical's server (unlike
+// MkDocs', which rebuilds on every save) then reloads none, so the banner comes and goes
+// here. A dev server's file on this machine: the cost is nil.
+check();
+setInterval(check, POLL_MS);
