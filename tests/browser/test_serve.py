@@ -29,6 +29,7 @@ from tests.browser.conftest import launch
 from tests.browser.test_a11y import AXE, BLOCKING, SCHEMES
 from tests.browser.test_csp import RECORD_VIOLATIONS
 from tests.pipeline.test_stale_code import DEFAULT, LOGIC, control_value, edit, summary_value
+from tests.pipeline.test_stale_code import native as run_natively
 from tests.repo import LAYOUT
 
 pytestmark = pytest.mark.browser
@@ -128,10 +129,7 @@ def eventually(page: Page, check: Callable[[], bool], what: str,
 
 
 def native(tree: Layout) -> dict:
-    done = subprocess.run([sys.executable, "-m", "sims", "batching"], cwd=tree.code,
-                          capture_output=True, text=True, check=True,
-                          env={**os.environ, "PYTHONPATH": str(tree.code)})
-    return json.loads(done.stdout)["summary"]
+    return run_natively(tree, "batching")["summary"]
 
 
 def test_a_saved_sim_shows_its_new_default_and_logic_and_a_later_build_agrees(

@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -34,10 +35,16 @@ def edit(path: Path, old: str, new: str) -> None:
 
 
 def native(tree: Layout, *arguments: str) -> dict:
-    """The copy's own sim, run by the command line in a fresh interpreter."""
-    done = subprocess.run([sys.executable, "-m", "sims", *arguments], cwd=tree.code,
-                          capture_output=True, text=True, check=True,
-                          env={**ENVIRONMENT, "PYTHONPATH": str(tree.code)})
+    """The copy's own sim, run by the command line in a fresh interpreter.
+
+    Its bytecode goes to a fresh folder on every run: the edits these tests make keep the
+    file's size, and Python trusts a `.pyc` whose recorded size and whole-second mtime
+    match, so a run in the same second as the last edit would replay the old code."""
+    with tempfile.TemporaryDirectory(prefix="pycache-") as bytecode:
+        done = subprocess.run([sys.executable, "-m", "sims", *arguments], cwd=tree.code,
+                              capture_output=True, text=True, check=True,
+                              env={**ENVIRONMENT, "PYTHONPATH": str(tree.code),
+                                   "PYTHONPYCACHEPREFIX": bytecode})
     return json.loads(done.stdout)
 
 
