@@ -33,11 +33,13 @@ from ridgepoint.links import broken_links
 from ridgepoint.load import load_site, split_front_matter
 from ridgepoint.markup import esc
 from ridgepoint.model import Site
+from ridgepoint.modulegraph import static_imports
 from ridgepoint.pages import generate_pages
 from ridgepoint.parsememo import ParseMemo
 from ridgepoint.robots import robots_txt
 from ridgepoint.runtime import stage_runtime
 from ridgepoint.sim_embed import check_sim_blocks, render_sim_blocks
+from ridgepoint.sim_embed.widget import WidgetScript
 from ridgepoint.simrun import SimRuns
 from ridgepoint.sourcepolicy import refusals
 from ridgepoint.stagecache import StagedCache, context_digest, term_digest
@@ -85,9 +87,9 @@ class Stager:
         self.runs = runs
         self.check_only = check_only
         self.linker = TermLinker(site.terms.values())
-        self.cache = StagedCache(
-            context_digest(layout, site.terms.values()), layout.staged, self._current
-        )
+        self.widget_imports = static_imports(layout.content / WIDGET_SCRIPT)
+        context = context_digest(layout, site.terms.values(), self.widget_imports)
+        self.cache = StagedCache(context, layout.staged, self._current)
 
     def markdown(self, relative: str, text: str) -> str:
         """One content page, staged (see the module docstring for the steps); from the
@@ -136,9 +138,9 @@ class Stager:
                 urls.source_path(urls.GLOSSARY), posixpath.dirname(relative)
             )
             body = self.linker.link(body, glossary)
-        script = urls.relative(urls.page_url(relative), WIDGET_SCRIPT)
         try:
-            staged = render_sim_blocks(head + body, source, self.runs, self.layout.charts, script,
+            staged = render_sim_blocks(head + body, source, self.runs, self.layout.charts,
+                                       self._widget_script(relative),
                                        urls.catalogue_links(urls.page_url(relative)))
         except ContentErrors as problem:
             raise ContentErrors([*errors, *problem.errors]) from None
@@ -191,9 +193,13 @@ class Stager:
             if errors:
                 raise ContentErrors(errors)
             return text
-        script = urls.relative(urls.page_url(relative), WIDGET_SCRIPT)
-        return render_sim_blocks(text, source, self.runs, self.layout.charts, script,
+        return render_sim_blocks(text, source, self.runs, self.layout.charts,
+                                 self._widget_script(relative),
                                  urls.catalogue_links(urls.page_url(relative)))
+
+    def _widget_script(self, relative: str) -> WidgetScript:  # as the page refers to it
+        return WidgetScript(urls.relative(urls.page_url(relative), WIDGET_SCRIPT),
+                            self.widget_imports)
 
     def _broken_links(self, pages: dict[str, str], staged: set[str]) -> list[ContentError]:
         """Every page's links against every staged file: outside the staged-page cache,

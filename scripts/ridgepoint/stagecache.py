@@ -46,10 +46,13 @@ def _code_digest() -> str:
 CODE_DIGEST = _code_digest()
 
 
-def context_digest(layout: Layout, terms: Iterable[Term]) -> str:
+def context_digest(layout: Layout, terms: Iterable[Term], widget_imports: Iterable[str]
+                   ) -> str:
     """What every page's staged text depends on, before it is known which terms it links
-    and which sims it uses."""
+    and which sims it uses; `widget_imports`, the modules a page with a sim preloads, are
+    read from content/assets/sim/, not from the pipeline's code."""
     digest = hashlib.sha256(CODE_DIGEST.encode())
+    digest.update(json.dumps(list(widget_imports)).encode())
     glossary = sorted((t.slug, t.term, t.abbreviation or "") for t in terms)
     digest.update(json.dumps(glossary).encode())
     for path in sorted(layout.experiments.glob("*.json")):

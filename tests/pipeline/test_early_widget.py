@@ -1,15 +1,22 @@
-"""The first widget on a page loads the widget script at once (async), so a sim in view gets
-going before the theme's scripts at the end of the page have run; nothing on the page starts
-Python by itself (it waits until a sim is wanted: tests/browser/test_lazy_python.py)."""
+"""The first widget on a page loads the widget script at once (async), its imports preloaded,
+so a sim in view gets going before the theme's scripts at the end of the page have run;
+nothing on the page starts Python by itself (it waits until a sim is wanted:
+tests/browser/test_lazy_python.py)."""
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
+
+import pytest
 
 from ridgepoint import urls
+from ridgepoint.modulegraph import static_imports
 from ridgepoint.sim_embed import render_sim_blocks
+from ridgepoint.sim_embed.widget import WidgetScript
 from ridgepoint.simrun import SimRuns
 from ridgepoint.stage import WIDGET_SCRIPT
+from ridgepoint.stagecache import context_digest
 from tests.repo import LAYOUT
 
 RUNS = SimRuns.of(LAYOUT)
@@ -19,7 +26,7 @@ PAGE = "Intro.\n\n```sim\nmodule: batching\n```\n\nMore.\n\n```sim\nmodule: roof
 
 def test_the_widget_script_follows_the_first_widget_and_nothing_starts_python() -> None:
     out = render_sim_blocks(PAGE, "content/explainers/x.md", RUNS, LAYOUT.charts,
-                            "../../assets/sim/widget.js")
+                            WidgetScript("../../assets/sim/widget.js"))
     scripts = re.findall(r"<script(?! type=\"application/json\")[^>]*>", out)
     assert scripts == ['<script type="module" async src="../../assets/sim/widget.js">']
     widget = out.index(scripts[0])
@@ -36,3 +43,38 @@ def test_the_script_path_is_relative_to_the_page() -> None:
     assert script("explainers/batching.md") == "../../assets/sim/widget.js"
     assert script("explainers/index.md") == "../assets/sim/widget.js"
     assert script("index.md") == "assets/sim/widget.js"
+
+
+def test_every_module_the_widget_imports_is_preloaded_before_it_from_the_page() -> None:
+    imports = static_imports(LAYOUT.content / WIDGET_SCRIPT)
+    out = render_sim_blocks(PAGE, "content/explainers/x.md", RUNS, LAYOUT.charts,
+                            WidgetScript("../../assets/sim/widget.js", imports))
+    preloaded = re.findall(r'<link rel="modulepreload" href="([^"]+)">', out)
+    assert preloaded == [f"../../assets/sim/{name}" for name in imports]
+    assert out.index(preloaded[-1]) < out.index('src="../../assets/sim/widget.js"')
+    for name in ("python.js", "wanted.js", "format.js"):  # format.js: imported by results.js
+        assert name in imports
+    assert "worker.js" not in imports  # started by python.js when Python is wanted, not before
+
+
+def test_the_import_graph_follows_static_imports_only_each_module_once(tmp_path: Path) -> None:
+    (tmp_path / "entry.js").write_text(
+        'import { a } from "./a.js";\nimport {\n  b,\n} from "./lib/b.js";\n'
+        'const later = () => import("./lazy.js");\n', encoding="utf-8")
+    (tmp_path / "a.js").write_text('export * from "./lib/b.js";\nimport "./side.js";\n',
+                                   encoding="utf-8")
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "b.js").write_text('import { a } from "../a.js";\n', encoding="utf-8")
+    (tmp_path / "side.js").write_text("", encoding="utf-8")
+    (tmp_path / "lazy.js").write_text("", encoding="utf-8")
+    assert static_imports(tmp_path / "entry.js") == ("a.js", "lib/b.js", "side.js")
+
+
+def test_an_import_of_a_missing_module_is_named(tmp_path: Path) -> None:
+    (tmp_path / "entry.js").write_text('import { gone } from "./gone.js";\n', encoding="utf-8")
+    with pytest.raises(FileNotFoundError, match=r"entry\.js imports \./gone\.js"):
+        static_imports(tmp_path / "entry.js")
+
+
+def test_a_page_is_staged_again_when_the_widget_imports_another_module() -> None:
+    assert context_digest(LAYOUT, [], ("a.js",)) != context_digest(LAYOUT, [], ("a.js", "b.js"))

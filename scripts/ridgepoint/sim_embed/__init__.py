@@ -18,22 +18,23 @@ from pathlib import Path
 
 from ridgepoint.errors import ContentError, ContentErrors
 from ridgepoint.sim_embed.blocks import iter_blocks, read_block
-from ridgepoint.sim_embed.widget import early_script, widget_html
+from ridgepoint.sim_embed.widget import WidgetScript, early_script, widget_html
 from ridgepoint.simrun import SimRuns
 
 
 def render_sim_blocks(
     markdown: str, source: str, runs: SimRuns, charts_dir: Path,
-    widget_script: str | None = None, links: Mapping[str, str] | None = None,
+    widget_script: WidgetScript | None = None, links: Mapping[str, str] | None = None,
 ) -> str:
     """Replace every ```sim block of a page with the widget HTML.
 
     `source` is the page's path as errors should name it; `runs` runs the sims (cached),
     and `charts_dir` caches their charts. Every bad block of the page is
-    reported at once, as ContentErrors. `widget_script`, the page-relative URL of
-    widget.js, is loaded right after the first widget as an async module: the theme's
-    scripts at the end of the page run first otherwise, and only then would the widget
-    mount the sims (the same module from extra_javascript is then not run a second time).
+    reported at once, as ContentErrors. `widget_script`, widget.js as the page refers to
+    it, is loaded right after the first widget as an async module, its imports preloaded:
+    the theme's scripts at the end of the page run first otherwise, and only then would the
+    widget mount the sims (the same module from extra_javascript is then not run a second
+    time).
     `links` (input name -> page-relative URL) are the catalogue sections the GPU and model
     controls link to (widget.CATALOGUE_LINKS).
     """

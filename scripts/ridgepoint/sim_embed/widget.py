@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import html
 import json
+import posixpath
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +28,25 @@ from ridgepoint.sim_embed.display import display, exact
 from ridgepoint.simrun import SimRuns
 
 
-def early_script(widget_script: str) -> str:
-    """The script after a page's first widget: widget.js (`widget_script`, page-relative)
-    as an async module, so the widget does not wait for the theme's scripts at the page's
-    end. It starts no Python: that waits until a sim is wanted (content/assets/sim/wanted.js)."""
-    return f'<script type="module" async src="{_attr(widget_script)}"></script>\n'
+@dataclass(frozen=True)
+class WidgetScript:
+    """widget.js as a page refers to it: its page-relative URL, and the modules it imports
+    (directly or not; ridgepoint.modulegraph), relative to its folder."""
+
+    url: str
+    imports: tuple[str, ...] = ()
+
+
+def early_script(script: WidgetScript) -> str:
+    """The script after a page's first widget: widget.js as an async module, so the widget
+    does not wait for the theme's scripts at the page's end, after a `modulepreload` for
+    each module it imports, so that they are fetched together rather than level by level
+    (each level waits for the busy main thread to parse the one before). It starts no
+    Python: that waits until a sim is wanted (content/assets/sim/wanted.js)."""
+    folder = posixpath.dirname(script.url)
+    preloads = "".join(f'<link rel="modulepreload" href="{_attr(posixpath.join(folder, name))}">\n'
+                       for name in script.imports)
+    return f'{preloads}<script type="module" async src="{_attr(script.url)}"></script>\n'
 
 
 # The inputs whose choices the catalogue page lists, and the words of the link to it.
