@@ -35,16 +35,18 @@ from sims.pricing import pricer
 
 TITLE = "One step on one deployment, priced"
 
+MAX_TOKENS = 131_072  # the upper bound of the token inputs (128 Ki)
+
 INPUTS = (
     Choice("gpu", "GPU", "h100", tuple(GPUS)),
     Choice("model", "Model", "llama-3.1-8b", tuple(MODELS)),
     Choice("tp", "GPUs", "1", tuple(str(t) for t in TP_DEGREES),
            help="GPUs the model is spread over, within one scale-up domain."),
     Number("batch", "Sequences", default=1, min=1, max=1024, unit="sequences"),
-    Number("context", "Context", default=2048, min=0, max=131072, unit="tokens",
+    Number("context", "Context", default=2048, min=0, max=MAX_TOKENS, unit="tokens",
            help="Tokens already cached per sequence (a prefill of 0 new tokens: the prompt)."),
     Choice("phase", "Phase", "decode", ("decode", "prefill")),
-    Number("prompt_tokens", "Prompt tokens", default=0, min=0, max=131072, unit="tokens",
+    Number("prompt_tokens", "Prompt tokens", default=0, min=0, max=MAX_TOKENS, unit="tokens",
            help="A prefill's new tokens per sequence; 0 for the whole context."),
     WEIGHTS_INPUT,
     Choice("activations", "Activations", "auto", ("auto", *PRECISIONS),
@@ -81,8 +83,12 @@ def _work(phase: str, batch: int, context: int, prompt_tokens: int) -> tuple[Wor
     """The step's work and the context each sequence holds after it."""
     if phase == "decode":
         return Work(1, context, count=batch), context + 1
+    if not (prompt_tokens or context):  # a prefill of nothing has no step to price
+        raise InputError("prompt_tokens", f"expected 1 to {MAX_TOKENS} tokens for a prefill "
+                         "with no context (or a context of at least 1 token as the prompt), "
+                         "got 0")
     new, cached = (prompt_tokens, context) if prompt_tokens else (context, 0)
-    return Work(new, cached, count=batch, logit_tokens=1 if new else 0), cached + new
+    return Work(new, cached, count=batch, logit_tokens=1), cached + new
 
 
 @simulation(INPUTS)

@@ -120,7 +120,8 @@ def explainers(documents: Documents, other: CrossFile) -> Iterator[ContentError]
             continue
         known = ", ".join(sorted(other.sims()))
         expected = f"one of the sims: {known}" if known else "a sim module in sims/"
-        yield document.error(["sim"], f"{sim!r} is not a sim module", expected)
+        message = f"{sim!r} is not a sim module{did_you_mean(sim, other.sims())}"
+        yield document.error(["sim"], message, expected)
 
 
 def articles(documents: Documents, other: CrossFile) -> Iterator[ContentError]:

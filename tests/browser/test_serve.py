@@ -186,6 +186,8 @@ def test_a_rejected_save_shows_its_errors_on_the_page_until_fixed(
         assert banner.get_attribute("role") == "alert"
         text = banner.inner_text()
         assert re.search(r"^\d+ content errors?: this page is the last good version$", text, re.M)
+        assert "`" not in text  # the command is set as code, not in Markdown's backticks
+        assert banner.locator("p code").inner_text() == "make check"
         assert re.search(rf"glossary/{re.escape(term.name)}:\d+: yaml: ", text), text
         assert tab.evaluate("window.cspViolations") == []  # a script file, a stylesheet
         for scheme in SCHEMES:

@@ -132,6 +132,9 @@ def test_modules_in_lists_the_embedded_sims() -> None:
     [
         ("module: nosuchsim", 6, "sim.module", "no sim named 'nosuchsim'"),
         ("module: contract", 6, "sim.module", "no sim named 'contract'"),
+        ("module: Roofline", 6, "sim.module", "no sim named 'Roofline'; did you mean 'roofline'?"),
+        ("module: chunked-prefil", 6, "sim.module",
+         "no sim named 'chunked-prefil'; did you mean 'chunked_prefill'?"),
         ("module: batching\ncolour: red", 7, "sim.colour", "unknown key"),
         ("module: batching\nshow: [batch_size, tp]", 7, "sim.show", "'tp' is not an input"),
         ("module: batching\nshow: batch_size", 7, "sim.show", "must be a list"),

@@ -118,6 +118,12 @@ CROSS_CHECKS: dict[str, tuple[CrossCheck, ...]] = {
             st.fixed_dictionaries({"gpu": st.just("a100"),
                                    "activations": st.sampled_from(["fp8", "fp4"])}),
         ),
+        CrossCheck(  # a prefill has tokens to compute: new ones, or its context as the prompt
+            lambda v: v["phase"] == "decode" or v["prompt_tokens"] > 0 or v["context"] > 0,
+            "prompt_tokens",
+            st.fixed_dictionaries({"phase": st.just("prefill"), "context": st.just(0),
+                                   "prompt_tokens": st.just(0)}),
+        ),
     ),
     "quantization": (
         CrossCheck(lambda v: _group_holds(v["gpu"], v["model"], int(v["tp"])), "tp",
@@ -258,7 +264,7 @@ def spec_sampling_rates_are_bounded(summary: dict, inputs: dict) -> None:
 
 
 def calculator_step_is_its_parts(summary: dict, inputs: dict) -> None:
-    assert summary["time_s"] >= max(summary["compute_s"], summary["memory_s"])
+    assert summary["time_s"] >= max(summary["compute_s"], summary["memory_s"]) > 0
     assert summary["time_s"] >= summary["collective_s"] >= 0
     assert summary["collective_s"] == 0 or int(inputs["tp"]) > 1
     assert isinstance(summary["fits"], bool)

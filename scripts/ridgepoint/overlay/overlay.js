@@ -43,7 +43,9 @@ function banner(found) {
   const count = found.length === 1 ? "1 content error" : `${found.length} content errors`;
   title.textContent = `${count}: this page is the last good version`;
   const hint = document.createElement("p");
-  hint.textContent = "Fix the file and save; the page reloads. `make check` lists the same.";
+  const command = document.createElement("code");
+  command.textContent = "make check";
+  hint.append("Fix the file and save; the page reloads. ", command, " lists the same.");
   const list = document.createElement("ul");
   for (const problem of found) {
     const item = document.createElement("li");

@@ -24,6 +24,7 @@ from typing import Any
 
 from ridgepoint.errors import ContentError, ContentErrors
 from ridgepoint.simrun import SimRuns
+from ridgepoint.suggest import did_you_mean
 from ridgepoint.yamldoc import Document, field_name, parse
 
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)$")
@@ -124,7 +125,8 @@ def parse_block(body: str, first_line: int, source: str, runs: SimRuns) -> SimBl
     module_name = data.get("module")
     names = runs.code.names
     if module_name not in names:
-        raise _wrong(document, ["module"], f"no sim named {module_name!r}",
+        suggestion = did_you_mean(module_name, names) if isinstance(module_name, str) else ""
+        raise _wrong(document, ["module"], f"no sim named {module_name!r}{suggestion}",
                      "one of " + ", ".join(names))
     module = runs.load(module_name)
     inputs = [spec.name for spec in module.INPUTS]
