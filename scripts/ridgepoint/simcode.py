@@ -57,6 +57,11 @@ class SimCode:
             raise LookupError(f"no sim named {name!r} (sims: {', '.join(self.names)})")
         return self.modules[f"{PACKAGE}.{name}"]
 
+    def module(self, name: str) -> ModuleType:
+        """This copy's `sims.<name>`, a sim or not (the generated pages price with
+        sims.physics and read sims.hardware's constants from the same bytes as the sims)."""
+        return self.modules[f"{PACKAGE}.{name}"]
+
     @property
     def contract(self) -> ModuleType:
         """This copy's sims.contract: its Number, Choice, validate and InputError are the

@@ -170,7 +170,7 @@ class Stager:
             else:
                 files[relative] = path
         generated = {path: self.generated(path, text).encode()
-                     for path, text in generate_pages(self.site).items()}
+                     for path, text in generate_pages(self.site, self.runs.code).items()}
         generated |= generate_feeds(
             self.site, self.config.site_url, self.config.site_name, self.config.site_description
         )

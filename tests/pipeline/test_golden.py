@@ -22,6 +22,7 @@ from ridgepoint.feeds import generate_feeds
 from ridgepoint.load import load_site
 from ridgepoint.pages import generate_pages
 from tests.pipeline.conftest import GOLDEN, SITE_URL
+from tests.repo import sims_code
 
 CASES = sorted(path.name for path in GOLDEN.iterdir() if (path / "input").is_dir())
 
@@ -36,7 +37,7 @@ def case_name(staged_path: str) -> str:
 @functools.cache
 def outputs(case: str) -> dict[str, bytes]:
     site = load_site(GOLDEN / case / "input")
-    pages = {case_name(p): text.encode() for p, text in generate_pages(site).items()}
+    pages = {case_name(p): text.encode() for p, text in generate_pages(site, sims_code()).items()}
     feeds = generate_feeds(site, SITE_URL, "Ridgepoint", "A test feed.")
     return pages | {case_name(p): data for p, data in feeds.items()}
 

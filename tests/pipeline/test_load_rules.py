@@ -59,7 +59,7 @@ LOADER_RULES = {
     "hub for a tag not in vocabulary": r": tag: hub file for '[^']*', which is not in the vocab",
     "hub reading unknown": r": path\[\d+\]\.readings\[\d+\]: '[^']*' is not a reading",
     "hub reading twice": r": path\[\d+\]\.readings\[\d+\]: '[^']*' is already on this path",
-    "explainer sim unknown": r": sim: '[^']*' is not a sim module ",
+    "explainer sim unknown": r": sim: '[^']*' is not a sim module[^(]* \(expected",
     "article updated before published": r": updated: \S+ is before published ",
     "catalogue file name is not a key": r"catalogue/\S+:1: slug: '[^']*' is malformed[^(]* "
                                         r"\(expected a file name that is a catalogue key",

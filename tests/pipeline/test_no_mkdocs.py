@@ -18,9 +18,12 @@ import ridgepoint.builder, ridgepoint.stage, ridgepoint.feeds, ridgepoint.pages
 from ridgepoint.feeds import generate_feeds
 from ridgepoint.load import load_site
 from ridgepoint.pages import generate_pages
+from ridgepoint.simcode import load
+from ridgepoint.simsource import SimSource
 
 site = load_site(Path({str(SAMPLE)!r}))
-assert generate_pages(site) and generate_feeds(site, {SITE_URL!r}, "R", "D")
+code = load(SimSource.read(Path({str(REPO / "sims")!r})))
+assert generate_pages(site, code) and generate_feeds(site, {SITE_URL!r}, "R", "D")
 loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("mkdocs", "material"))
 print(",".join(loaded))
 """

@@ -17,8 +17,12 @@ from pathlib import Path
 import pytest
 
 from bench.tree import copy_tree
+from ridgepoint import simcode, urls
 from ridgepoint.layout import Layout
+from ridgepoint.load import load_site
+from ridgepoint.pages import generate_pages
 from ridgepoint.sim_embed.display import display
+from ridgepoint.simsource import SimSource
 from ridgepoint.stage import stage_site
 from tests.pipeline.conftest import sample_tree
 from tests.repo import LAYOUT
@@ -149,3 +153,23 @@ def test_a_terms_new_definition_restages_only_the_pages_linking_it_and_a_new_ter
     stage_site(layout, LAYOUT.mkdocs_yml, stage)
     assert "[Prefill](../glossary/index.md#prefill" in (
         stage / "explainers" / "roofline.md").read_text()  # a new name may match anywhere
+
+
+def test_the_catalogue_and_calibration_pages_follow_an_edited_physics_constant_in_one_process(
+    tmp_path: Path,
+) -> None:
+    """What `make serve` does between two saves: generate the pages again in the same
+    process. The pages price with the sims as read then, not with an import made before."""
+    sims = tmp_path / "sims"
+    shutil.copytree(LAYOUT.sims, sims, ignore=shutil.ignore_patterns("__pycache__"))
+    site = load_site(LAYOUT.root)
+    before = generate_pages(site, simcode.load(SimSource.read(sims)))
+    edit(sims / "hardware.py", "COMPUTE_EFFICIENCY = 0.7", "COMPUTE_EFFICIENCY = 0.6")
+    after = generate_pages(site, simcode.load(SimSource.read(sims)))
+    catalogue, calibration = urls.source_path(urls.CATALOGUE), urls.source_path(urls.CALIBRATION)
+    assert "70% of the peak rate" in before[catalogue]
+    assert "60% of the peak rate" in after[catalogue]
+    assert "70% of the peak rate" not in after[catalogue]
+    assert "60% of the tensor-core rate" in after[calibration]
+    ratios = re.compile(r"<td>(\d+\.\d\d)</td>")
+    assert ratios.findall(before[calibration]) != ratios.findall(after[calibration])

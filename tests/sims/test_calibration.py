@@ -18,7 +18,7 @@ from ridgepoint.kinds import KINDS
 from ridgepoint.load import load_site
 from ridgepoint.model import Site
 from ridgepoint.pages.calibration import calibration_page
-from tests.repo import LAYOUT
+from tests.repo import LAYOUT, sims_code
 
 LARGEST_BAND = {"linear": 0.15, "attention": 0.15, "layer": 0.15, "decode": 0.15,
                 "prefill": 0.15, "all_reduce": 0.25}
@@ -32,7 +32,7 @@ def site() -> Site:
 
 @functools.cache
 def rows() -> list[Row]:
-    return table(site())
+    return table(site(), sims_code())
 
 
 def _id(row: Row) -> str:
@@ -75,7 +75,7 @@ def test_per_operator_pricing_beats_the_longer_of_the_two() -> None:
 
 
 def test_the_page_shows_every_point_and_what_the_model_leaves_out() -> None:
-    page = calibration_page(site())
+    page = calibration_page(site(), sims_code())
     for row in rows():
         assert f"{row.ratio:.2f}" in page
     assert page.count('data-band="within"') == sum(bool(row.within) for row in rows())

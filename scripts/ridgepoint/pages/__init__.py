@@ -14,18 +14,21 @@ from ridgepoint.pages.glossary import glossary_page
 from ridgepoint.pages.hub import hub_page
 from ridgepoint.pages.listings import articles_page, explainers_page, tag_articles_page, tags_page
 from ridgepoint.pages.readings import readings_page
+from ridgepoint.simcode import SimCode
 
 
-def generate_pages(site: Site) -> dict[str, str]:
-    """Staging path (relative to docs_dir) -> Markdown, for every generated page."""
+def generate_pages(site: Site, code: SimCode) -> dict[str, str]:
+    """Staging path (relative to docs_dir) -> Markdown, for every generated page; the
+    catalogue's derived figures and the calibration's prices come from `code`, the sims as
+    this build read them (never an import made earlier by a long-lived `make serve`)."""
     pages = {
         urls.READINGS: readings_page(site),
         urls.GLOSSARY: glossary_page(site),
         urls.TAGS: tags_page(site),
         urls.EXPLAINERS: explainers_page(site),
         urls.ARTICLES: articles_page(site),
-        urls.CATALOGUE: catalogue_page(site),
-        urls.CALIBRATION: calibration_page(site),
+        urls.CATALOGUE: catalogue_page(site, code),
+        urls.CALIBRATION: calibration_page(site, code),
     }
     for tag in site.tags_in_use():
         pages[urls.hub(tag)] = hub_page(site, tag)

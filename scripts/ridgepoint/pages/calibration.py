@@ -13,8 +13,7 @@ from ridgepoint.calibration import Row, table
 from ridgepoint.markup import esc, link
 from ridgepoint.model import Site
 from ridgepoint.pages.common import heading, page, paragraph
-from sims.hardware import COMPUTE_EFFICIENCY, MEMORY_EFFICIENCY
-from sims.pricing import KERNEL_OVERHEAD_S
+from ridgepoint.simcode import SimCode
 
 GROUPS = (
     (("linear",), "Linear layers", "linear",
@@ -66,10 +65,11 @@ LEAVES_OUT = (
 )
 
 
-def calibration_page(site: Site) -> str:
+def calibration_page(site: Site, code: SimCode) -> str:
     """The lede and the model, the banded rows by group, the largest errors, what the model
-    leaves out, then the points held to no band."""
-    rows = table(site)
+    leaves out, then the points held to no band; priced by `code`, the sims as read."""
+    rows = table(site, code)
+    hardware, pricing = code.module("hardware"), code.module("pricing")
     banded = [row for row in rows if row.within is not None]
     here = urls.CALIBRATION
     outside = [row for row in banded if not row.within]
@@ -82,9 +82,11 @@ def calibration_page(site: Site) -> str:
     )
     model = (
         f"Each operator of a step (each matmul, the attention kernel, the element-wise "
-        f"kernels of a layer) takes sqrt(c^2 + m^2) + {KERNEL_OVERHEAD_S * 1e6:.0f} us: c its "
-        f"FLOPs at {COMPUTE_EFFICIENCY:.0%} of the tensor-core rate for its format, m its bytes "
-        f"at {MEMORY_EFFICIENCY:.0%} of the memory bandwidth, and a fixed cost per kernel. The "
+        f"kernels of a layer) takes sqrt(c^2 + m^2) + "
+        f"{pricing.KERNEL_OVERHEAD_S * 1e6:.0f} us: c its FLOPs at "
+        f"{hardware.COMPUTE_EFFICIENCY:.0%} of the tensor-core rate for its format, m its "
+        f"bytes at {hardware.MEMORY_EFFICIENCY:.0%} of the memory bandwidth, and a fixed cost "
+        f"per kernel. The "
         f"step is the sum over its operators, plus its collectives, fitted per number of GPUs "
         f"to measured NCCL times. The rates and bandwidths are the catalogue's."
     )

@@ -9,6 +9,9 @@ calculator (sims/calculator.py) as a live widget.
 
 from __future__ import annotations
 
+from types import ModuleType
+from typing import TYPE_CHECKING
+
 from ridgepoint import urls
 from ridgepoint.catalogue import (
     collectives_note,
@@ -21,17 +24,21 @@ from ridgepoint.catalogue_records import Citation, Gpu, LanguageModel
 from ridgepoint.markup import count, esc, link
 from ridgepoint.model import Site
 from ridgepoint.pages.common import heading, page, paragraph
-from sims import hardware, shapes
-from sims.hardware import COMPUTE_EFFICIENCY, MEMORY_EFFICIENCY
-from sims.precision import LABELS, PRECISIONS
+from ridgepoint.simcode import SimCode
+
+if TYPE_CHECKING:
+    from sims import hardware, shapes
 
 CALCULATOR = "```sim\nmodule: calculator\n```"
 
 
-def catalogue_page(site: Site) -> str:
-    """GPUs, then models, then the calculator."""
+def catalogue_page(site: Site, code: SimCode) -> str:
+    """GPUs, then models, then the calculator; derived by `code`, the sims as read."""
     gpu_data, model_data = sims_data(site)
-    gpus, models = hardware.build_gpus(gpu_data), shapes.build_models(model_data)
+    efficiency, precision = code.module("hardware"), code.module("precision")
+    with code.active():
+        gpus = efficiency.build_gpus(gpu_data)
+        models = code.module("shapes").build_models(model_data)
     lede = (
         f"{count(len(gpus), 'GPU', 'GPUs')} and {count(len(models), 'model', 'models')}: "
         "every figure the sims use, with the datasheet row or config.json field it comes "
@@ -40,18 +47,18 @@ def catalogue_page(site: Site) -> str:
     note = (
         f"Rates are dense: a datasheet rate quoted with sparsity is halved, and its row says "
         f"so. Ridge points are given twice: the GPU's own (peak rate over peak bandwidth) and "
-        f"at the efficiencies every sim assumes ({COMPUTE_EFFICIENCY:.0%} of the peak rate, "
-        f"{MEMORY_EFFICIENCY:.0%} of the peak bandwidth). Adding a GPU or a model is one YAML "
-        f"file in content/catalogue/; the calibration page shows how close the physics comes "
-        f"to measured kernels and steps."
+        f"at the efficiencies every sim assumes ({efficiency.COMPUTE_EFFICIENCY:.0%} of the "
+        f"peak rate, {efficiency.MEMORY_EFFICIENCY:.0%} of the peak bandwidth). Adding a GPU "
+        f"or a model is one YAML file in content/catalogue/; the calibration page shows how "
+        f"close the physics comes to measured kernels and steps."
     )
     blocks = [paragraph(esc(lede), "rp-lede"), paragraph(esc(note), "rp-note"),
               heading(2, "GPUs", "gpus")]
     for key in sorted(gpus):
-        blocks += _gpu(site.gpus[key], gpus[key])
+        blocks += _gpu(site.gpus[key], gpus[key], efficiency, precision)
     blocks.append(heading(2, "Models", "models"))
     for key in sorted(models):
-        blocks += _model(site.models[key], models[key])
+        blocks += _model(site.models[key], models[key], precision)
     blocks += [heading(2, "The calculator", "calculator"), paragraph(esc(
         "One step on one deployment, priced by the same physics, here and from the command "
         "line (python -m sims step ...)."), "rp-note"), CALCULATOR]
@@ -76,20 +83,22 @@ def _table(head: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
             f"<tbody>{body}</tbody></table>")
 
 
-def _gpu(entry: Gpu, gpu: hardware.Gpu) -> list[str]:
+def _gpu(entry: Gpu, gpu: hardware.Gpu, efficiency: ModuleType, formats: ModuleType
+         ) -> list[str]:
+    """`efficiency`: sims.hardware (its assumed efficiencies); `formats`: sims.precision."""
     rows = [(esc(f.label), esc(f.written), _source(f.source, f.row)) for f in gpu_figures(entry)]
     bandwidth = gpu.hbm_bytes_per_s / 1e12
-    for precision in PRECISIONS:
+    for precision in formats.PRECISIONS:
         if precision not in gpu.dense_flops:
             continue
-        label = LABELS[precision]
+        label = formats.LABELS[precision]
         how = f"{gpu.flops(precision) / 1e12:,.0f} TFLOP/s over {bandwidth:.2f} TB/s"
         rows.append((esc(f"Ridge point, {label}, at peak"),
                      esc(f"{gpu.ridge(precision):,.0f} FLOP/byte"), esc(f"derived: {how}")))
         rows.append((esc(f"Ridge point, {label}, at the assumed efficiencies"),
                      esc(f"{gpu.ridge(precision, efficient=True):,.0f} FLOP/byte"),
-                     esc(f"derived: {COMPUTE_EFFICIENCY:.0%} of the rate, "
-                         f"{MEMORY_EFFICIENCY:.0%} of the bandwidth")))
+                     esc(f"derived: {efficiency.COMPUTE_EFFICIENCY:.0%} of the rate, "
+                         f"{efficiency.MEMORY_EFFICIENCY:.0%} of the bandwidth")))
     fitted = [group for group in (2, 4, 8) if group in gpu.collectives.fits]
     for group in fitted:
         fit = gpu.collectives.fits[group]
@@ -122,13 +131,15 @@ def _count(params: float, published: float | None, source: Citation | None) -> s
     return f"{ours} (published: {esc(f'{published / 1e9:g} billion')}, {_source(source)})"
 
 
-def _model(entry: LanguageModel, model: shapes.Model) -> list[str]:
+def _model(entry: LanguageModel, model: shapes.Model, formats: ModuleType) -> list[str]:
+    """`formats`: sims.precision (its formats and their labels)."""
+    labels = formats.LABELS
     fields = [(esc(name), esc(str(value))) for name, value in config_fields(entry).items()]
     total, active = published_params(entry)
     published = (Citation(entry.published.title, entry.published.url)
                  if entry.published else None)
-    native = LABELS[model.native.weights] + (
-        f", experts {LABELS[model.native.experts]}"
+    native = labels[model.native.weights] + (
+        f", experts {labels[model.native.experts]}"
         if model.native.experts != model.native.weights else "")
     derived = [
         ("Parameters", _count(model.params, total, published)),
@@ -137,7 +148,7 @@ def _model(entry: LanguageModel, model: shapes.Model) -> list[str]:
         ("Weights in the checkpoint's formats",
          esc(f"{model.weight_bytes() / 1e9:,.1f} GB ({native})")),
         ("KV cache per token of context", esc(", ".join(
-            f"{LABELS[p]} {model.kv_bytes_per_token(p):,.0f} bytes" for p in PRECISIONS))),
+            f"{labels[p]} {model.kv_bytes_per_token(p):,.0f} bytes" for p in formats.PRECISIONS))),
     ]
     if model.kv_window_bytes():
         derived.append(("KV the sliding layers hold per sequence, once full",
