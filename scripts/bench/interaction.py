@@ -27,7 +27,7 @@ from typing import Any
 from playwright.sync_api import BrowserContext, Page
 
 import sims
-from bench.chromium import MainThreadTrace, cpu_within, wait_until
+from bench.chromium import MainThreadTrace, cpu_by_thread, wait_until
 from bench.pageload import OBSERVER
 from bench.stats import percentile
 from sims.contract import Choice, Number, defaults
@@ -88,6 +88,8 @@ class Interaction:
     changes: int
     cpu_p50_ms: float  # CPU time of the page's main thread and workers within a change
     cpu_p95_ms: float
+    main_cpu_p95_ms: float  # of it, the page's main thread (script, style, layout, paint)
+    worker_cpu_p95_ms: float  # and Python's worker (the sim's run and its JSON)
 
 
 def pages_by_sim(site: Path) -> dict[str, str]:
@@ -174,7 +176,10 @@ def measure(context: BrowserContext, base: str, site: Path, module: str, page_pa
         events = trace.events(page)
     finally:
         page.close()
-    cpu = [cpu_within(events, f"change-{index}")[1] for index in timed]
+    threads = [cpu_by_thread(events, f"change-{index}")[1] for index in timed]
+    cpu = [split["main"] + split["worker"] for split in threads]
     return Interaction(module, page_path, first, percentile(durations, 0.5),
                        percentile(durations, 0.95), max(durations), len(durations),
-                       percentile(cpu, 0.5), percentile(cpu, 0.95))
+                       percentile(cpu, 0.5), percentile(cpu, 0.95),
+                       percentile([split["main"] for split in threads], 0.95),
+                       percentile([split["worker"] for split in threads], 0.95))
