@@ -125,15 +125,24 @@ def cpu_within(events: list[dict[str, Any]], label: str) -> tuple[float, float]:
     CPU time its renderer's main thread and workers (Python's) had within it, in ms. A
     task straddling an edge counts for the share of it inside. On a machine with few cores
     and other work the two part: the rest of the wall time the threads waited for a core."""
+    wall, threads = cpu_by_thread(events, label)
+    return wall, threads["main"] + threads["worker"]
+
+
+def cpu_by_thread(events: list[dict[str, Any]], label: str) -> tuple[float, dict[str, float]]:
+    """cpu_within's wall time, and its CPU time apart: the renderer's main thread ("main":
+    the page's JavaScript, style, layout and paint) and its workers ("worker": Python's
+    run and its JSON), so that a slow change says which side to cut."""
     marks = {event["name"]: event for event in events if event.get("name", "").startswith(label)}
     start, end = marks[f"{label}:start"], marks[f"{label}:end"]
     low, high, pid = start["ts"], end["ts"], start["pid"]
     names = {(event["pid"], event["tid"]): event.get("args", {}).get("name", "")
              for event in events if event.get("ph") == "M" and event.get("name") == "thread_name"}
-    threads = {key for key, name in names.items() if key[0] == pid
-               and (name == "CrRendererMain" or name.startswith("DedicatedWorker"))}
-    cpu = 0.0
-    for thread in threads:
+    kinds = {key: "main" if name == "CrRendererMain" else "worker"
+             for key, name in names.items() if key[0] == pid
+             and (name == "CrRendererMain" or name.startswith("DedicatedWorker"))}
+    cpu = {"main": 0.0, "worker": 0.0}
+    for thread, kind in kinds.items():
         tasks = sorted((event for event in events if event.get("ph") == "X"
                         and event.get("name") in TASK_EVENTS
                         and (event["pid"], event["tid"]) == thread), key=lambda e: e["ts"])
@@ -145,5 +154,5 @@ def cpu_within(events: list[dict[str, Any]], label: str) -> tuple[float, float]:
             reach = finish
             inside = min(finish, high) - max(begin, low)
             if inside > 0 and finish > begin:
-                cpu += task.get("tdur", 0) * inside / (finish - begin)
-    return (high - low) / 1000, cpu / 1000
+                cpu[kind] += task.get("tdur", 0) * inside / (finish - begin)
+    return (high - low) / 1000, {kind: value / 1000 for kind, value in cpu.items()}

@@ -127,8 +127,10 @@ def interaction_group(playwright: Playwright, base: str, site: Path,
                               note=f"{result.changes} changes on {result.page}"))
         figures.append(Figure("interaction", f"{result.module}: p95 CPU within the change",
                               result.cpu_p95_ms, "ms",
-                              note=f"p50 {result.cpu_p50_ms:.1f} ms; the page's main thread and "
-                                   "Python's worker: the rest of the wall time waited for a core"))
+                              note=f"p50 {result.cpu_p50_ms:.1f} ms; the page's main thread "
+                                   f"(p95 {result.main_cpu_p95_ms:.1f} ms) and Python's worker "
+                                   f"(p95 {result.worker_cpu_p95_ms:.1f} ms): the rest of the wall "
+                                   "time waited for a core"))
     return figures, [asdict(result) for result in results]
 
 

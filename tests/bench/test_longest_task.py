@@ -3,7 +3,7 @@ by wall time, with the CPU time the thread had within it."""
 
 import pytest
 
-from bench.chromium import TASK_EVENTS, cpu_within, longest_task
+from bench.chromium import TASK_EVENTS, cpu_by_thread, cpu_within, longest_task
 
 TASK = sorted(TASK_EVENTS)[0]
 
@@ -56,3 +56,4 @@ def test_a_change_counts_the_cpu_of_the_main_thread_and_the_workers_within_its_m
     ]
     wall, cpu = cpu_within(events, "change-3")
     assert (wall, cpu) == (30.0, 4.0 + 8.0 + 5.0)
+    assert cpu_by_thread(events, "change-3") == (30.0, {"main": 4.0 + 5.0, "worker": 8.0})
