@@ -134,10 +134,20 @@ class Snapshot:
         digest = hashlib.sha256(self.stdlib.read_bytes()).hexdigest()
         return f"{STDLIB_PREFIX}{digest[:20]}.zip.gz"
 
+    @property
+    def heap_size(self) -> int:
+        """The heap's full size, from the sparse header: the worker sizes Python's memory
+        with it before the snapshot has downloaded (worker.js restore)."""
+        with gzip.open(self.path) as packed:
+            head = packed.read(16)
+        if head[:4] != MAGIC:
+            raise SnapshotError(f"{self.path}: not a sparse snapshot (bad magic)")
+        return struct.unpack_from("<I", head, 8)[0]
+
     def manifest(self) -> dict[str, object]:
         return {"file": self.file_name, "bytes": self.path.stat().st_size,
-                "format": "gzip+sparse+xor", "xor": self.delta, "stdlib": self.stdlib_name,
-                "modules": list(self.modules)}
+                "format": "gzip+sparse+xor", "size": self.heap_size, "xor": self.delta,
+                "stdlib": self.stdlib_name, "modules": list(self.modules)}
 
 
 def _pyodide_identity(node_modules: Path) -> str:

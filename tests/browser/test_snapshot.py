@@ -5,6 +5,7 @@ travel gzipped from a host that compresses nothing."""
 from __future__ import annotations
 
 import gzip
+import json
 from fnmatch import fnmatch
 from pathlib import Path
 
@@ -65,22 +66,63 @@ def _not_a_heap(route: Route) -> None:
     route.fulfill(status=200, body=gzip.compress(b"no heap here" * 1000))
 
 
-@pytest.mark.parametrize("case", ["missing", "damaged", "not a heap"])
+def _sized_wrong(built_site: Path):
+    """The real manifest, but with a heap a page larger than the snapshot's own header says:
+    Pyodide is handed the heap's array before the download, sized from the manifest."""
+    manifest = json.loads((built_site / "assets" / "pyodide" / "snapshot.json").read_text())
+    body = json.dumps({**manifest, "size": manifest["size"] + 4096})
+    return lambda route: route.fulfill(status=200, body=body, content_type="application/json")
+
+
+@pytest.mark.parametrize(("case", "reason"), [
+    ("missing", "could not download snapshot-"), ("damaged", ""),
+    ("not a heap", "not in the expected format"), ("sized wrong", "does not match its manifest"),
+])
 def test_a_snapshot_that_cannot_be_used_falls_back_to_a_normal_start(
-    page: Page, base_url: str, built_site: Path, case: str
+    page: Page, base_url: str, built_site: Path, case: str, reason: str
 ) -> None:
-    handler = {"missing": _missing, "damaged": _damaged(built_site),
-               "not a heap": _not_a_heap}[case]
-    page.route("**/assets/pyodide/snapshot-*.bin", handler)
+    if case == "sized wrong":
+        page.route("**/assets/pyodide/snapshot.json", _sized_wrong(built_site))
+    else:
+        handler = {"missing": _missing, "damaged": _damaged(built_site),
+                   "not a heap": _not_a_heap}[case]
+        page.route("**/assets/pyodide/snapshot-*.bin", handler)
     worker = open_ready(page, base_url + PATH)
     start = worker.evaluate("self.ridgepoint.start")
     assert start["via"] == "fresh"
     assert start["reason"], "the worker should say why the snapshot was not used"
+    assert reason in start["reason"], "the snapshot's own failure, not Pyodide's refusal of it"
     assert shown(page) == expected()
     page.fill("#sim-batching-batch_size + input.sim-value", "6")  # and it runs the sims
     values = sims.load("batching").simulate(batch_size=6)["summary"].values()
     expect(page.locator(f"{SIM} table.sim-summary td")).to_have_text(
         [display(value) for value in values], timeout=15_000)
+
+
+def test_small_wasm_wrappers_are_compiled_once_and_larger_modules_as_asked(
+    page: Page, base_url: str
+) -> None:
+    worker = open_ready(page, base_url + PATH)
+    same, apart, distinct = worker.evaluate("""() => {
+        // Emscripten's wrapper of a JavaScript function of signature () -> i32, importing it
+        // as e.f and exporting it as f; the larger module is a custom section of 300 bytes.
+        const wrapper = () => new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1,
+            127, 2, 7, 1, 1, 101, 1, 102, 0, 0, 7, 5, 1, 1, 102, 0, 0]);
+        const larger = () => {
+            const bytes = new Uint8Array(8 + 3 + 300);
+            bytes.set([0, 97, 115, 109, 1, 0, 0, 0, 0, 172, 2]); // section 0, 300 bytes, no name
+            return bytes;
+        };
+        const a = new WebAssembly.Module(wrapper()), b = new WebAssembly.Module(wrapper());
+        const one = new WebAssembly.Instance(a, {e: {f: () => 1}}).exports.f;
+        const two = new WebAssembly.Instance(b, {e: {f: () => 2}}).exports.f;
+        return [a === b && a instanceof WebAssembly.Module,
+                [one(), two()],
+                new WebAssembly.Module(larger()) !== new WebAssembly.Module(larger())];
+    }""")
+    assert same, "one compiled module per distinct wrapper"
+    assert apart == [1, 2], "each instance still calls its own function"
+    assert distinct, "a module over the wrappers' size is compiled as asked"
 
 
 def test_every_restore_draws_fresh_random_numbers(page: Page, base_url: str) -> None:

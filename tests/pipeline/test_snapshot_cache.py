@@ -107,6 +107,7 @@ def test_a_snapshot_is_made_once_per_key_and_is_gzip_of_sparse(
     assert manifest["bytes"] == made.path.stat().st_size
     assert manifest["modules"] == ["sims", "sims._runner", "sims.batching"]
     assert manifest["xor"] == 64
+    assert manifest["size"] == len(heap), "the worker sizes Python's memory from it"
     with zipfile.ZipFile(made.stdlib_zip) as trimmed:
         assert trimmed.namelist() == LISTED
     assert gzip.decompress(made.stdlib.read_bytes()) == made.stdlib_zip.read_bytes()

@@ -69,19 +69,22 @@ function joined(first, second) {
 }
 
 /**
- * The heap back from its sparse form, page by page as it arrives (no copy of the whole
- * sparse form is made): magic "RPS1", u32 page size, heap size, page count, the non-zero
- * pages' indexes, then their bytes (little-endian; see ridgepoint/snapshot.py).
+ * The heap back from its sparse form into `heap`, page by page as it arrives (no copy of
+ * the whole sparse form is made): magic "RPS1", u32 page size, heap size, page count, the
+ * non-zero pages' indexes, then their bytes (little-endian; see ridgepoint/snapshot.py).
+ * `heap` is zeroed and sized by the manifest (which the header must agree with): Pyodide
+ * is handed it before the download ends (worker.js restore).
  * @param {ReadableStream<Uint8Array>} body the inflated stream
+ * @param {Uint8Array} heap
  */
-export async function inflateHeap(body) {
+export async function inflateHeap(body, heap) {
   const reader = body.getReader();
   let head = new Uint8Array(0); // the header, while it is incomplete
-  let heap = /** @type {Uint8Array | null} */ (null);
+  let started = false;
   let indexes = new Uint32Array(0), page = 0, written = 0;
   for (let read = await reader.read(); !read.done; read = await reader.read()) {
     let chunk = read.value;
-    if (heap === null) {
+    if (!started) {
       head = joined(head, chunk);
       const view = new DataView(head.buffer);
       if (head.length >= 4 && view.getUint32(0, true) !== 0x31535052) {
@@ -91,9 +94,10 @@ export async function inflateHeap(body) {
       const [size, count] = [8, 12].map((at) => view.getUint32(at, true));
       const start = 16 + 4 * count;
       if (head.length < start) continue;
+      if (size !== heap.length) throw new Error("the Python snapshot does not match its manifest");
       page = view.getUint32(4, true);
       indexes = new Uint32Array(head.buffer.slice(16, start));
-      heap = new Uint8Array(size);
+      started = true;
       chunk = head.subarray(start);
     }
     for (let offset = 0; offset < chunk.length;) {
@@ -108,9 +112,8 @@ export async function inflateHeap(body) {
     }
   }
   const pages = indexes.length;
-  const expected = pages && heap && (pages - 1) * page + Math.min(page, heap.length - indexes[pages - 1] * page);
-  if (heap === null || written !== expected) throw new Error("the Python snapshot is damaged");
-  return heap;
+  const expected = pages && (pages - 1) * page + Math.min(page, heap.length - indexes[pages - 1] * page);
+  if (!started || written !== expected) throw new Error("the Python snapshot is damaged");
 }
 
 /**

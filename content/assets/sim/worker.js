@@ -24,11 +24,12 @@ const SIMS_URL = new URL("../sims/", import.meta.url);
 const HOME = "/home/pyodide/ridgepoint"; // on sys.path; holds the sims package
 const STEPS = 3; // starting Python, loading the sim, first run (the page counts the last)
 
-// The runtime's manifest (ridgepoint/runtime.py stage_snapshot): the snapshot's file, the
+// The runtime's manifest (ridgepoint/runtime.py stage_snapshot): the snapshot's file and heap size, the
 // standard library's and the wasm's, the XORed length, Pyodide's lock without packages.
 /**
  * @typedef {object} Manifest
- * @property {string | null} file @property {string[]} modules @property {number} xor
+ * @property {string | null} file @property {number} size the heap's, in bytes
+ * @property {string[]} modules @property {number} xor
  * @property {string} stdlib @property {string} wasm @property {object} lock
  */
 const manifest = /** @type {Promise<Manifest>} */ (
@@ -65,27 +66,59 @@ const mark = (/** @type {string} */ step) => { startInfo.marks[step] = performan
 const wasmModule = compileWasm();
 const loader = import("../pyodide/pyodide.mjs");
 const factory = import("../pyodide/pyodide.asm.mjs");
+const heap = manifest.then((known) => {
+  if (!known.file) throw new Error("this site was built without a Python snapshot");
+  return new Uint8Array(known.size);
+});
 const snapshot = snapshotBytes();
-snapshot.catch(() => {}); // handled in restore(): not an unhandled rejection (see the end)
+for (const pending of [heap, snapshot]) pending.catch(() => {}); // handled in start(): not unhandled (see the end)
 for (const [step, promise] of /** @type {const} */ ([["wasm compiled", wasmModule], ["snapshot", snapshot]])) {
   promise.then(() => mark(step), () => {});
 }
 
-// A snapshot being restored: its heap's start still XORed with the wasm's data segments.
-/** @type {{bytes: Uint8Array, length: number} | null} */
-let xored = null;
+// The snapshot while one is being restored: its heap's start is XORed with the wasm's data
+// segments until instantiation (below) undoes that.
+/** @type {typeof snapshot | null} */
+let restoring = null;
 
 // Pyodide instantiates its wasm with WebAssembly.instantiateStreaming; this worker runs
 // nothing else, so that call is given the module compiled above. The memory then holds
-// the data segments only: the moment to undo the snapshot's XOR, before Pyodide copies it in.
+// the data segments only: the moment to undo the snapshot's XOR, before Pyodide copies it
+// in, once the snapshot has downloaded. A snapshot that failed is left to Pyodide to refuse
+// (snapshotBytes wiped its magic number), so that loadPyodide rejects and start() goes on.
 WebAssembly.instantiateStreaming = /** @type {typeof WebAssembly.instantiateStreaming} */ (async (_response, imports) => {
   const module = await wasmModule;
   const instance = await WebAssembly.instantiate(module, imports);
-  if (xored) {
-    undoDelta(xored.bytes, /** @type {WebAssembly.Memory} */ (instance.exports.memory).buffer, xored.length);
-    xored = null;
+  const pending = restoring;
+  restoring = null;
+  const loaded = pending && await pending.catch(() => null);
+  if (loaded) {
+    undoDelta(loaded.bytes, /** @type {WebAssembly.Memory} */ (instance.exports.memory).buffer, loaded.xor);
   }
   return { module, instance };
+});
+
+// Emscripten wraps each JavaScript function Python's wasm calls by pointer in a module of
+// its own, compiled on the spot: some 260 of them as Python starts, 40-60 ms. Their bytes
+// differ only by signature, so each distinct one is compiled once here and reused (each
+// wrapper is still instantiated with its own function). Larger modules pass through.
+const RealModule = WebAssembly.Module;
+/** @type {Map<string, WebAssembly.Module>} */
+const wrappers = new Map();
+const WRAPPER_BYTES = 256;
+WebAssembly.Module = /** @type {typeof WebAssembly.Module} */ (/** @type {unknown} */ (
+  function Module(/** @type {BufferSource} */ bytes) {
+    const view = ArrayBuffer.isView(bytes) ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+      : new Uint8Array(bytes);
+    if (view.length > WRAPPER_BYTES) return new RealModule(bytes);
+    const key = String.fromCharCode(...view);
+    let module = wrappers.get(key);
+    if (!module) wrappers.set(key, module = new RealModule(bytes));
+    return module;
+  }));
+Object.assign(WebAssembly.Module, {
+  prototype: RealModule.prototype, exports: RealModule.exports, imports: RealModule.imports,
+  customSections: RealModule.customSections,
 });
 
 /** @returns {Promise<object>} loadPyodide's options: this site's files, no packages */
@@ -113,24 +146,31 @@ function progress(/** @type {number} */ step, /** @type {string} */ text) {
 }
 
 // The build's memory snapshot (ridgepoint/snapshot.py): the manifest names the file, which
-// is gzip(sparse heap). Inflating checks the gzip trailer (CRC-32, length), so a damaged
-// download is refused; Pyodide then checks the magic number and its own build id.
+// is gzip(sparse heap), and the heap's size. Inflating checks the gzip trailer (CRC-32,
+// length), so a damaged download is refused; Pyodide then checks the magic number and its
+// own build id. A failure wipes the magic number of the heap Pyodide already holds.
 async function snapshotBytes() {
-  const known = await manifest;
-  if (!known.file) throw new Error("this site was built without a Python snapshot");
-  const response = await inflated(await download(new URL(known.file, PYODIDE_URL)), "application/octet-stream");
-  const body = /** @type {ReadableStream<Uint8Array>} */ (response.body);
-  return { bytes: await inflateHeap(body), modules: known.modules, xor: known.xor };
+  const [known, bytes] = await Promise.all([manifest, heap]);
+  try {
+    const response = await inflated(await download(new URL(/** @type {string} */ (known.file), PYODIDE_URL)),
+      "application/octet-stream");
+    await inflateHeap(/** @type {ReadableStream<Uint8Array>} */ (response.body), bytes);
+  } catch (error) {
+    bytes.fill(0, 0, 4);
+    throw error;
+  }
+  return { bytes, modules: known.modules, xor: known.xor };
 }
 
+// Pyodide sizes Python's memory by the snapshot before it creates its module (loadPyodide
+// awaits `_loadSnapshot` for the length), and creating the module is some 80 ms of
+// JavaScript. So it is handed the heap's array at once, zeroed and sized by the manifest,
+// and creates the module while the snapshot downloads into that array; instantiation
+// (above) waits for the download to end.
 async function restore() {
   const { loadPyodide } = await loader;
-  const bytes = snapshot.then((loaded) => {
-    xored = { bytes: loaded.bytes, length: loaded.xor };
-    return loaded.bytes;
-  });
-  bytes.catch(() => {}); // Pyodide awaits it later: a quick failure must not count as unhandled
-  const pyodide = await loadPyodide({ ...(await pyodideOptions()), _loadSnapshot: bytes });
+  restoring = snapshot;
+  const pyodide = await loadPyodide({ ...(await pyodideOptions()), _loadSnapshot: heap });
   // The restored heap holds the random state saved at build time: every visit would draw
   // the same numbers. Reseed from the browser's entropy (os.urandom).
   pyodide.runPython("import random; random.seed()");
@@ -158,8 +198,9 @@ async function start() {
     startInfo.via = "snapshot";
   } catch (error) {
     // No snapshot, a failed download or a snapshot this Pyodide refuses: start normally.
-    startInfo.reason = lastLine(error);
-    xored = null;
+    // A failed snapshot is the reason, not Pyodide's refusal of its wiped heap.
+    startInfo.reason = lastLine(await snapshot.then(() => error, (failed) => failed));
+    restoring = null;
     const { loadPyodide } = await loader;
     pyodide = await loadPyodide(await pyodideOptions());
     startInfo.via = "fresh";
