@@ -17,7 +17,9 @@
 // the network (fresh), falling back to the cache offline. Once any response shows a newer
 // deployment, this worker stops answering from its cache while the network answers, so a
 // page of the new deployment never gets the old one's files; the new worker takes over
-// when it has cached its own release.
+// when it has cached its own release. If the browser installed the new release before the
+// old worker saw a page of it, the new worker waits; every page asks a waiting worker to
+// take over (offline.js), and it does once the old release knows it is superseded.
 //
 // Unbuilt (under `make serve`) RELEASE stays null: the worker then removes any cache a
 // built site left on this origin and handles no requests, so live reload is untouched.
@@ -39,6 +41,7 @@ const worker = /** @type {ServiceWorkerGlobalScope} */ (/** @type {unknown} */ (
 const SCOPE = new URL("./", self.location.href);
 const CACHE_PREFIX = `ridgepoint:${SCOPE.pathname}:`;
 const SUPERSEDED = new URL("__superseded__", SCOPE).href; // a marker kept in an old cache
+const TAKE_OVER = "take over if superseded"; // what a page asks a waiting worker (offline.js)
 
 if (RELEASE === null) {
   worker.addEventListener("install", () => worker.skipWaiting());
@@ -59,6 +62,9 @@ if (RELEASE === null) {
   });
   worker.addEventListener("activate", (event) => {
     event.waitUntil(dropCaches((name) => name !== CACHE).then(() => worker.clients.claim()));
+  });
+  worker.addEventListener("message", (event) => {
+    if (event.data === TAKE_OVER) event.waitUntil(takeOverIfSuperseded());
   });
   worker.addEventListener("fetch", (event) => {
     const path = pathOf(event.request.url);
@@ -92,8 +98,12 @@ if (RELEASE === null) {
         await cache.put(urlOf(path), response);
       }
     }));
-    // Take over at once unless a page of the current release may still need its files:
-    // when the current release has seen a newer deployment it no longer serves its cache.
+    await takeOverIfSuperseded();
+  }
+
+  // Take over at once unless a page of the current release may still need its files:
+  // when the current release has seen a newer deployment it no longer serves its cache.
+  async function takeOverIfSuperseded() {
     const names = (await caches.keys()).filter((name) => name.startsWith(CACHE_PREFIX));
     const current = names.filter((name) => name !== CACHE);
     const stale = await Promise.all(current.map(async (name) =>

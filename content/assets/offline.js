@@ -2,6 +2,9 @@
 // Registers the site's service worker (sw.js at the site root, so its scope is the whole
 // site), which keeps visited pages and their simulations working offline.
 //
+// A release installed while the current one had not yet seen the new deployment waits
+// (sw.js): each page asks it to take over, which it does once the current one is superseded.
+//
 // Registration waits until the page has loaded and no sim on it is still starting: the
 // worker's install then copies the Python runtime out of the browser's HTTP cache instead
 // of downloading it a second time alongside the page's own download. A sim still
@@ -12,6 +15,7 @@
 
 const SERVICE_WORKER = new URL("../sw.js", import.meta.url);
 const STARTING = '[data-sim][data-state="loading"]';
+const TAKE_OVER = "take over if superseded"; // understood by a waiting sw.js
 
 function loaded() {
   return document.readyState === "complete"
@@ -44,5 +48,6 @@ if ("serviceWorker" in navigator) {
     .then(framesPassed)
     .then(simsSettled)
     .then(() => navigator.serviceWorker.register(SERVICE_WORKER))
+    .then((registration) => registration.waiting?.postMessage(TAKE_OVER))
     .catch(() => {}); // no offline copy; the page itself is unaffected
 }

@@ -221,6 +221,34 @@ def test_a_new_release_replaces_the_old_cache(host: Host, browser: BrowserContex
     try_input(page, 5)
 
 
+def test_a_new_release_installed_before_the_old_one_sees_it_still_takes_over(
+    host: Host, browser: BrowserContext
+) -> None:
+    """The other order: the browser checks for updates (it does so on its own, every day and
+    on navigations) and installs the new release while the old worker has not yet seen a
+    page of it. The new worker then waits; once a page of the new deployment is open, the
+    page asks it to take over, and it does, since the old release now knows it is superseded."""
+    page = browser.new_page()
+    visit_and_wait_for_the_worker(page, host.url + PAGE)
+    host.stop()
+    marker = deploy_new_release(host.site)
+    new = host.cache_name()
+    host.start()
+    page.evaluate("navigator.serviceWorker.getRegistration().then((r) => r.update())")
+    eventually(page, lambda: page.evaluate(
+        "navigator.serviceWorker.getRegistration().then((r) => Boolean(r.waiting))"))
+
+    page.reload()
+    expect(page.locator(f"#{marker}")).to_have_css("letter-spacing", "3px")
+    wait_ready(page)
+    eventually(page, lambda: list(caches(page, host.url)) == [new])
+    host.stop()  # offline: the new release, whole
+    page.reload()
+    expect(page.locator(f"#{marker}")).to_have_css("letter-spacing", "3px")
+    wait_ready(page)
+    try_input(page, 5)
+
+
 def test_an_unbuilt_worker_removes_the_cache_and_steps_aside(
     host: Host, browser: BrowserContext
 ) -> None:
