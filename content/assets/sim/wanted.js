@@ -17,16 +17,29 @@ export function savingData() {
 }
 
 /**
+ * Whether `element` is laid out within about one screen of the viewport now (as NEAR
+ * says). A sim not laid out (hidden: an empty box) is left to the observer.
+ * @param {Element} element
+ */
+function nearNow(element) {
+  const box = element.getBoundingClientRect();
+  const screen = window.innerHeight;
+  return (box.width > 0 || box.height > 0) && box.bottom >= -screen && box.top <= 2 * screen;
+}
+
+/**
  * Call `wanted` once, when `element` comes within about one screen of the viewport; never
  * under Save-Data. A browser without IntersectionObserver counts every sim as near.
- * Returns a function that stops watching.
+ * A sim near already is wanted at once: an observer reports only from the next frame,
+ * which the theme's start-up can hold back by tens of milliseconds, all of them on the
+ * path to Python being ready. Returns a function that stops watching.
  * @param {Element} element
  * @param {() => void} wanted
  * @returns {() => void}
  */
 export function whenNear(element, wanted) {
   if (savingData()) return () => {};
-  if (typeof IntersectionObserver === "undefined") {
+  if (typeof IntersectionObserver === "undefined" || nearNow(element)) {
     wanted();
     return () => {};
   }
