@@ -8,7 +8,10 @@
 // the search index) and the Python runtime (Pyodide and its snapshot), which install takes
 // only from the browser's HTTP cache (a page's sim has just downloaded it) and which is
 // otherwise kept when first used: a reader of the home page does not download Python.
-// Pages are cached as they are visited.
+// The runtime files the build gzipped itself (the wasm, the standard library, the
+// snapshot: `packed`) are kept twice, as they came and inflated once here, and Python's
+// worker is given the inflated copy: it would otherwise spend a returning reader's start
+// inflating some 20 MB again on its own thread. Pages are cached as they are visited.
 //
 // One version at a time. The cache of a release is named by its id and holds only bytes
 // whose hash its manifest lists, so it is never a mix of two deployments; activating a new
@@ -32,6 +35,7 @@ const RELEASE = /* RIDGEPOINT_RELEASE */ null;
  * @property {string} id a hash of every built file
  * @property {string[]} precache the files cached at install
  * @property {string[]} runtime the Python runtime's files, kept once the browser has them
+ * @property {string[]} packed those of them the build gzipped (kept inflated as well)
  * @property {Record<string, string>} files every file's path -> the start of its SHA-256
  */
 
@@ -42,6 +46,7 @@ const SCOPE = new URL("./", self.location.href);
 const CACHE_PREFIX = `ridgepoint:${SCOPE.pathname}:`;
 const SUPERSEDED = new URL("__superseded__", SCOPE).href; // a marker kept in an old cache
 const TAKE_OVER = "take over if superseded"; // what a page asks a waiting worker (offline.js)
+const UNPACKED = "X-Ridgepoint-Unpacked"; // on an inflated copy (read by assets/sim/unpack.js)
 
 if (RELEASE === null) {
   worker.addEventListener("install", () => worker.skipWaiting());
@@ -52,6 +57,7 @@ if (RELEASE === null) {
   const release = /** @type {Release} */ (/** @type {unknown} */ (RELEASE));
   const CACHE = CACHE_PREFIX + release.id;
   const KEPT = new Set([...release.precache, ...release.runtime]); // served cache-first
+  const PACKED = new Set(release.packed);
 
   worker.addEventListener("install", (event) => {
     // A failed install leaves no half-filled cache behind to be mistaken for a release.
@@ -94,9 +100,7 @@ if (RELEASE === null) {
       /** @type {RequestInit} */
       const options = { cache: "only-if-cached", mode: "same-origin" };
       const response = await fetch(urlOf(path), options).catch(() => null);
-      if (response && (await belongs(response.clone(), path))) {
-        await cache.put(urlOf(path), response);
-      }
+      if (response && (await belongs(response.clone(), path))) await store(cache, path, response);
     }));
     await takeOverIfSuperseded();
   }
@@ -139,7 +143,7 @@ if (RELEASE === null) {
     const [cache, superseded] = await Promise.all([openCache(), isSuperseded()]);
     const key = urlOf(path);
     if (KEPT.has(path) && !superseded) {
-      const hit = await cache.match(key);
+      const hit = (PACKED.has(path) && await cache.match(unpackedKey(path))) || await cache.match(key);
       if (hit) return hit;
     }
     let response;
@@ -168,13 +172,31 @@ if (RELEASE === null) {
   /** @param {FetchEvent} event @param {Response} response @param {string} path @param {Cache} cache */
   async function keep(event, response, path, cache) {
     if (await belongs(response.clone(), path)) {
-      event.waitUntil(cache.put(urlOf(path), response));
+      event.waitUntil(store(cache, path, response));
     } else {
       // A newer deployment is on the server: from now on the network comes first.
       await cache.put(SUPERSEDED, new Response(""));
       marked = Promise.resolve(true);
       worker.registration.update().catch(() => {});
     }
+  }
+
+  // A response of this release into its cache; a packed one also inflated, under a key no
+  // page asks for, from the same checked bytes (so it belongs to the release as they do).
+  /** @param {Cache} cache @param {string} path @param {Response} response */
+  async function store(cache, path, response) {
+    if (!PACKED.has(path)) return cache.put(urlOf(path), response);
+    const inflated = /** @type {ReadableStream} */ (response.clone().body)
+      .pipeThrough(new DecompressionStream("gzip"));
+    const headers = { "Content-Type": response.headers.get("Content-Type") ?? "application/octet-stream",
+      [UNPACKED]: "gzip" };
+    await Promise.all([cache.put(urlOf(path), response),
+      cache.put(unpackedKey(path), new Response(inflated, { headers }))]);
+  }
+
+  /** @param {string} path */
+  function unpackedKey(path) {
+    return `${urlOf(path)}?unpacked`;
   }
 
   /** @param {Response} response @param {string} path */

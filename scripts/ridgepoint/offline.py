@@ -7,7 +7,10 @@ manifest of each file's path and content hash, and the files kept from the start
 scripts, styles, sims and the theme's search index, wherever its builder puts it
 (`precache`, fetched at install, about 2 MB) and the Python runtime (`runtime`, tens of MB
 with the snapshot: taken at install only if the browser already has it, i.e. a sim has run,
-else kept on first use), so that reading the home page once does not download Python. A new
+else kept on first use), so that reading the home page once does not download Python. Of
+the runtime, the files the build gzipped itself (`packed`: the wasm, the standard library,
+the snapshot) are also kept unpacked, so that a returning reader's Python does not inflate
+them again (content/sw.js). A new
 deployment therefore has a new id, the worker's cache is named by it, and the worker can
 tell whether a response belongs to its release by
 hashing it (see content/sw.js).
@@ -30,6 +33,7 @@ RUNTIME_FOLDER = "assets/pyodide/"
 NOT_PRECACHED = ("assets/javascripts/lunr/",)
 NOT_PRECACHED_SUFFIXES = (".map", ".LICENSE.txt")
 HASH_CHARS = 16  # 64 bits of SHA-256 per file: enough to tell two releases apart
+GZIP_MAGIC = b"\x1f\x8b"
 
 
 class OfflineError(Exception):
@@ -62,13 +66,20 @@ def release(site_dir: Path, kept_files: tuple[str, ...] = ()) -> dict[str, objec
     if missing:
         raise OfflineError(f"the site has no {', '.join(missing)} to keep for offline use")
     listing = "".join(f"{name}\0{digest}\n" for name, digest in files.items())
+    runtime = [n for n in files if kept(n, kept_files) and n.startswith(RUNTIME_FOLDER)]
     return {
         "id": hashlib.sha256(listing.encode("utf-8")).hexdigest()[:HASH_CHARS],
         "precache": [n for n in files
                      if kept(n, kept_files) and not n.startswith(RUNTIME_FOLDER)],
-        "runtime": [n for n in files if kept(n, kept_files) and n.startswith(RUNTIME_FOLDER)],
+        "runtime": runtime,
+        "packed": [n for n in runtime if _gzipped(site_dir / n)],
         "files": files,
     }
+
+
+def _gzipped(path: Path) -> bool:
+    with path.open("rb") as file:
+        return file.read(2) == GZIP_MAGIC
 
 
 def stamp_service_worker(site_dir: Path, kept_files: tuple[str, ...] = ()) -> str | None:

@@ -123,10 +123,10 @@ def stage_snapshot(layout: Layout, target_dir: Path, sims: SimSource
               file=sys.stderr)
         made = None
     pyodide = layout.node_modules / "pyodide"
-    # Gzipped under its own name: the name is what the offline worker and the tests know it
-    # by, and the worker inflates whatever it gets (a host may gzip it once more).
-    wasm = WASM
-    _copy(packed.gzipped(pyodide / WASM, layout.packed), target_dir / wasm)
+    # Gzipped under its own name: the name is what Python's worker asks for before it has
+    # read the manifest, what the offline worker and the tests know it by; the worker
+    # inflates whatever it gets (a host may gzip it once more).
+    _copy(packed.gzipped(pyodide / WASM, layout.packed), target_dir / WASM)
     manifest: dict[str, object] = {"file": None, "stdlib": FULL_STDLIB}
     if made is None:
         _copy(pyodide / FULL_STDLIB, target_dir / FULL_STDLIB)
@@ -134,9 +134,9 @@ def stage_snapshot(layout: Layout, target_dir: Path, sims: SimSource
         manifest = made.manifest()
         _copy(made.path, target_dir / made.file_name)
         _copy(made.stdlib, target_dir / made.stdlib_name)
-    manifest = {**manifest, "wasm": wasm, "lock": lock_stub(layout.node_modules)}
+    manifest = {**manifest, "lock": lock_stub(layout.node_modules)}
     _write(target_dir / snapshot.MANIFEST, json.dumps(manifest, indent=1) + "\n")
-    kept = {*PYODIDE_FILES, snapshot.MANIFEST, wasm, str(manifest["stdlib"]), str(manifest["file"])}
+    kept = {*PYODIDE_FILES, snapshot.MANIFEST, WASM, str(manifest["stdlib"]), str(manifest["file"])}
     for old in target_dir.iterdir():
         if old.is_file() and old.name not in kept:
             old.unlink()

@@ -4,6 +4,8 @@ come through it (from its cache), and Python starts from the snapshot as on a fi
 
 from __future__ import annotations
 
+import gzip
+
 import pytest
 from playwright.sync_api import BrowserContext
 
@@ -39,3 +41,39 @@ def test_a_returning_readers_visit_is_controlled_and_python_comes_through_the_wo
     served = dict(python.evaluate(SERVED))
     assert {"snapshot.json", "pyodide.asm.wasm", "pyodide.asm.mjs"} <= set(served)
     assert all(served.values()), f"not answered by the service worker: {served}"
+
+
+INFLATED = """async ([folder, names]) => {
+    const out = {};
+    for (const name of names) {
+        // Asked by the page, which the same service worker controls (the Python worker's
+        // fetch rewraps what it inflates); the service worker reads paths, not queries.
+        const response = await fetch(`${folder}${name}?again`);
+        const start = new Uint8Array(await response.arrayBuffer()).slice(0, 4);
+        out[name] = [response.headers.get("X-Ridgepoint-Unpacked"), [...start]];
+    }
+    return out;
+}"""
+
+
+def test_a_returning_reader_gets_the_packed_files_already_inflated(
+    host: Host, browser: BrowserContext,  # noqa: F811 - the fixtures imported above
+) -> None:
+    """What the build gzipped (the wasm, the standard library, the snapshot) is kept inflated
+    too, from the same checked bytes, so the second start does not inflate 20 MB again."""
+    first = browser.new_page()
+    visit_and_wait_for_the_worker(first, host.url + PAGE)
+    first.close()
+    page = browser.new_page()
+    page.goto(host.url + PAGE)
+    wait_ready(page)
+    python = next(worker for worker in page.workers if worker.url.endswith("/assets/sim/worker.js"))
+    assert python.evaluate("self.ridgepoint.start.via") == "snapshot"
+    folder = host.site / "assets" / "pyodide"
+    names = ["pyodide.asm.wasm", *(path.name for path in folder.glob("snapshot-*.bin")),
+             *(path.name for path in folder.glob("python_stdlib-*.zip.gz"))]
+    assert len(names) == 3
+    got = page.evaluate(INFLATED, [host.url + "assets/pyodide/", names])
+    for name in names:
+        start = list(gzip.decompress((folder / name).read_bytes())[:4])
+        assert got[name] == ["gzip", start], name

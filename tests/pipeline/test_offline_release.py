@@ -60,6 +60,7 @@ def test_the_release_lists_every_file_and_what_to_keep_from_the_start(tmp_path: 
         "assets/javascripts/bundle.js", "assets/sims/batching.py", "search/search_index.json",
     ]
     assert made["runtime"] == ["assets/pyodide/pyodide.asm.wasm"]
+    assert made["packed"] == [], "only files the build gzipped are kept unpacked too"
 
 
 def test_the_search_index_is_kept_wherever_the_builder_writes_it(tmp_path: Path) -> None:
@@ -103,6 +104,8 @@ def test_the_real_site_worker_holds_its_release(built_repo: Path) -> None:
     on_disk = {p.relative_to(built_repo).as_posix() for p in built_repo.rglob("*") if p.is_file()}
     assert set(made["files"]) == on_disk - {"sw.js", "_headers"}
     assert {f"assets/pyodide/{name}" for name in PYODIDE_FILES} <= set(made["runtime"])
+    packed = {name.removeprefix("assets/pyodide/").split("-")[0] for name in made["packed"]}
+    assert packed == {"pyodide.asm.wasm", "python_stdlib", "snapshot"}, made["packed"]
     assert {
         "assets/sim/widget.js", "assets/sim/worker.js", "assets/vendor/vega.min.js",
         "assets/sims/_runner.py", "assets/sims/batching.py", "assets/offline.js",

@@ -5,7 +5,10 @@
 // The build gzips the wasm (kept under its own name, pyodide.asm.wasm), the trimmed
 // standard library and the snapshot (ridgepoint packed.py, stdlib.py, snapshot.py), since a
 // plain static host compresses none of those types. A host that does add `Content-Encoding` has the browser inflate them already: the
-// first two bytes tell (gzip's magic number 1f 8b), so either way works.
+// first two bytes tell (gzip's magic number 1f 8b), so either way works. A returning
+// reader's copy comes inflated from the service worker's cache (sw.js), marked by a header.
+
+const UNPACKED = "X-Ridgepoint-Unpacked"; // set by sw.js on the inflated copies it keeps
 
 const realFetch = self.fetch.bind(self);
 
@@ -36,6 +39,9 @@ export async function download(resource, options) {
  * @returns {Promise<Response>}
  */
 export async function inflated(response, type) {
+  // As the cache holds it, untouched: compiling a cached response, the browser can keep
+  // the compiled wasm beside it for the next visit.
+  if (response.headers.has(UNPACKED) && response.headers.get("Content-Type") === type) return response;
   const reader = /** @type {ReadableStreamDefaultReader<Uint8Array>} */ (
     /** @type {ReadableStream<Uint8Array>} */ (response.body).getReader());
   let first = new Uint8Array(0); // enough of the start to read gzip's magic number

@@ -19,23 +19,23 @@
 import { download, inflateHeap, inflated, undoDelta } from "./unpack.js";
 
 const PYODIDE_URL = new URL("../pyodide/", import.meta.url).href;
-const WASM_URL = new URL("pyodide.asm.wasm", PYODIDE_URL).href; // what Pyodide asks for
+const WASM_URL = new URL("pyodide.asm.wasm", PYODIDE_URL).href; // what Pyodide asks for (runtime.py WASM)
 const SIMS_URL = new URL("../sims/", import.meta.url);
 const HOME = "/home/pyodide/ridgepoint"; // on sys.path; holds the sims package
 const STEPS = 3; // starting Python, loading the sim, first run (the page counts the last)
 
 // The runtime's manifest (ridgepoint/runtime.py stage_snapshot): the snapshot's file and heap size, the
-// standard library's and the wasm's, the XORed length, Pyodide's lock without packages.
+// standard library's, the XORed length, Pyodide's lock without packages (the wasm has its own name).
 /**
  * @typedef {object} Manifest
  * @property {string | null} file @property {number} size the heap's, in bytes
  * @property {string[]} modules @property {number} xor
- * @property {string} stdlib @property {string} wasm @property {object} lock
+ * @property {string} stdlib @property {object} lock
  */
 const manifest = /** @type {Promise<Manifest>} */ (
   download(new URL("snapshot.json", PYODIDE_URL)).then((response) => response.json()));
-const wasmResponse = manifest.then(async (known) =>
-  inflated(await download(new URL(known.wasm, PYODIDE_URL)), "application/wasm"));
+// Asked for by its own name at once, not once the manifest has come.
+const wasmResponse = download(WASM_URL).then((response) => inflated(response, "application/wasm"));
 // Pyodide's own requests: its wasm gets the response already being compiled (below), a
 // gzipped file (the standard library) is inflated, any other passes through. A relative URL
 // is read against this script's own address: under the host-policy start the worker's
