@@ -86,6 +86,20 @@ class Served:
     steps: int = 0  # steps priced one by one (mixed) plus plain-decode leaps
 
 
+def prompt_slices(prefilling: Iterable[Job], budget_tokens: int) -> list[tuple[int, int, bool]]:
+    """One step's share of the prompts in prefill, oldest first, within the token budget:
+    (tokens computed now, tokens already cached before them, whether this ends the prompt),
+    as StepClock.step_s prices them."""
+    slices, left = [], budget_tokens
+    for job in prefilling:
+        take = min(left, job.to_prefill)
+        slices.append((take, job.prompt_tokens - job.to_prefill, take == job.to_prefill))
+        left -= take
+        if not left:
+            break
+    return slices
+
+
 def serve(jobs: Iterable[Job], clock: StepClock, budget_tokens: int, max_sequences: int,
           decode: bool = True) -> Served:
     """Run one instance over `jobs` (any order) until every one is done."""
@@ -127,13 +141,7 @@ def serve(jobs: Iterable[Job], clock: StepClock, budget_tokens: int, max_sequenc
             continue
         decodes = len(running)
         if prefilling:  # one step, with prompt slices
-            slices, left = [], budget_tokens
-            for job in prefilling:
-                take = min(left, job.to_prefill)
-                slices.append((take, job.prompt_tokens - job.to_prefill, take == job.to_prefill))
-                left -= take
-                if not left:
-                    break
+            slices = prompt_slices(prefilling, budget_tokens)
             step = clock.step_s(decodes, base_sum + decodes * ticks, tuple(slices))
             steps = 1
         else:  # a leap of plain decode steps, up to the next event

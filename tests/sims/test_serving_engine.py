@@ -18,7 +18,7 @@ from sims.arrivals import (
     weighted_quantiles,
 )
 from sims.physics import GPUS, MODELS, precision_for
-from sims.serving_engine import CONTEXT_BUCKET, Job, StepClock, serve
+from sims.serving_engine import CONTEXT_BUCKET, Job, StepClock, prompt_slices, serve
 
 GPU, MODEL = GPUS["h100"], MODELS["llama-3.1-8b"]
 
@@ -48,13 +48,7 @@ def stepwise(items: list[Job], steps: StepClock, budget: int, capacity: int
         if not prefilling and not running:
             now = pending[0].ready_s
             continue
-        slices, left = [], budget
-        for job in prefilling:
-            take = min(left, job.to_prefill)
-            slices.append((take, job.prompt_tokens - job.to_prefill, take == job.to_prefill))
-            left -= take
-            if not left:
-                break
+        slices = prompt_slices(prefilling, budget)
         now += steps.step_s(len(running), sum(entry[1] for entry in running), tuple(slices))
         for entry in running:
             entry[1], entry[2] = entry[1] + 1, entry[2] - 1
@@ -69,6 +63,16 @@ def stepwise(items: list[Job], steps: StepClock, budget: int, capacity: int
                 first[job.index] = now
                 running.append([job.index, job.prompt_tokens, job.output_tokens - 1])
     return first, finish
+
+
+def test_a_steps_prompt_slices_fill_the_budget_oldest_first() -> None:
+    def job(index: int, prompt: int, left: int) -> Job:
+        return Job(index, 0.0, prompt_tokens=prompt, to_prefill=left, output_tokens=1)
+
+    prefilling = [job(0, 1000, 300), job(1, 800, 800), job(2, 500, 500)]
+    assert prompt_slices(prefilling, 512) == [(300, 700, True), (212, 0, False)]
+    assert prompt_slices(prefilling, 300) == [(300, 700, True)]  # the budget spent: no more
+    assert prompt_slices(prefilling[1:], 2048) == [(800, 0, True), (500, 0, True)]
 
 
 @pytest.mark.parametrize("rate", [0.5, 4.0, 16.0])
