@@ -7,7 +7,7 @@ from __future__ import annotations
 import gzip
 
 import pytest
-from playwright.sync_api import BrowserContext
+from playwright.sync_api import BrowserContext, Page, Worker
 
 from tests.browser.test_offline import (  # noqa: F401 - fixtures, used by name
     PAGE,
@@ -25,19 +25,25 @@ SERVED = """() => performance.getEntriesByType("resource")
     .map((entry) => [entry.name.split("/").pop(), entry.workerStart > 0])"""
 
 
-def test_a_returning_readers_visit_is_controlled_and_python_comes_through_the_worker(
-    host: Host, browser: BrowserContext,  # noqa: F811 - the fixtures imported above
-) -> None:
+def returning(host: Host, browser: BrowserContext) -> tuple[Page, Worker]:  # noqa: F811
+    """A second visit, after a first one the service worker installed on; Python started
+    from the snapshot. The page and its Python worker."""
     first = browser.new_page()
     visit_and_wait_for_the_worker(first, host.url + PAGE)
     first.close()
-
     page = browser.new_page()
     page.goto(host.url + PAGE)
     wait_ready(page)
-    assert page.evaluate("Boolean(navigator.serviceWorker.controller)")
     python = next(worker for worker in page.workers if worker.url.endswith("/assets/sim/worker.js"))
     assert python.evaluate("self.ridgepoint.start.via") == "snapshot"
+    return page, python
+
+
+def test_a_returning_readers_visit_is_controlled_and_python_comes_through_the_worker(
+    host: Host, browser: BrowserContext,  # noqa: F811 - the fixtures imported above
+) -> None:
+    page, python = returning(host, browser)
+    assert page.evaluate("Boolean(navigator.serviceWorker.controller)")
     served = dict(python.evaluate(SERVED))
     assert {"snapshot.json", "pyodide.asm.wasm", "pyodide.asm.mjs"} <= set(served)
     assert all(served.values()), f"not answered by the service worker: {served}"
@@ -61,14 +67,7 @@ def test_a_returning_reader_gets_the_packed_files_already_inflated(
 ) -> None:
     """What the build gzipped (the wasm, the standard library, the snapshot) is kept inflated
     too, from the same checked bytes, so the second start does not inflate 20 MB again."""
-    first = browser.new_page()
-    visit_and_wait_for_the_worker(first, host.url + PAGE)
-    first.close()
-    page = browser.new_page()
-    page.goto(host.url + PAGE)
-    wait_ready(page)
-    python = next(worker for worker in page.workers if worker.url.endswith("/assets/sim/worker.js"))
-    assert python.evaluate("self.ridgepoint.start.via") == "snapshot"
+    page, _ = returning(host, browser)
     folder = host.site / "assets" / "pyodide"
     names = ["pyodide.asm.wasm", *(path.name for path in folder.glob("snapshot-*.bin")),
              *(path.name for path in folder.glob("python_stdlib-*.zip.gz"))]
