@@ -183,6 +183,8 @@ if (RELEASE === null) {
 
   // A response of this release into its cache; a packed one also inflated, under a key no
   // page asks for, from the same checked bytes (so it belongs to the release as they do).
+  // The inflated copy is a speed-up only: if it cannot be kept (storage full), the packed
+  // one is served, and the release installs all the same.
   /** @param {Cache} cache @param {string} path @param {Response} response */
   async function store(cache, path, response) {
     if (!PACKED.has(path)) return cache.put(urlOf(path), response);
@@ -191,7 +193,7 @@ if (RELEASE === null) {
     const headers = { "Content-Type": response.headers.get("Content-Type") ?? "application/octet-stream",
       [UNPACKED]: "gzip" };
     await Promise.all([cache.put(urlOf(path), response),
-      cache.put(unpackedKey(path), new Response(inflated, { headers }))]);
+      cache.put(unpackedKey(path), new Response(inflated, { headers })).catch(() => {})]);
   }
 
   /** @param {string} path */
