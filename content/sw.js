@@ -10,8 +10,8 @@
 // otherwise kept when first used: a reader of the home page does not download Python.
 // The runtime files the build gzipped itself (the wasm, the standard library, the
 // snapshot: `packed`) are kept twice, as they came and inflated once here, and Python's
-// worker is given the inflated copy: it would otherwise spend a returning reader's start
-// inflating some 20 MB again on its own thread. Pages are cached as they are visited.
+// worker reads the inflated copy (from the cache itself, or through this worker): it would
+// otherwise spend a returning reader's start inflating some 20 MB again on its own thread. Pages are cached as they are visited.
 //
 // One version at a time. The cache of a release is named by its id and holds only bytes
 // whose hash its manifest lists, so it is never a mix of two deployments; activating a new
@@ -181,8 +181,10 @@ if (RELEASE === null) {
     }
   }
 
-  // A response of this release into its cache; a packed one also inflated, under a key no
-  // page asks for, from the same checked bytes (so it belongs to the release as they do).
+  // A response of this release into its cache; a packed one also inflated, from the same
+  // checked bytes (so it belongs to the release as they do), under a key no page asks for
+  // that names those bytes by their hash: Python's worker reads it from the cache directly
+  // (assets/sim/worker.js), with the hash its manifest gives.
   // The inflated copy is a speed-up only: if it cannot be kept (storage full), the packed
   // one is served, and the release installs all the same.
   /** @param {Cache} cache @param {string} path @param {Response} response */
@@ -198,7 +200,7 @@ if (RELEASE === null) {
 
   /** @param {string} path */
   function unpackedKey(path) {
-    return `${urlOf(path)}?unpacked`;
+    return `${urlOf(path)}?unpacked=${release.files[path]}`;
   }
 
   /** @param {Response} response @param {string} path */

@@ -7,6 +7,7 @@ declare var ridgepoint: {
     via: "snapshot" | "fresh" | null;
     reason: string | null;
     snapshotModules: string[];
+    fromCache: string[]; // runtime files read inflated from the service worker's cache
     marks: Record<string, number>;
   };
   warmRuns: number;

@@ -9,12 +9,13 @@ modules they import (SimSource.files_of), so a page fetches exactly the Python i
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import sys
 from pathlib import Path
 
-from ridgepoint import packed, snapshot
+from ridgepoint import offline, packed, snapshot
 from ridgepoint.layout import Layout
 from ridgepoint.simsource import SimSource
 
@@ -108,6 +109,19 @@ def lock_stub(node_modules: Path) -> dict[str, object]:
     return {"info": lock["info"], "packages": {}}
 
 
+def unpacked_keys(target_dir: Path, names: list[str]) -> dict[str, str]:
+    """The staged files the build gzipped -> the start of their SHA-256, as the service
+    worker's release has it: the worker reads the inflated copy the service worker keeps of
+    each (content/sw.js) straight from the cache, under a key naming those very bytes, so a
+    copy of another build's file can never be taken for this one's."""
+    keys = {}
+    for name in names:
+        path = target_dir / name
+        if path.is_file() and path.read_bytes()[:2] == offline.GZIP_MAGIC:
+            keys[name] = hashlib.sha256(path.read_bytes()).hexdigest()[:offline.HASH_CHARS]
+    return keys
+
+
 def stage_snapshot(layout: Layout, target_dir: Path, sims: SimSource
                    ) -> snapshot.Snapshot | None:
     """Put the current Pyodide snapshot of `sims` (ridgepoint.snapshot), its trimmed
@@ -134,9 +148,11 @@ def stage_snapshot(layout: Layout, target_dir: Path, sims: SimSource
         manifest = made.manifest()
         _copy(made.path, target_dir / made.file_name)
         _copy(made.stdlib, target_dir / made.stdlib_name)
-    manifest = {**manifest, "lock": lock_stub(layout.node_modules)}
+    staged = [WASM, str(manifest["stdlib"]), str(manifest["file"])]
+    manifest = {**manifest, "unpacked": unpacked_keys(target_dir, staged),
+                "lock": lock_stub(layout.node_modules)}
     _write(target_dir / snapshot.MANIFEST, json.dumps(manifest, indent=1) + "\n")
-    kept = {*PYODIDE_FILES, snapshot.MANIFEST, WASM, str(manifest["stdlib"]), str(manifest["file"])}
+    kept = {*PYODIDE_FILES, snapshot.MANIFEST, *staged}
     for old in target_dir.iterdir():
         if old.is_file() and old.name not in kept:
             old.unlink()

@@ -1,10 +1,11 @@
 """A returning reader: the second visit is one the service worker controls, Python's files
-come through it (from its cache), and Python starts from the snapshot as on a first visit
+come through it or straight from its cache, and Python starts from the snapshot as on a first visit
 (issue 22; `make bench` times it against the same visit with service workers blocked)."""
 
 from __future__ import annotations
 
 import gzip
+import json
 
 import pytest
 from playwright.sync_api import BrowserContext, Page, Worker
@@ -45,8 +46,14 @@ def test_a_returning_readers_visit_is_controlled_and_python_comes_through_the_wo
     page, python = returning(host, browser)
     assert page.evaluate("Boolean(navigator.serviceWorker.controller)")
     served = dict(python.evaluate(SERVED))
-    assert {"snapshot.json", "pyodide.asm.wasm", "pyodide.asm.mjs"} <= set(served)
+    assert {"snapshot.json", "pyodide.mjs", "pyodide.asm.mjs"} <= set(served)
     assert all(served.values()), f"not answered by the service worker: {served}"
+    # What the build gzipped is read inflated from the worker's cache, not downloaded.
+    manifest = json.loads((host.site / "assets" / "pyodide" / "snapshot.json").read_text())
+    from_cache = python.evaluate("self.ridgepoint.start.fromCache")
+    assert sorted(from_cache) == sorted(manifest["unpacked"])
+    assert len(manifest["unpacked"]) == 3
+    assert not set(manifest["unpacked"]) & set(served), "read from the cache: not fetched"
 
 
 INFLATED = """async ([folder, names]) => {

@@ -106,6 +106,11 @@ def test_the_real_site_worker_holds_its_release(built_repo: Path) -> None:
     assert {f"assets/pyodide/{name}" for name in PYODIDE_FILES} <= set(made["runtime"])
     packed = {name.removeprefix("assets/pyodide/").split("-")[0] for name in made["packed"]}
     assert packed == {"pyodide.asm.wasm", "python_stdlib", "snapshot"}, made["packed"]
+    # Python's worker reads those inflated copies from the cache by the hash its manifest
+    # gives: the very hash the service worker files them under.
+    manifest = json.loads((built_repo / "assets" / "pyodide" / "snapshot.json").read_text())
+    assert {f"assets/pyodide/{name}": digest for name, digest in manifest["unpacked"].items()
+            } == {path: made["files"][path] for path in made["packed"]}
     assert {
         "assets/sim/widget.js", "assets/sim/worker.js", "assets/vendor/vega.min.js",
         "assets/sims/_runner.py", "assets/sims/batching.py", "assets/offline.js",

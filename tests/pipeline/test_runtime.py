@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import gzip
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -35,6 +36,12 @@ def test_staging_copies_pyodide_the_chart_library_and_only_the_needed_sims(
     # Gzipped by the build, under its own name: hosts do not compress wasm alike.
     wasm = (assets / "pyodide" / runtime.WASM).read_bytes()
     assert wasm[:2] == b"\x1f\x8b" and "wasm" not in manifest  # asked for by its name
+    # Each file the build gzipped, by the hash its inflated copy is cached under (sw.js).
+    staged = {p.name: p.read_bytes() for p in (assets / "pyodide").iterdir()}
+    assert manifest["unpacked"] == {
+        name: hashlib.sha256(data).hexdigest()[:16]
+        for name, data in staged.items() if data[:2] == b"\x1f\x8b"}
+    assert runtime.WASM in manifest["unpacked"]
     assert gzip.decompress(wasm) == (NODE_MODULES / "pyodide" / runtime.WASM).read_bytes()
     assert tuple(sorted(p.name for p in (assets / "sims").iterdir())) == SIMS.files_of("batching")
     for path in (assets / "sims").iterdir():

@@ -24,40 +24,60 @@ const SIMS_URL = new URL("../sims/", import.meta.url);
 const HOME = "/home/pyodide/ridgepoint"; // on sys.path; holds the sims package
 const STEPS = 3; // starting Python, loading the sim, first run (the page counts the last)
 
-// The runtime's manifest (ridgepoint/runtime.py stage_snapshot): the snapshot's file and heap size, the
-// standard library's, the XORed length, Pyodide's lock without packages (the wasm has its own name).
-/**
- * @typedef {object} Manifest
- * @property {string | null} file @property {number} size the heap's, in bytes
- * @property {string[]} modules @property {number} xor
- * @property {string} stdlib @property {object} lock
- */
-const manifest = /** @type {Promise<Manifest>} */ (
-  download(new URL("snapshot.json", PYODIDE_URL)).then((response) => response.json()));
-// Asked for by its own name at once, not once the manifest has come.
-const wasmResponse = download(WASM_URL).then((response) => inflated(response, "application/wasm"));
-// Pyodide's own requests: its wasm gets the response already being compiled (below), a
-// gzipped file (the standard library) is inflated, any other passes through. A relative URL
-// is read against this script's own address: under the host-policy start the worker's
-// location is a blob: URL (overrides/partials/javascripts/host-policy.html).
-self.fetch = (resource, options) => {
-  const url = new URL(resource instanceof Request ? resource.url : String(resource), import.meta.url);
-  if (url.href === WASM_URL) return wasmResponse;
-  if (url.pathname.endsWith(".gz")) {
-    return download(resource, options).then((response) => inflated(response, "application/octet-stream"));
-  }
-  return download(resource, options);
-};
-
 // How Python started: "snapshot" (restored, sims already imported) or "fresh" (with the
 // reason the snapshot was not used), and when each step ended (ms since the worker
 // started; `origin` is its performance.timeOrigin). Read by tests and the bench, handy in
 // devtools.
 /** @type {typeof ridgepoint.start} */
 const startInfo = {
-  via: null, reason: null, snapshotModules: [], marks: { origin: performance.timeOrigin },
+  via: null, reason: null, snapshotModules: [], fromCache: [], marks: { origin: performance.timeOrigin },
 };
 const mark = (/** @type {string} */ step) => { startInfo.marks[step] = performance.now(); };
+
+// The runtime's manifest (ridgepoint/runtime.py stage_snapshot): the snapshot's file and heap
+// size, the standard library's, the XORed length, the files the build gzipped with the hash
+// their inflated copies are kept under (`unpacked`), Pyodide's lock without packages.
+/**
+ * @typedef {object} Manifest
+ * @property {string | null} file @property {number} size the heap's, in bytes
+ * @property {string[]} modules @property {number} xor
+ * @property {string} stdlib @property {Record<string, string>} unpacked @property {object} lock
+ */
+const manifest = /** @type {Promise<Manifest>} */ (
+  download(new URL("snapshot.json", PYODIDE_URL)).then((response) => response.json()));
+
+// A runtime file the build gzipped, as Python needs it. A returning reader's copy is read
+// inflated straight from the service worker's cache (sw.js keeps it), under the key naming
+// this build's bytes by their hash: a request through the service worker waits its turn on
+// that worker's thread, 70-130 ms for the snapshot. Otherwise it is downloaded, and
+// inflated here.
+async function runtimeFile(/** @type {string} */ name, /** @type {string} */ type) {
+  const known = await manifest;
+  const url = new URL(name, PYODIDE_URL);
+  const hash = known.unpacked?.[name];
+  if (hash && typeof caches !== "undefined") {
+    const hit = await caches.match(`${url.href}?unpacked=${hash}`).catch(() => undefined);
+    if (hit) {
+      startInfo.fromCache.push(name);
+      return inflated(hit, type);
+    }
+  }
+  return inflated(await download(url), type);
+}
+
+const wasmResponse = runtimeFile("pyodide.asm.wasm", "application/wasm");
+// Pyodide's own requests: its wasm gets the response already being compiled (below), a
+// gzipped file (the standard library) comes from runtimeFile, any other passes through. A
+// relative URL is read against this script's own address: under the host-policy start the
+// worker's location is a blob: URL (overrides/partials/javascripts/host-policy.html).
+self.fetch = (resource, options) => {
+  const url = new URL(resource instanceof Request ? resource.url : String(resource), import.meta.url);
+  if (url.href === WASM_URL) return wasmResponse;
+  if (url.pathname.endsWith(".gz")) {
+    return runtimeFile(url.pathname.slice(url.pathname.lastIndexOf("/") + 1), "application/octet-stream");
+  }
+  return download(resource, options);
+};
 
 // Everything Python's start needs is asked for at once, as the worker starts: the wasm
 // (compiled while it downloads), Pyodide's loader, Emscripten's module factory and the
@@ -152,8 +172,7 @@ function progress(/** @type {number} */ step, /** @type {string} */ text) {
 async function snapshotBytes() {
   const [known, bytes] = await Promise.all([manifest, heap]);
   try {
-    const response = await inflated(await download(new URL(/** @type {string} */ (known.file), PYODIDE_URL)),
-      "application/octet-stream");
+    const response = await runtimeFile(/** @type {string} */ (known.file), "application/octet-stream");
     await inflateHeap(/** @type {ReadableStream<Uint8Array>} */ (response.body), bytes);
   } catch (error) {
     bytes.fill(0, 0, 4);
