@@ -10,8 +10,9 @@
 // otherwise kept when first used: a reader of the home page does not download Python.
 // The runtime files the build gzipped itself (the wasm, the standard library, the
 // snapshot: `packed`) are kept twice, as they came and inflated once here, and Python's
-// worker reads the inflated copy (from the cache itself, or through this worker): it would
-// otherwise spend a returning reader's start inflating some 20 MB again on its own thread. Pages are cached as they are visited.
+// worker reads the inflated copy from the cache itself, under a key naming those bytes: it
+// would otherwise spend a returning reader's start inflating some 20 MB again on its own
+// thread. Pages are cached as they are visited.
 //
 // One version at a time. The cache of a release is named by its id and holds only bytes
 // whose hash its manifest lists, so it is never a mix of two deployments; activating a new
@@ -143,7 +144,7 @@ if (RELEASE === null) {
     const [cache, superseded] = await Promise.all([openCache(), isSuperseded()]);
     const key = urlOf(path);
     if (KEPT.has(path) && !superseded) {
-      const hit = (PACKED.has(path) && await cache.match(unpackedKey(path))) || await cache.match(key);
+      const hit = await cache.match(key);
       if (hit) return hit;
     }
     let response;

@@ -46,8 +46,13 @@ def manifest(site_dir: Path) -> dict[str, str]:
     for path in sorted(site_dir.rglob("*")):
         name = path.relative_to(site_dir).as_posix()
         if path.is_file() and name not in UNLISTED:
-            files[name] = hashlib.sha256(path.read_bytes()).hexdigest()[:HASH_CHARS]
+            files[name] = content_hash(path.read_bytes())
     return files
+
+
+def content_hash(data: bytes) -> str:
+    """How a release names a file's bytes: the start of their SHA-256 (HASH_CHARS)."""
+    return hashlib.sha256(data).hexdigest()[:HASH_CHARS]
 
 
 def kept(name: str, kept_files: tuple[str, ...] = ()) -> bool:

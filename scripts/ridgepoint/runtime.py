@@ -9,7 +9,6 @@ modules they import (SimSource.files_of), so a page fetches exactly the Python i
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 import sys
@@ -117,8 +116,9 @@ def unpacked_keys(target_dir: Path, names: list[str]) -> dict[str, str]:
     keys = {}
     for name in names:
         path = target_dir / name
-        if path.is_file() and path.read_bytes()[:2] == offline.GZIP_MAGIC:
-            keys[name] = hashlib.sha256(path.read_bytes()).hexdigest()[:offline.HASH_CHARS]
+        data = path.read_bytes() if path.is_file() else b""
+        if data[:2] == offline.GZIP_MAGIC:
+            keys[name] = offline.content_hash(data)
     return keys
 
 
@@ -137,9 +137,9 @@ def stage_snapshot(layout: Layout, target_dir: Path, sims: SimSource
               file=sys.stderr)
         made = None
     pyodide = layout.node_modules / "pyodide"
-    # Gzipped under its own name: the name is what Python's worker asks for before it has
-    # read the manifest, what the offline worker and the tests know it by; the worker
-    # inflates whatever it gets (a host may gzip it once more).
+    # Gzipped under its own name: the name is what Pyodide asks for, what the offline worker
+    # and the tests know it by; the worker inflates whatever it gets (a host may gzip it
+    # once more).
     _copy(packed.gzipped(pyodide / WASM, layout.packed), target_dir / WASM)
     manifest: dict[str, object] = {"file": None, "stdlib": FULL_STDLIB}
     if made is None:
