@@ -68,7 +68,8 @@ if (RELEASE === null) {
     }));
   });
   worker.addEventListener("activate", (event) => {
-    event.waitUntil(dropCaches((name) => name !== CACHE).then(() => worker.clients.claim()));
+    event.waitUntil(dropCaches((name) => name !== CACHE).then(() => worker.clients.claim())
+      .then(keepOpenPages));
   });
   worker.addEventListener("message", (event) => {
     if (event.data === TAKE_OVER) event.waitUntil(takeOverIfSuperseded());
@@ -82,20 +83,9 @@ if (RELEASE === null) {
   async function install() {
     const cache = await caches.open(CACHE);
     // The pages open now: the first visit happened before this worker could see it.
-    const open = await worker.clients.matchAll({ type: "window", includeUncontrolled: true });
-    const pages = open.map((client) => pathOf(client.url)).filter((path) => path !== null);
+    const pages = await openPages();
     await Promise.all([...new Set([...release.precache, ...pages])].map(async (path) => {
-      // The HTTP cache usually has the file already (the page just used it); if what it has
-      // belongs to another release, ask the server; if the server has another release too,
-      // this one is already out of date and must not install.
-      let response = await fetch(urlOf(path));
-      if (!(await belongs(response.clone(), path))) {
-        response = await fetch(urlOf(path), { cache: "reload" });
-        if (!(await belongs(response.clone(), path))) {
-          throw new Error(`${path} on the server is not the one release ${release.id} lists`);
-        }
-      }
-      await cache.put(urlOf(path), response);
+      await cache.put(urlOf(path), await releaseCopy(path));
     }));
     await Promise.all(release.runtime.map(async (path) => {
       /** @type {RequestInit} */
@@ -104,6 +94,39 @@ if (RELEASE === null) {
       if (response && (await belongs(response.clone(), path))) await store(cache, path, response);
     }));
     await takeOverIfSuperseded();
+  }
+
+  /** @returns {Promise<string[]>} the paths of this release's pages open in a window */
+  async function openPages() {
+    const open = await worker.clients.matchAll({ type: "window", includeUncontrolled: true });
+    return /** @type {string[]} */ (open.map((client) => pathOf(client.url)).filter((path) => path !== null));
+  }
+
+  // This release's copy of a file. The HTTP cache usually has it already (a page just used
+  // it); if what it has belongs to another release, ask the server; if the server has
+  // another release too, this one is already out of date.
+  /** @param {string} path */
+  async function releaseCopy(path) {
+    let response = await fetch(urlOf(path));
+    if (!(await belongs(response.clone(), path))) {
+      response = await fetch(urlOf(path), { cache: "reload" });
+      if (!(await belongs(response.clone(), path))) {
+        throw new Error(`${path} on the server is not the one release ${release.id} lists`);
+      }
+    }
+    return response;
+  }
+
+  // A page being reloaded while this release installed was between its two documents, so
+  // install did not see it, and it was served by the release before: once in charge, this
+  // release keeps the open pages it lacks, so they work offline as install promises.
+  async function keepOpenPages() {
+    const cache = await openCache();
+    await Promise.all((await openPages()).map(async (path) => {
+      if (await cache.match(urlOf(path))) return;
+      // A copy that cannot be had now (offline, a newer deployment) is kept on the next visit.
+      await releaseCopy(path).then((response) => cache.put(urlOf(path), response)).catch(() => {});
+    }));
   }
 
   // Take over at once unless a page of the current release may still need its files:
