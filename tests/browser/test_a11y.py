@@ -122,10 +122,13 @@ def test_every_prerendered_chart_has_a_title_and_a_description(built_site: Path)
     assert found >= 10, "the site shows charts on its explainers"
 
 
-LIVE_LABELS = """svg => [svg.getAttribute("role"),
-  ...svg.getAttribute("aria-labelledby").split(" ").map(id => {
+# A live chart's canvas is an image named by its title and description, kept beside it in
+# its container (charts.js describeChart) under the ids the prerendered SVG's had.
+LIVE_LABELS = """canvas => [canvas.getAttribute("role"),
+  ...canvas.getAttribute("aria-labelledby").split(" ").map(id => {
     const element = document.getElementById(id);
-    return element && svg.contains(element) ? `${element.tagName}:${element.textContent}` : null;
+    return element && canvas.parentElement.contains(element)
+      ? `${id.split("-").pop()}:${element.textContent}` : null;
   })]"""
 
 
@@ -134,7 +137,7 @@ def test_live_charts_keep_their_title_and_description(page: Page, base_url: str)
     spec_titles = [(s["title"]["text"], s["description"])
                    for s in sims.load("batching").simulate(batch_size=6)["charts"]]
     page.fill("#sim-batching-batch_size + input.sim-value", "6")
-    live = page.locator('[data-sim="batching"] .sim-chart-live svg')
+    live = page.locator('[data-sim="batching"] .sim-chart-live canvas')
     expect(live).to_have_count(len(spec_titles))
     for index, (title, description) in enumerate(spec_titles):
         assert live.nth(index).evaluate(LIVE_LABELS) == [

@@ -25,6 +25,20 @@ pytestmark = pytest.mark.browser
 EVERY_BUILDER = True  # each test that uses the built site runs on each builder's (conftest)
 
 WIDGET = LAYOUT.content / "assets" / "sim" / "widget.js"
+# A live chart's pixels, to tell whether its picture changed.
+PICTURE = "canvas => canvas.toDataURL()"
+# How many of a live chart's pixels are drawn solidly in the chart's CSS colour (its titles',
+# labels' and legends' text): a canvas keeps the colours it was drawn in.
+INK_PIXELS = """canvas => {
+  const [r, g, b, a = 1] = getComputedStyle(canvas).color.match(/[\\d.]+/g).map(Number);
+  const { data } = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height);
+  let count = 0;
+  for (let i = 0; i < data.length; i += 4) {
+    if (Math.abs(data[i] - r) + Math.abs(data[i + 1] - g) + Math.abs(data[i + 2] - b) <= 12
+        && Math.abs(data[i + 3] - a * 255) <= 8) count += 1;
+  }
+  return count;
+}"""
 WARM_UP_RUNS = int(re.search(r"const WARM_UP_RUNS = (\d+);", WIDGET.read_text()).group(1))
 
 
@@ -112,18 +126,44 @@ def test_changing_batch_size_changes_the_summary_and_the_chart(page: Page, base_
     prerendered_svg = first_chart.inner_html()
     page.fill(BATCH_BOX, "8")
     wait_for_summary(page, expected(batch_size=8))
-    expect(page.locator(f"{SIM} .sim-chart-live svg")).to_have_count(2)
-    live = first_chart.locator(".sim-chart-live svg")
+    expect(page.locator(f"{SIM} .sim-chart-live canvas")).to_have_count(2)
+    live = first_chart.locator(".sim-chart-live canvas")
     assert first_chart.inner_html() != prerendered_svg
     expect(page).to_have_url(re.compile(r"[?&]batching\.batch_size=8\b"))
-    # The next change swaps the data of the same view: the SVG element stays, its marks move.
-    live.evaluate("svg => { svg.dataset.kept = 'yes'; }")
-    before = live.inner_html()
+    # The next change swaps the data of the same view: the canvas stays, its marks move.
+    live.evaluate("canvas => { canvas.dataset.kept = 'yes'; }")
+    before = live.evaluate(PICTURE)
     page.fill(BATCH_BOX, "2")
     wait_for_summary(page, expected(batch_size=2))
     expect(live).to_have_attribute("data-kept", "yes")
     expect(page.locator(f"{SIM} .sim-output")).to_have_attribute("data-stale", "false")
-    assert live.inner_html() != before
+    assert live.evaluate(PICTURE) != before
+
+
+def test_live_charts_take_the_text_colour_of_the_scheme_the_reader_switches_to(
+    page: Page, base_url: str
+) -> None:
+    open_page(page, base_url)
+    page.fill(BATCH_BOX, "8")
+    wait_for_summary(page, expected(batch_size=8))
+    live = page.locator(f"{SIM} .sim-chart-live canvas")
+    expect(live).to_have_count(2)
+    light = page.evaluate("getComputedStyle(document.querySelector('.sim-chart-live')).color")
+    assert min(live.nth(index).evaluate(INK_PIXELS) for index in range(2)) > 100
+    page.locator("form[data-rp-palette] label:not([hidden])").first.click()
+    expect(page.locator("body")).to_have_attribute("data-md-color-scheme", "slate")
+    dark = page.evaluate("getComputedStyle(document.querySelector('.sim-chart-live')).color")
+    assert dark != light
+    # Drawn again in the dark scheme's text colour, still named as before.
+    for _ in range(100):
+        if min(live.nth(index).evaluate(INK_PIXELS) for index in range(2)) > 100:
+            break
+        page.wait_for_timeout(50)
+    assert min(live.nth(index).evaluate(INK_PIXELS) for index in range(2)) > 100
+    title = sims.load("batching").simulate(batch_size=8)["charts"][0]["title"]["text"]
+    labelled = live.first.get_attribute("aria-labelledby").split()
+    assert page.locator(f"#{labelled[0]}").text_content() == title
+    expect(live.first).to_have_attribute("role", "img")
 
 
 def test_reaching_for_a_control_gets_the_live_charts_ready_behind_the_prerendered_ones(
@@ -135,7 +175,7 @@ def test_reaching_for_a_control_gets_the_live_charts_ready_behind_the_prerendere
     figures = page.locator(f"{SIM} figure.sim-chart")
     assert not any(url.endswith("/vega.min.js") for url in recorder.requests)
     page.focus(BATCH_BOX)
-    pending = page.locator(f"{SIM} figure.sim-chart > .sim-chart-pending svg")
+    pending = page.locator(f"{SIM} figure.sim-chart > .sim-chart-pending canvas")
     expect(pending).to_have_count(2, timeout=15_000)
     expect(page.locator(f"{SIM} figure.sim-chart > svg")).to_have_count(2)  # still shown
     assert not figures.first.locator(".sim-chart-pending").is_visible()
@@ -148,22 +188,22 @@ def test_reaching_for_a_control_gets_the_live_charts_ready_behind_the_prerendere
     assert worker.evaluate("self.ridgepoint.warmRuns") == WARM_UP_RUNS
     assert shown(page) == expected()  # and no result of those runs was shown
     # Laid out already, at the width it keeps once shown: revealing it moves nothing.
-    width = "svg => svg.getBoundingClientRect().width"
+    width = "canvas => canvas.getBoundingClientRect().width"
     widths = [pending.nth(index).evaluate(width) for index in range(2)]
     assert min(widths) > 0
-    pending.first.evaluate("svg => { svg.dataset.prepared = 'yes'; }")
+    pending.first.evaluate("canvas => { canvas.dataset.prepared = 'yes'; }")
     ids = page.eval_on_selector_all("[id]", "all => all.map(e => e.id)")
     assert len(ids) == len(set(ids))  # the hidden charts have no title ids yet
     page.fill(BATCH_BOX, "8")
     wait_for_summary(page, expected(batch_size=8))
-    live = page.locator(f"{SIM} figure.sim-chart > .sim-chart-live svg")
+    live = page.locator(f"{SIM} figure.sim-chart > .sim-chart-live canvas")
     expect(live).to_have_count(2)
     expect(live.first).to_have_attribute("data-prepared", "yes")  # the view built ahead
     expect(live.first).to_be_visible()
     assert [live.nth(index).evaluate(width) for index in range(2)] == widths
     expect(page.locator(f"{SIM} figure.sim-chart > svg")).to_have_count(0)
     expect(page.locator(f"{SIM} .sim-chart-pending")).to_have_count(0)
-    assert live.first.locator("title").text_content() == (
+    assert page.locator(f"{SIM} .sim-chart-live span[id$='-title']").first.text_content() == (
         sims.load("batching").simulate(batch_size=8)["charts"][0]["title"]["text"])
 
 
@@ -212,7 +252,7 @@ def test_reloading_the_url_restores_the_inputs(page: Page, base_url: str) -> Non
     expect(page.locator("#sim-batching-seed + input.sim-value")).to_have_value("3")
     wait_ready(page)
     wait_for_summary(page, expected(batch_size=8, seed=3))
-    expect(page.locator(f"{SIM} .sim-chart-live svg")).to_have_count(2)
+    expect(page.locator(f"{SIM} .sim-chart-live canvas")).to_have_count(2)
 
 
 def test_controls_are_reachable_and_operable_by_keyboard(page: Page, base_url: str) -> None:
@@ -249,7 +289,7 @@ def interact(page: Page, base_url: str) -> None:
     open_page(page, base_url)
     page.fill(BATCH_BOX, "6")
     wait_for_summary(page, expected(batch_size=6))
-    expect(page.locator(f"{SIM} .sim-chart-live svg")).to_have_count(2)
+    expect(page.locator(f"{SIM} .sim-chart-live canvas")).to_have_count(2)
     page.click(f"{SIM} .sim-table summary")
 
 

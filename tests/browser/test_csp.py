@@ -65,7 +65,7 @@ def change_an_input(page: Page) -> None:
     at_max = slider.evaluate("s => s.value === s.max")
     slider.focus()
     page.keyboard.press("ArrowLeft" if at_max else "ArrowRight")
-    expect(sim.locator(".sim-chart-live svg").first).to_be_visible(timeout=15_000)
+    expect(sim.locator(".sim-chart-live canvas").first).to_be_visible(timeout=15_000)
     expect(sim.locator(".sim-status-text")).to_have_text(
         "Live: change any input and the results follow.")
 

@@ -101,7 +101,7 @@ def try_input(page: Page, batch_size: int) -> None:
     page.fill(BATCH_BOX, str(batch_size))
     expect(page.locator(f"{SIM} table.sim-summary td")).to_have_text(
         expected(batch_size=batch_size), timeout=15_000)
-    expect(page.locator(f"{SIM} .sim-chart-live svg")).to_have_count(2)
+    expect(page.locator(f"{SIM} .sim-chart-live canvas")).to_have_count(2)
 
 
 def caches(page: Page, scope: str) -> dict[str, list[str]]:

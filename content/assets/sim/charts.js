@@ -2,6 +2,14 @@
 // A sim's live charts: Vega views that replace the prerendered SVGs and are kept from run
 // to run.
 //
+// The live views draw on a canvas. Redrawn as SVG, a chart's changed marks cost the
+// browser a restyle, a layout and a repaint of every element Vega touched: with the
+// many-marked charts of the load sims, more main-thread time than Vega itself (`make bench`
+// measured 35-48% less main-thread CPU per change on a canvas for parallelism,
+// chunked_prefill and kv_memory). A canvas takes no CSS, so the page's text colour is given
+// to Vega (`themed`), and a chart is drawn again when the reader switches scheme. The
+// prerendered charts stay SVG: the page's HTML carries them, styled by sim.css.
+//
 // The chart library is fetched only when the reader reaches for the controls (`reach`).
 // Until the inputs differ from the prerendered ones, the prerendered SVG is the chart; when
 // the reader reaches for the controls, each chart's live view is built on the result those
@@ -13,7 +21,8 @@ import { setText } from "./results.js";
 import { part } from "./parts.js";
 
 const VENDOR_URL = new URL("../vendor/", import.meta.url);
-const SVG = "http://www.w3.org/2000/svg";
+// The body's colour attributes, set by the light/dark toggle (partials/palette.html).
+const SCHEME_ATTRIBUTES = ["data-md-color-scheme", "data-md-color-primary", "data-md-color-accent"];
 
 /**
  * @typedef {object} ChartLibrary
@@ -33,6 +42,14 @@ const SVG = "http://www.w3.org/2000/svg";
  * @property {string} text
  * @property {HTMLElement} container
  * @property {boolean} [pending] built ahead, hidden behind the prerendered SVG
+ * @property {ChartLabel} [label] its text alternative, once shown
+ */
+
+/**
+ * @typedef {object} ChartLabel a chart's text alternative, as the prerendered SVG has it
+ * @property {string} id the prerendered chart's id prefix (`${id}-title`, `${id}-desc`)
+ * @property {string} title
+ * @property {string} description
  */
 
 /** @typedef {import("./livechart.js").Spec} Spec */
@@ -58,33 +75,69 @@ export function loadCharts() {
 }
 
 /**
- * The live SVG gets the text alternative the prerendered one has (same ids: it replaces it):
- * a <title> and a <desc>, appended after the children Vega manages (its root group and defs),
- * which Vega's later renders leave in place. A kept view's SVG has them already: only text
- * that changed is written, since any node added to the SVG or attribute set on it makes the
- * browser restyle the whole chart (the theme has sibling selectors that match anything).
+ * The live chart gets the text alternative the prerendered SVG has (same ids: it replaces
+ * it): its canvas is an image named by a title and a description, kept in hidden elements
+ * beside it, which Vega's later renders leave in place. Only text that changed is written.
  * @param {HTMLElement} container
- * @param {Spec} spec
- * @param {string} id
+ * @param {ChartLabel} label
  */
-function describeChart(container, spec, id) {
-  const svg = container.querySelector("svg");
-  if (!svg) return;
+function describeChart(container, label) {
+  const canvas = container.querySelector("canvas");
+  if (!canvas) return;
+  const ids = /** @type {const} */ ([["title", label.title], ["desc", label.description]]).map(([part, text]) => {
+    const id = `${label.id}-${part}`;
+    let element = /** @type {HTMLElement | null} */ ([...container.children].find((child) => child.id === id) ?? null);
+    if (!element) {
+      element = document.createElement("span");
+      element.id = id;
+      element.hidden = true;
+      container.append(element);
+    }
+    setText(element, text);
+    return id;
+  });
+  for (const [name, value] of Object.entries({ role: "img", "aria-labelledby": ids.join(" ") })) {
+    if (canvas.getAttribute(name) !== value) canvas.setAttribute(name, value);
+  }
+}
+
+/**
+ * @param {Spec} spec as a sim returns it
+ * @param {string} id
+ * @returns {ChartLabel}
+ */
+function labelOf(spec, id) {
   // Sims give the title as an object (sims/charts.py: its text, and a width limit).
   const title = spec.title && typeof spec.title === "object" ? spec.title.text : spec.title;
-  const labels = /** @type {const} */ ([["title", title], ["desc", spec.description]]).map(([tag, text]) => {
-    let element = [...svg.children].find((child) => child.id === `${id}-${tag}`);
-    if (!element) {
-      element = document.createElementNS(SVG, tag);
-      element.id = `${id}-${tag}`;
-      svg.append(element);
-    }
-    setText(/** @type {HTMLElement} */ (element), String(text ?? ""));
-    return element.id;
-  });
-  for (const [name, value] of Object.entries({ role: "img", "aria-labelledby": labels.join(" ") })) {
-    if (svg.getAttribute(name) !== value) svg.setAttribute(name, value);
-  }
+  return { id, title: String(title ?? ""), description: String(spec.description ?? "") };
+}
+
+/**
+ * The compiled spec in the page's colours: what sim.css gives the prerendered SVG's titles,
+ * axes, legends and plot frame (the text colour; rules and ticks at 0.6 of it, the grid and
+ * frame at 0.15), which a canvas can only get from Vega. Colours override the sim's own
+ * config, as the style sheet does; its other settings stay.
+ * @param {Spec} spec
+ * @param {string} ink the chart's CSS colour
+ * @returns {Spec}
+ */
+function themed(spec, ink) {
+  const config = spec.config ?? {};
+  /** @param {string} key @param {Record<string, unknown>} colours */
+  const merged = (key, colours) => ({ ...(config[key] ?? {}), ...colours });
+  return {
+    ...spec,
+    config: {
+      ...config,
+      title: merged("title", { color: ink, subtitleColor: ink }),
+      axis: merged("axis", {
+        labelColor: ink, titleColor: ink, domainColor: ink, domainOpacity: 0.6,
+        tickColor: ink, tickOpacity: 0.6, gridColor: ink, gridOpacity: 0.15,
+      }),
+      legend: merged("legend", { labelColor: ink, titleColor: ink }),
+      view: merged("view", { stroke: ink, strokeOpacity: 0.15 }),
+    },
+  };
 }
 
 /**
@@ -98,9 +151,10 @@ function describeChart(container, spec, id) {
  * @returns {Promise<LiveChart>}
  */
 async function newView(lib, lifted, container, shape = lib.live.shape(lifted), text = JSON.stringify(lifted)) {
-  const compiled = lib.vegaLite.compile(lib.live.sized(lifted)).spec;
+  const ink = getComputedStyle(container).color;
+  const compiled = lib.vegaLite.compile(themed(lib.live.sized(lifted), ink)).spec;
   const runtime = lib.vega.parse(compiled, null, { ast: true });
-  const view = new lib.vega.View(runtime, { expr: lib.expr, renderer: "svg", container, hover: true });
+  const view = new lib.vega.View(runtime, { expr: lib.expr, renderer: "canvas", container, hover: true });
   try {
     await view.runAsync();
   } catch (error) {
@@ -181,7 +235,7 @@ export function mountCharts(root) {
     const shape = lib.live.shape(next);
     const current = charts[index];
     const text = JSON.stringify(next);
-    const id = `${root.id}-chart${index}`;
+    const label = labelOf(spec, `${root.id}-chart${index}`);
     if (current && shape !== null && current.shape === shape) {
       if (text === current.text) return; // the same chart: nothing to draw
       lib.live.update(current.view, current.lifted, next);
@@ -191,17 +245,33 @@ export function mountCharts(root) {
         for (const child of [...figure.children]) if (child !== current.container) child.remove();
         current.container.className = "sim-chart-live";
       }
-      describeChart(current.container, spec, id);
-      charts[index] = { ...current, lifted: next, text, pending: false };
+      describeChart(current.container, label);
+      charts[index] = { ...current, lifted: next, text, pending: false, label };
       return;
     }
     current?.view.finalize();
     const container = document.createElement("div");
     container.className = "sim-chart-live";
     figure.replaceChildren(container);
-    charts[index] = await newView(lib, next, container, shape, text);
-    describeChart(container, spec, id);
+    charts[index] = { ...(await newView(lib, next, container, shape, text)), label };
+    describeChart(container, label);
   };
+
+  // The reader switched scheme: each view is built again, in the same container, with the
+  // new text colour (a canvas keeps the colours it was drawn in).
+  const recolour = () => queue(async () => {
+    if (!charts.length) return;
+    const lib = await loadCharts();
+    for (const [index, chart] of charts.entries()) {
+      if (!chart) continue;
+      chart.view.finalize();
+      const view = await newView(lib, chart.lifted, chart.container, chart.shape, chart.text);
+      charts[index] = { ...view, pending: chart.pending, label: chart.label };
+      if (chart.label) describeChart(chart.container, chart.label);
+    }
+  });
+  const schemes = new MutationObserver(() => { recolour(); });
+  schemes.observe(document.body, { attributes: true, attributeFilter: SCHEME_ATTRIBUTES });
 
   return {
     // The first change would otherwise wait for the chart library and then build every
@@ -224,6 +294,7 @@ export function mountCharts(root) {
       if (reached) prepare(specs);
     },
     dispose() {
+      schemes.disconnect();
       for (const chart of charts) chart?.view.finalize();
       charts = [];
     },
