@@ -4,11 +4,12 @@
 //
 // The live views draw on a canvas. Redrawn as SVG, a chart's changed marks cost the
 // browser a restyle, a layout and a repaint of every element Vega touched: with the
-// many-marked charts of the load sims, more main-thread time than Vega itself (`make bench`
-// measured 35-48% less main-thread CPU per change on a canvas for parallelism,
-// chunked_prefill and kv_memory). A canvas takes no CSS, so the page's text colour is given
-// to Vega (`themed`), and a chart is drawn again when the reader switches scheme. The
-// prerendered charts stay SVG: the page's HTML carries them, styled by sim.css.
+// many-marked charts of the load sims, more main-thread time than Vega itself (side by side
+// on this project's machine, a canvas took a third to a half less main-thread CPU per change
+// for chunked_prefill, disaggregation, goodput and parallelism). A canvas takes no CSS, so
+// the page's text colour is given to Vega (`themed`), and a chart is drawn again when the
+// reader switches scheme. The prerendered charts stay SVG: the page's HTML carries them,
+// styled by sim.css.
 //
 // The chart library is fetched only when the reader reaches for the controls (`reach`).
 // Until the inputs differ from the prerendered ones, the prerendered SVG is the chart; when
@@ -258,8 +259,9 @@ export function mountCharts(root) {
   };
 
   // The reader switched scheme: each view is built again, in the same container, with the
-  // new text colour (a canvas keeps the colours it was drawn in).
-  const recolour = () => queue(async () => {
+  // new text colour (a canvas keeps the colours it was drawn in). A new pixel ratio (a zoom,
+  // another monitor) needs nothing here: Vega redraws its canvas for it.
+  const redraw = () => queue(async () => {
     if (!charts.length) return;
     const lib = await loadCharts();
     for (const [index, chart] of charts.entries()) {
@@ -270,7 +272,7 @@ export function mountCharts(root) {
       if (chart.label) describeChart(chart.container, chart.label);
     }
   });
-  const schemes = new MutationObserver(() => { recolour(); });
+  const schemes = new MutationObserver(() => { redraw(); });
   schemes.observe(document.body, { attributes: true, attributeFilter: SCHEME_ATTRIBUTES });
 
   return {
