@@ -177,10 +177,10 @@ def test_the_script_asks_for_exactly_the_parts_of_the_table() -> None:
 
 def test_the_script_finds_elements_only_through_the_table_of_parts() -> None:
     """querySelector and its kin appear in parts.js alone, but for the root (SIM, the page's
-    contract) and the SVG that Vega draws into a container the script made."""
+    contract) and the canvas that Vega draws into a container the script made."""
     lookup = re.compile(r"\.(querySelector(?:All)?|getElementsBy\w+|getElementById|closest)"
                         r"\(([^)]*)\)")
-    allowed = {"SIM", '"svg"'}
+    allowed = {"SIM", '"canvas"'}
     for name, source in binding_sources().items():
         for match in lookup.finditer(source):
             assert match[2] in allowed, f"{name}: {match[0]} (bind through parts.js)"
