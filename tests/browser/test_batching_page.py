@@ -148,18 +148,22 @@ def test_live_charts_take_the_text_colour_of_the_scheme_the_reader_switches_to(
     wait_for_summary(page, expected(batch_size=8))
     live = page.locator(f"{SIM} .sim-chart-live canvas")
     expect(live).to_have_count(2)
+
+    def fewest_ink_pixels() -> int:
+        return min(live.nth(index).evaluate(INK_PIXELS) for index in range(2))
+
     light = page.evaluate("getComputedStyle(document.querySelector('.sim-chart-live')).color")
-    assert min(live.nth(index).evaluate(INK_PIXELS) for index in range(2)) > 100
+    assert fewest_ink_pixels() > 100
     page.locator("form[data-rp-palette] label:not([hidden])").first.click()
     expect(page.locator("body")).to_have_attribute("data-md-color-scheme", "slate")
     dark = page.evaluate("getComputedStyle(document.querySelector('.sim-chart-live')).color")
     assert dark != light
     # Drawn again in the dark scheme's text colour, still named as before.
     for _ in range(100):
-        if min(live.nth(index).evaluate(INK_PIXELS) for index in range(2)) > 100:
+        if fewest_ink_pixels() > 100:
             break
         page.wait_for_timeout(50)
-    assert min(live.nth(index).evaluate(INK_PIXELS) for index in range(2)) > 100
+    assert fewest_ink_pixels() > 100
     title = sims.load("batching").simulate(batch_size=8)["charts"][0]["title"]["text"]
     labelled = live.first.get_attribute("aria-labelledby").split()
     assert page.locator(f"#{labelled[0]}").text_content() == title

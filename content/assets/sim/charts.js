@@ -22,8 +22,9 @@ import { setText } from "./results.js";
 import { part } from "./parts.js";
 
 const VENDOR_URL = new URL("../vendor/", import.meta.url);
-// The body's colour attributes, set by the light/dark toggle (partials/palette.html).
-const SCHEME_ATTRIBUTES = ["data-md-color-scheme", "data-md-color-primary", "data-md-color-accent"];
+// The body's scheme attribute, set by the light/dark toggle (partials/palette.html): the only
+// one of its colour attributes that changes the text colour a chart is drawn in.
+const SCHEME_ATTRIBUTE = "data-md-color-scheme";
 
 /**
  * @typedef {object} ChartLibrary
@@ -273,7 +274,7 @@ export function mountCharts(root) {
     }
   });
   const schemes = new MutationObserver(() => { redraw(); });
-  schemes.observe(document.body, { attributes: true, attributeFilter: SCHEME_ATTRIBUTES });
+  schemes.observe(document.body, { attributes: true, attributeFilter: [SCHEME_ATTRIBUTE] });
 
   return {
     // The first change would otherwise wait for the chart library and then build every
