@@ -1,6 +1,6 @@
 """A kept chart view, given a new run's values (content/assets/sim/livechart.js), draws
 exactly what a new view of the new spec draws, for every sim, and again when given the first
-run's values back; and most changes keep it.
+run's values back; and every one-step change keeps it.
 
 Runs the page's own module under Node with the pinned Vega and Vega-Lite (no browser
 needed): for each sim, its charts at the defaults against its charts after each input is
@@ -75,19 +75,14 @@ def test_a_kept_view_draws_what_a_new_view_draws() -> None:
     assert failures == []
 
 
-def test_most_one_step_changes_keep_the_view() -> None:
+def test_every_one_step_change_keeps_the_view() -> None:
+    """A reader's one-step move (or a switch to another choice) updates the charts' kept
+    views: a new view costs a frame or more. What varies with an input goes where `lift`
+    makes it a parameter (a chart's title, a datum, a domain), not into an axis title."""
     labels, answers = compared()
-    steps = [answer["kept"] for label, answer in zip(labels, answers, strict=True)
-             if label[2] == "step"]
-    kept_by_sim = {}
-    for (module, _, kind, _), answer in zip(labels, answers, strict=True):
-        if kind == "step":
-            kept_by_sim.setdefault(module, []).append(answer["kept"])
-    assert sum(steps) / len(steps) >= 0.6, kept_by_sim
-    # Charts built from data alone keep their view for every move.
-    assert all(kept_by_sim["batching"]) and all(kept_by_sim["spec_sampling"])
-    # Timelines rank their rows in the data; bar charts give their axes as domains.
-    assert all(all(kept_by_sim[m]) for m in ("chunked_prefill", "parallelism", "routing"))
+    rebuilt = [label for label, answer in zip(labels, answers, strict=True)
+               if label[2] == "step" and not answer["kept"]]
+    assert rebuilt == []
 
 
 def test_a_one_step_move_keeps_the_plot_in_place() -> None:
