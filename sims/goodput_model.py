@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple
 
+from sims import memo
 from sims.kv_space import KvSpace
 from sims.physics import Gpu, Model, Precision
 from sims.serving import Policy, Served, serve
@@ -33,7 +34,7 @@ class Run(NamedTuple):
     """One rate's outcome, per request and in aggregate."""
 
     rate: float
-    requests: list[Request]  # arrivals at rate 1: divide by `rate`
+    requests: tuple[Request, ...]  # arrivals at rate 1: divide by `rate`
     served: Served
     ttft: list[float]  # per request; -1 if refused
     tpot: list[float]  # per request; 0 for a one-token answer, -1 if refused
@@ -62,7 +63,7 @@ class Scenario:
     model: Model
     tp: int
     precision: Precision
-    requests: list[Request]  # at rate 1
+    requests: tuple[Request, ...]  # at rate 1 (`workload.draw`)
     policy: Policy
     slo: Slo
     space: KvSpace
@@ -75,7 +76,7 @@ class Scenario:
         """Serve the requests at `rate`. Throughput and goodput are as serving benchmarks
         count them: requests completed (all, or those within the SLO) over the run's
         duration, from the first arrival to the last token."""
-        served = serve(self.requests, self.policy, self.table, rate)
+        served = _served(self.requests, self.policy, self.table, rate)
         ttft, tpot, met = [], [], []
         slo_ttft, slo_tpot = self.slo.ttft_s, self.slo.tpot_s
         done = good = first_ok = later_ok = 0
@@ -120,6 +121,21 @@ class Scenario:
         per_prompt_token = (self.table.time_s(decodes, context, prompt_room, 0.0)
                             - decode_s) / prompt_room
         return 1 / (output_mean * decode_s / decodes + prompt_mean * per_prompt_token)
+
+
+# Two changes' worth of runs: the sweep and the chosen rate, now and before.
+RUNS_KEPT = 2 * (RATE_POINTS + 1)
+
+
+@memo.kept(maxsize=RUNS_KEPT)
+def _served(requests: tuple[Request, ...], policy: Policy, table: StepTable, rate: float
+            ) -> Served:
+    """`serve`, remembered. A run depends on the traffic, the replica and the rate alone, not
+    on the SLO nor on which rate the reader picked: moving one of those (the page's main
+    controls) serves one run or none instead of the sweep's nine, and moving an input back
+    serves nothing. `serve` keeps no state, so a remembered run is the run it would make;
+    its lists are only read (Scenario.run, goodput_charts)."""
+    return serve(requests, policy, table, rate)
 
 
 def sweep_rates(saturation: float) -> list[float]:

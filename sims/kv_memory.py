@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sims import kv_memory_charts
+from sims import kv_memory_charts, memo
 from sims.contract import Choice, Number, simulation
 from sims.kv_allocators import EXTERNAL, FUTURE, NEVER, SLACK, Outcome, contiguous, paged
 from sims.kv_space import kv_space, swap_s
@@ -101,6 +101,14 @@ METRICS = {
 }
 
 
+# Each allocator's runs, remembered: a run depends on the backlog, the room and its own
+# parameter alone, so switching the allocator, the preemption cost or a block size the sweep
+# already ran, or moving an input back, runs nothing again. Two changes' worth: the
+# contiguous run and the sweep's paged runs (one more for a block size off the sweep).
+_contiguous = memo.kept(maxsize=2)(contiguous)
+_paged = memo.kept(maxsize=2 * (len(BLOCK_SWEEP) + 1))(paged)
+
+
 def _mean(values: list[float] | list[int]) -> float:
     return sum(values) / len(values) if values else 0.0
 
@@ -125,9 +133,9 @@ def simulate(
                    min(PROMPT_CAP, LENGTH_CAP * prompt_tokens),
                    min(max_output_tokens, LENGTH_CAP * output_tokens))
 
-    runs = {"contiguous": contiguous(backlog, slots, window, max_output_tokens)}
-    sweep = {size: paged(backlog, slots, window, size) for size in BLOCK_SWEEP}
-    runs["paged"] = sweep.get(block) or paged(backlog, slots, window, block)
+    runs = {"contiguous": _contiguous(backlog, slots, window, max_output_tokens)}
+    sweep = {size: _paged(backlog, slots, window, size) for size in BLOCK_SWEEP}
+    runs["paged"] = sweep.get(block) or _paged(backlog, slots, window, block)
     chosen = runs[allocator]
 
     table = step_table(chip, shape, group, precision)

@@ -4,12 +4,12 @@ Every sim that draws traffic takes it from here (goodput and kv_memory do), so t
 prompt of 1,024 tokens on average, spread 1" means the same thing on every page.
 
 The contract other sims rely on: `draw(count, seed, arrivals, prompt_mean, output_mean,
-spread, prompt_cap, output_cap)` returns `count` `Request`s sorted by arrival, the first at
-time 0, with arrival times for a rate of one request per second (divide by a rate to get
-seconds; `sims.serving.serve` does) and whole-token lengths in [1, cap]; the same arguments
-give the same requests under CPython and Pyodide. `lognormal` and `gap` are the single
-draws it is made of, for a sim that builds its own stream; `percentile` is the quantile
-every load figure is read with.
+spread, prompt_cap, output_cap)` returns a tuple of `count` `Request`s sorted by arrival,
+the first at time 0, with arrival times for a rate of one request per second (divide by a
+rate to get seconds; `sims.serving.serve` does) and whole-token lengths in [1, cap]; the
+same arguments give the same requests under CPython and Pyodide. `lognormal` and `gap` are
+the single draws it is made of, for a sim that builds its own stream; `percentile` is the
+quantile every load figure is read with.
 
 Lengths are log-normal with a given mean and coefficient of variation (the spread: the
 standard deviation over the mean). Spread 0 makes every request the same; spread 1 gives
@@ -33,6 +33,8 @@ from __future__ import annotations
 import math
 import random
 from typing import NamedTuple
+
+from sims import memo
 
 ARRIVALS = ("poisson", "bursty")
 BURSTY_CV = 3.0  # coefficient of variation of the gaps between bursty arrivals
@@ -69,11 +71,15 @@ def gap(rng: random.Random, arrivals: str) -> float:
     return -mean * math.log(1 - rng.random())
 
 
+@memo.kept(maxsize=8)
 def draw(
     count: int, seed: int, arrivals: str, prompt_mean: float, output_mean: float,
     spread: float, prompt_cap: int, output_cap: int,
-) -> list[Request]:
-    """`count` requests at rate 1, the first arriving at time 0."""
+) -> tuple[Request, ...]:
+    """`count` requests at rate 1, the first arriving at time 0.
+
+    A tuple, and remembered: a reader who moves an input the traffic does not depend on
+    gets the very same requests, which the load sims' own caches of runs are keyed by."""
     if arrivals not in ARRIVALS:
         raise ValueError(f"arrivals must be one of {', '.join(ARRIVALS)}, got {arrivals!r}")
     rng = random.Random(seed)
@@ -83,7 +89,7 @@ def draw(
             clock += gap(rng, arrivals)
         requests.append(Request(clock, lognormal(rng, prompt_mean, spread, prompt_cap),
                                 lognormal(rng, output_mean, spread, output_cap)))
-    return requests
+    return tuple(requests)
 
 
 def percentile(ordered: list[float], share: float) -> float:

@@ -19,6 +19,7 @@ from typing import Any
 
 import sims
 from bench.stats import median
+from sims import memo
 from sims.contract import Choice, Number, defaults
 
 CORNER_LIMIT = 256  # beyond this many corners, search coordinate-wise
@@ -67,9 +68,12 @@ def time_run(simulate: Callable[..., Any], inputs: Mapping[str, Any], runs: int,
     """Durations (ms) of `runs` calls, or None when the sim refuses these inputs.
 
     CPU time of this process, not wall time: a sim is single-threaded, and on a shared
-    machine other processes' work would otherwise be counted as the sim's."""
+    machine other processes' work would otherwise be counted as the sim's. The runs a sim
+    keeps between changes (`sims.memo`) are forgotten before each call: the same inputs
+    again would otherwise time a lookup, not the run."""
     durations = []
     for _ in range(runs):
+        memo.forget()
         start = clock()
         try:
             simulate(**inputs)

@@ -8,6 +8,7 @@ import pytest
 
 import sims
 from bench import native
+from sims import memo
 from sims.contract import Choice, Number
 
 
@@ -33,6 +34,20 @@ def test_time_run_uses_the_clock_and_reports_a_refusal() -> None:
         raise ValueError("no")
 
     assert native.time_run(refuse, {}, 3, clock) is None
+
+
+def test_time_run_times_the_run_not_a_kept_result() -> None:
+    """A sim that keeps its runs (sims.memo) would otherwise answer the same inputs again
+    from memory: every timed call runs the kept function afresh."""
+    calls = []
+
+    @memo.kept(maxsize=4)
+    def served(rate: float) -> float:
+        calls.append(rate)
+        return rate
+
+    native.time_run(lambda **_: served(1.0), {}, 3)
+    assert calls == [1.0, 1.0, 1.0]
 
 
 @pytest.mark.parametrize("module", ["spec_sampling", "roofline"])

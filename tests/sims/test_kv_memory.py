@@ -83,6 +83,9 @@ def _roomy_setups() -> list[tuple[str, str, str]]:
     return found
 
 
+ROOMY_REQUESTS = 50  # mean requests the BF16 room must hold for "about twice" to apply
+
+
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(setup=st.sampled_from(_roomy_setups()), prompt=st.integers(1024, 8192),
        answer=st.integers(64, 1024), seed=st.integers(0, 99))
@@ -96,6 +99,11 @@ def test_fp8_kv_holds_about_twice_the_requests_of_bf16_when_weights_leave_room(
     fp8 = simulate(kv_precision="fp8", **inputs)["summary"]
     # Memory, not the size of the backlog, must set how many run, even at FP8.
     assume(fp8["paged_max_concurrent"] < 500)
+    # And the room must hold many requests: in a room of a few dozen, the long tail's
+    # longest (up to LENGTH_CAP times the mean) hold so large a share that twice the room
+    # runs more than twice as many (qwen3-30b-a3b on one A100, prompts of 3,176 tokens on
+    # average: 24.6 against 59.0).
+    assume(bf16["kv_capacity_tokens"] >= ROOMY_REQUESTS * (prompt + answer))
     assert abs(fp8["kv_capacity_tokens"] - 2 * bf16["kv_capacity_tokens"]) <= 1
     # "About": a few dozen requests at a time move in whole requests, and the preemptions
     # that keep a full cache full come and go differently at each size.
