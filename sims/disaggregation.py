@@ -46,7 +46,7 @@ from sims.physics import (
     ridge_tokens,
     scale_out_time,
 )
-from sims.serving_engine import Job, Served, StepClock, serve
+from sims.serving_engine import Job, Served, StepClock, serve, step_clock
 
 TITLE = "Prefill here, decode there"
 # Issue 19 allows its sims 100 ms at their most expensive inputs (the others get 20).
@@ -196,7 +196,7 @@ class Setup:
             fit = memory_fit(gpu, model, 1, prompt + output, tp, precision)
             raise InputError("tp", f"expected enough GPUs per instance to hold one request; "
                                    f"on {tp}, it {fit.reason}")
-        self.clock = StepClock(gpu, model, tp, precision)
+        self.clock = step_clock(gpu, model, tp, precision)
         self.chunk = chunk
         self.budget = max(prompt, ridge_tokens(gpu, model, precision))
         shard = memory_fit(gpu, model, 1, prompt, tp, precision).kv_per_gpu_bytes

@@ -8,8 +8,8 @@ arguments (`functools.lru_cache`), so such a change reruns only what it changed.
 `forget` empties every kept function: the native bench calls it before each timed run, so
 that it times the work a run does rather than a lookup, and tests call it to compare a
 result made from kept runs with a fresh process's. The physics' own caches (the step table's
-priced points, a shape's matrices) are not kept here: they are warm on a page after its
-first run, and the bench counts them so.
+priced points, the serving engine's step clocks, a shape's matrices) are not kept here: they
+are warm on a page after its first run, and the bench counts them so.
 """
 
 from __future__ import annotations

@@ -10,7 +10,8 @@ later step until its reply is done. An instance can also be prefill-only (a requ
 after its first token, for a prefill pool) or receive requests already prefilled elsewhere
 (a decode pool: they join the batch at the next step boundary once their KV has arrived).
 
-Steps are priced by the shared physics, cached on what sets their cost: the number of
+Steps are priced by the shared physics, cached on what sets their cost (one clock per
+instance shape, `step_clock`, kept for every later run): the number of
 decoding sequences, their mean context (to within about 1.5%, at least CONTEXT_BUCKET
 tokens; attention's cost is linear in it) and the prompt slices. A stretch of plain decode
 steps between two events (an arrival, a reply finishing) costs about the same each time, so
@@ -26,12 +27,16 @@ import math
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from sims.physics import Gpu, Model, Precision, Work, step_cost
 
 # A decode batch's mean context is priced to a bucket of this many tokens, or of a 64th to a
 # 128th of the context where that is more: attention's share of a step is linear in it.
 CONTEXT_BUCKET = 32
+# Most steps one clock keeps priced. A run prices a few hundred; a clock lives as long as the
+# page (step_clock), so a long session of changes would otherwise grow it without end.
+PRICED_KEPT = 50_000
 
 
 class StepClock:
@@ -52,12 +57,22 @@ class StepClock:
         key = (decodes, mean, slices)
         cached = self._cache.get(key)
         if cached is None:
+            if len(self._cache) >= PRICED_KEPT:
+                self._cache.clear()
             work = [Work(1, mean, count=decodes)] if decodes else []
             work += [Work(tokens, done, logit_tokens=1 if last else 0)
                      for tokens, done, last in slices]
             cached = self._cache[key] = step_cost(self.gpu, self.model, work, self.tp,
                                                   self.precision).time_s
         return cached
+
+
+@lru_cache(maxsize=64)
+def step_clock(gpu: Gpu, model: Model, tp: int, precision: Precision) -> StepClock:
+    """The clock for this instance shape, made once: the steps it has priced serve every
+    later run (a reader's change to the traffic or the pools reprices nothing), as
+    `sims.step_table.step_table` does for the other serving engine."""
+    return StepClock(gpu, model, tp, precision)
 
 
 @dataclass

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sims import serving_engine
 from sims.arrivals import (
     percentile,
     poisson_requests,
@@ -18,7 +19,14 @@ from sims.arrivals import (
     weighted_quantiles,
 )
 from sims.physics import GPUS, MODELS, precision_for
-from sims.serving_engine import CONTEXT_BUCKET, Job, StepClock, prompt_slices, serve
+from sims.serving_engine import (
+    CONTEXT_BUCKET,
+    Job,
+    StepClock,
+    prompt_slices,
+    serve,
+    step_clock,
+)
 
 GPU, MODEL = GPUS["h100"], MODELS["llama-3.1-8b"]
 
@@ -133,6 +141,37 @@ def test_a_decode_batch_is_priced_at_its_mean_context_to_the_bucket() -> None:
 def test_an_instance_that_cannot_hold_a_sequence_is_refused() -> None:
     with pytest.raises(ValueError, match="cannot hold one sequence"):
         serve(jobs(1.0), clock(), 512, 0)
+
+
+def served_times(steps: StepClock, rate: float) -> tuple[dict[int, float], dict[int, float]]:
+    served = serve(jobs(rate), steps, 512, 16)
+    return served.first_token_s, served.finish_s
+
+
+def test_a_clock_that_priced_other_runs_gives_the_times_a_new_clock_gives() -> None:
+    shared = step_clock(GPU, MODEL, 1, precision_for(GPU, MODEL))
+    assert shared is step_clock(GPU, MODEL, 1, precision_for(GPU, MODEL))  # one per shape
+    for rate in (2.0, 8.0, 2.0, 30.0):
+        assert served_times(shared, rate) == served_times(clock(), rate), rate
+
+
+def test_a_run_the_clock_has_timed_before_prices_no_step(monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    steps = clock()
+    before = served_times(steps, 8.0)
+    priced: list[tuple] = []
+    monkeypatch.setattr(serving_engine, "step_cost", lambda *args: priced.append(args))
+    assert served_times(steps, 8.0) == before
+    assert priced == []
+
+
+def test_a_clock_keeps_at_most_its_bound_of_priced_steps(monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    monkeypatch.setattr(serving_engine, "PRICED_KEPT", 40)
+    steps = clock()
+    times = served_times(steps, 8.0)
+    assert 0 < len(steps._cache) <= 40
+    assert times == served_times(clock(), 8.0)  # what it forgot, it prices again the same
 
 
 # -- the arrivals --------------------------------------------------------------------------
