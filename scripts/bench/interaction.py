@@ -33,6 +33,7 @@ from bench.stats import percentile
 from sims.contract import Choice, Number, defaults
 
 CHANGES = 40
+SLOWEST_SHOWN = 3  # changes named beside the p95: which controls set it
 THINK_MS = 1000  # from reaching for the controls to the first change
 CHANGE_TIMEOUT_MS = 10_000
 _SIM_ELEMENT = re.compile(r'data-sim="(?P<module>\w+)" data-key="(?P<key>[\w-]+)"')
@@ -90,6 +91,7 @@ class Interaction:
     cpu_p95_ms: float
     main_cpu_p95_ms: float  # of it, the page's main thread (script, style, layout, paint)
     worker_cpu_p95_ms: float  # and Python's worker (the sim's run and its JSON)
+    slowest: str  # the slowest timed changes, as `slowest` gives them
 
 
 def pages_by_sim(site: Path) -> dict[str, str]:
@@ -141,6 +143,15 @@ def _url(base: str, page: str, key: str, names: list[str], module: str) -> str:
     return f"{base}{page}?{query}"
 
 
+def slowest(changes: list[tuple[str, Any]], durations: list[float],
+            count: int = SLOWEST_SHOWN) -> str:
+    """The `count` slowest of the timed `changes` ((input, value) each, with its duration),
+    slowest first, as "input=value ms": the p95 of a few dozen changes is set by its
+    slowest few, and an engineer cutting it needs to know which control's change they are."""
+    ranked = sorted(zip(durations, changes, strict=True), key=lambda item: -item[0])[:count]
+    return ", ".join(f"{name}={value} {ms:.1f} ms" for ms, (name, value) in ranked)
+
+
 def measure(context: BrowserContext, base: str, site: Path, module: str, page_path: str,
             changes: int = CHANGES) -> Interaction:
     """Open the sim's page and time its first change, then `changes` changes after a
@@ -182,4 +193,5 @@ def measure(context: BrowserContext, base: str, site: Path, module: str, page_pa
                        percentile(durations, 0.95), max(durations), len(durations),
                        percentile(cpu, 0.5), percentile(cpu, 0.95),
                        percentile([split["main"] for split in threads], 0.95),
-                       percentile([split["worker"] for split in threads], 0.95))
+                       percentile([split["worker"] for split in threads], 0.95),
+                       slowest([steps[index % len(steps)] for index in timed], durations))

@@ -124,7 +124,8 @@ def interaction_group(playwright: Playwright, base: str, site: Path,
         figures.append(Figure("interaction", f"{result.module}: p50", result.p50_ms, "ms"))
         figures.append(Figure("interaction", f"{result.module}: p95", result.p95_ms, "ms",
                               INTERACTION_P95_MS,
-                              note=f"{result.changes} changes on {result.page}"))
+                              note=f"{result.changes} changes on {result.page}; slowest: "
+                                   f"{result.slowest}"))
         figures.append(Figure("interaction", f"{result.module}: p95 CPU within the change",
                               result.cpu_p95_ms, "ms",
                               note=f"p50 {result.cpu_p50_ms:.1f} ms; the page's main thread "

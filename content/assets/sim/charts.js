@@ -237,9 +237,10 @@ export function mountCharts(root) {
     const shape = lib.live.shape(next);
     const current = charts[index];
     const text = JSON.stringify(next);
+    const kept = current && shape !== null && current.shape === shape;
+    if (kept && text === current.text) return; // the same chart: nothing to draw
     const label = labelOf(spec, `${root.id}-chart${index}`);
-    if (current && shape !== null && current.shape === shape) {
-      if (text === current.text) return; // the same chart: nothing to draw
+    if (kept) {
       lib.live.update(current.view, current.lifted, next);
       await current.view.runAsync();
       if (current.pending) {
@@ -273,7 +274,9 @@ export function mountCharts(root) {
       if (chart.label) describeChart(chart.container, chart.label);
     }
   });
-  const schemes = new MutationObserver(() => { redraw(); });
+  // A view that fails to build again is an error of the page's code, not of the reader's
+  // inputs: reported as an uncaught error would be, not left as an unhandled rejection.
+  const schemes = new MutationObserver(() => { redraw().catch(reportError); });
   schemes.observe(document.body, { attributes: true, attributeFilter: [SCHEME_ATTRIBUTE] });
 
   return {
