@@ -141,6 +141,7 @@ def serve(jobs: Iterable[Job], clock: StepClock, budget_tokens: int, max_sequenc
             served.finish_s[job.index] = now
             held, base_sum = held - 1, base_sum - job.base
 
+    step_s, add_gap = clock.step_s, served.gaps.append
     while pending or waiting or prefilling or running:
         while pending and pending[0].ready_s <= now:
             waiting.append(pending.popleft())
@@ -157,22 +158,25 @@ def serve(jobs: Iterable[Job], clock: StepClock, budget_tokens: int, max_sequenc
         decodes = len(running)
         if prefilling:  # one step, with prompt slices
             slices = prompt_slices(prefilling, budget_tokens)
-            step = clock.step_s(decodes, base_sum + decodes * ticks, tuple(slices))
+            step = step_s(decodes, base_sum + decodes * ticks, tuple(slices))
             steps = 1
         else:  # a leap of plain decode steps, up to the next event
-            first = clock.step_s(decodes, base_sum + decodes * ticks, ())
+            first = step_s(decodes, base_sum + decodes * ticks, ())
             steps = running[0][0] - ticks
             if pending and held < max_sequences:
                 steps = max(1, min(steps, math.ceil((pending[0].ready_s - now) / first)))
-            step = first if steps < CONTEXT_BUCKET else clock.step_s(
+            step = first if steps < CONTEXT_BUCKET else step_s(
                 decodes, base_sum + decodes * (ticks + steps // 2), ())
         start, now, ticks = now, now + steps * step, ticks + steps
         served.steps += 1
-        for job in fresh:  # their first gap runs from their last token elsewhere
-            served.gaps.append((start + step - job.last_token_s, 1))
-        if decodes:
-            served.gaps.append((step, decodes * steps - len(fresh)))
-        fresh.clear()
+        if fresh:
+            for job in fresh:  # their first gap runs from their last token elsewhere
+                add_gap((start + step - job.last_token_s, 1))
+            if decodes:
+                add_gap((step, decodes * steps - len(fresh)))
+            fresh.clear()
+        elif decodes:
+            add_gap((step, decodes * steps))
         if prefilling:
             for take, _, last in slices:
                 job = prefilling[0]
@@ -186,5 +190,6 @@ def serve(jobs: Iterable[Job], clock: StepClock, budget_tokens: int, max_sequenc
                     else:
                         served.finish_s[job.index] = now
                         held -= 1
-        retire()
+        if running and running[0][0] <= ticks:
+            retire()
     return served
