@@ -30,12 +30,19 @@ interface VegaView {
   data(name: string): object[];
   changeset(): VegaChangeset;
   change(name: string, changes: VegaChangeset): VegaView;
+  tooltip(): VegaTooltipHandler;
+  tooltip(handler: VegaTooltipHandler): VegaView;
+  initialize(container: HTMLElement): VegaView;
 }
+
+// Called with the scenegraph's event handler, the event, the item pointed at (null to hide)
+// and the item's tooltip value.
+type VegaTooltipHandler = (handler: object, event: Event | null, item: object | null, value: unknown) => void;
 
 interface VegaViewOptions {
   expr: object;
   renderer: "svg" | "canvas" | "none";
-  container: HTMLElement;
+  container?: HTMLElement;
   hover: boolean;
 }
 

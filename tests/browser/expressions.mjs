@@ -20,7 +20,7 @@ import * as vegaLite from "vega-lite";
 import { lift, shape, sized, update } from "../../content/assets/sim/livechart.js";
 
 globalThis.vega = vega; // what the staged vega-interpreter reads, as in the page
-const { preparedExpressions } = await import(pathToFileURL(process.argv[2]).href);
+const { preparedExpressions, shown } = await import(pathToFileURL(process.argv[2]).href);
 const EVALUATORS = { ours: preparedExpressions, reference: expressionInterpreter };
 
 // -- units ----------------------------------------------------------------------------------
@@ -238,6 +238,33 @@ const CASES = {
     1, 1, { x: 4, x2: 10, width: 6, y: 1, y2: 3, height: 2 }, [1, 0], { x: 10, x2: 4 },
     { xc: 10, width: 4, yc: 5, y2: 9, x: 8, y: 5 }, [1, 1], 10,
   ]),
+
+  // Not `agree`: here the evaluators differ on purpose (expressions.js, Tooltip).
+  "encode: a tooltip is vega-interpreter's value, evaluated when shown": () => {
+    const channels = encoding("symbol", { size: "datum.x", tooltip: "{X: datum.x * 2, S: datum.s + a}" });
+    const prepare = (expr) => expr.encode({ functions: context([]) }, channels);
+    const [ours, reference] = [prepare(preparedExpressions), prepare(expressionInterpreter)];
+    const params = { $a: "!" };
+    const dot = { datum: { x: 3, s: "p" } };
+    const theirs = { datum: dot.datum };
+    assert.equal(ours(dot, params), 1);
+    reference(theirs, params);
+    assert.deepEqual(shown(dot.tooltip, dot), theirs.tooltip);
+    assert.deepEqual(theirs.tooltip, { X: 6, S: "p!" });
+    // An update that changes no drawn channel changes nothing of the item; its tooltip still
+    // shows the new values (vega-interpreter's item always changes: a new tooltip object).
+    assert.equal(ours(dot, params), 0);
+    assert.equal(reference(theirs, params), 1);
+    dot.datum.s = "q";
+    assert.equal(ours(dot, { $a: "?" }), 0);
+    reference(theirs, { $a: "?" });
+    assert.deepEqual(shown(dot.tooltip, dot), theirs.tooltip);
+    assert.deepEqual(theirs.tooltip, { X: 6, S: "q?" });
+    dot.datum.x = 4;
+    assert.equal(ours(dot, params), 1); // its size changed
+    assert.deepEqual(shown(dot.tooltip, dot), { X: 8, S: "q!" });
+    assert.equal(shown("given", dot), "given"); // a value no encoder set is shown as it is
+  },
 
   "nodes it cannot evaluate fail when evaluated, not when prepared": () => agree((evaluate, { expr, fn }) => {
     const call = vega.parseExpression("a.b(1)"); // a call of a member (Vega's parser refuses it)

@@ -9,7 +9,7 @@ import urllib.parse
 import urllib.request
 
 import pytest
-from playwright.sync_api import Page, Route, expect
+from playwright.sync_api import Locator, Page, Route, expect
 
 import sims
 from ridgepoint.sim_embed.display import display
@@ -168,6 +168,41 @@ def test_live_charts_take_the_text_colour_of_the_scheme_the_reader_switches_to(
     labelled = live.first.get_attribute("aria-labelledby").split()
     assert page.locator(f"#{labelled[0]}").text_content() == title
     expect(live.first).to_have_attribute("role", "img")
+
+
+def pointed_tooltip(page: Page, chart: Locator) -> dict[str, str]:
+    """Point at a live chart's marks until one shows its tooltip (its container's title, as
+    Vega's own tooltip sets it): the tooltip's lines as {title: value}."""
+    chart.scroll_into_view_if_needed()
+    box = chart.bounding_box()
+    assert box is not None
+    for y in range(10, int(box["height"]) - 10, 8):
+        for x in range(10, int(box["width"]) - 10, 8):
+            page.mouse.move(box["x"] + x, box["y"] + y)
+            title = chart.get_attribute("title")
+            if title:
+                return dict(line.split(": ", 1) for line in title.split("\n"))
+    raise AssertionError("no mark of the chart showed a tooltip")
+
+
+def test_a_live_charts_tooltip_shows_the_pointed_rows_values_after_every_change(
+    page: Page, base_url: str
+) -> None:
+    """The page evaluates a mark's tooltip only when it is shown (expressions.js, Tooltip):
+    what it shows is the row under the pointer, as the latest run left it."""
+    open_page(page, base_url)
+    bars = page.locator(f"{SIM} .sim-chart-live").nth(1)
+    for batch in (8, 2):
+        page.fill(BATCH_BOX, str(batch))
+        wait_for_summary(page, expected(batch_size=batch))
+        chart = sims.load("batching").simulate(batch_size=batch)["charts"][1]
+        titles = {item["title"]: item["field"] for item in chart["encoding"]["tooltip"]}
+        tip = pointed_tooltip(page, bars)
+        assert list(tip) == list(titles)
+        rows = [{title: str(row[field]) for title, field in titles.items()}
+                for row in chart["data"]["values"]]
+        assert tip in rows, (batch, tip)
+        page.mouse.move(0, 0)  # away, so that the next change's tooltip is a new one
 
 
 def test_reaching_for_a_control_gets_the_live_charts_ready_behind_the_prerendered_ones(

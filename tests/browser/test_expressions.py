@@ -37,6 +37,7 @@ CASES = [
     "operators, lazy && || and ?:",
     "arrays and objects are new each time",
     "encode: what changed, and positions from x2, xc, y2 and yc",
+    "encode: a tooltip is vega-interpreter's value, evaluated when shown",
     "nodes it cannot evaluate fail when evaluated, not when prepared",
 ]
 

@@ -31,6 +31,7 @@ const SCHEME_ATTRIBUTE = "data-md-color-scheme";
  * @property {typeof globalThis.vega} vega
  * @property {typeof globalThis.vegaLite} vegaLite
  * @property {typeof import("./expressions.js").preparedExpressions} expr
+ * @property {typeof import("./expressions.js").shown} shown an item's tooltip, evaluated
  * @property {typeof import("./livechart.js")} live
  */
 
@@ -67,11 +68,11 @@ export function loadCharts() {
   library ??= (async () => {
     await import(new URL("vega.min.js", VENDOR_URL).href);
     await import(new URL("vega-lite.min.js", VENDOR_URL).href);
-    const [{ preparedExpressions }, live] = await Promise.all([
+    const [{ preparedExpressions, shown }, live] = await Promise.all([
       import(new URL("expressions.js", import.meta.url).href),
       import(new URL("livechart.js", import.meta.url).href),
     ]);
-    return { vega: globalThis.vega, vegaLite: globalThis.vegaLite, expr: preparedExpressions, live };
+    return { vega: globalThis.vega, vegaLite: globalThis.vegaLite, expr: preparedExpressions, shown, live };
   })();
   return library;
 }
@@ -156,7 +157,14 @@ async function newView(lib, lifted, container, shape = lib.live.shape(lifted), t
   const ink = getComputedStyle(container).color;
   const compiled = lib.vegaLite.compile(themed(lib.live.sized(lifted), ink)).spec;
   const runtime = lib.vega.parse(compiled, null, { ast: true });
-  const view = new lib.vega.View(runtime, { expr: lib.expr, renderer: "canvas", container, hover: true });
+  const view = new lib.vega.View(runtime, { expr: lib.expr, renderer: "canvas", hover: true });
+  // Vega's own tooltip (the canvas's title), given the value the item's tooltip has now: the
+  // page's evaluator leaves it to be evaluated when shown (expressions.js, Tooltip). Set
+  // before the view is drawn into its container, which would otherwise be set up twice.
+  const vegaTooltip = view.tooltip();
+  view.tooltip((handler, event, item, value) =>
+    vegaTooltip.call(view, handler, event, item, item ? lib.shown(value, item) : value));
+  view.initialize(container);
   try {
     await view.runAsync();
   } catch (error) {
