@@ -31,7 +31,7 @@ const SCHEME_ATTRIBUTE = "data-md-color-scheme";
  * @property {typeof globalThis.vega} vega
  * @property {typeof globalThis.vegaLite} vegaLite
  * @property {typeof import("./expressions.js").preparedExpressions} expr
- * @property {typeof import("./expressions.js").shown} shown an item's tooltip, evaluated
+ * @property {typeof import("./expressions.js").shown} shown the tooltip an item shows now
  * @property {typeof import("./livechart.js")} live
  */
 
@@ -158,7 +158,7 @@ async function newView(lib, lifted, container, shape = lib.live.shape(lifted), t
   const compiled = lib.vegaLite.compile(themed(lib.live.sized(lifted), ink)).spec;
   const runtime = lib.vega.parse(compiled, null, { ast: true });
   const view = new lib.vega.View(runtime, { expr: lib.expr, renderer: "canvas", hover: true });
-  // Vega's own tooltip (the canvas's title), given the value the item's tooltip has now: the
+  // Vega's own tooltip (the container's title), given the value the item's tooltip has now: the
   // page's evaluator leaves it to be evaluated when shown (expressions.js, Tooltip). Set
   // before the view is drawn into its container, which would otherwise be set up twice.
   const vegaTooltip = view.tooltip();
