@@ -15,6 +15,11 @@ HEIGHT = 260
 # fit, so another model or GPU, whose numbers are longer or shorter, does not move the plot
 # sideways (the page's kept chart view would then redraw every mark).
 Y_AXIS_EXTENT_PX = 64
+# A plot narrower than this (a phone's) lists a top or bottom legend's entries one per line.
+# Vega does not wrap a legend: at a phone's width a row of two long labels runs past the chart
+# and is cut off at its edge. Wider plots keep the legend's own columns (`chart`,
+# _wrapping_legends); a legend given a direction is left as it is.
+NARROW_PLOT_PX = 480
 
 
 def titled(title: str, note: str) -> str:
@@ -43,8 +48,33 @@ def chart(title: str, description: str, rows: list[dict[str, Any]], **body: Any)
         # per-mark ARIA roles inside it would only add unnamed "graphics-symbol" nodes.
         "config": {"aria": False, "mark": {"aria": False},
                    "axisY": {"minExtent": Y_AXIS_EXTENT_PX}},
-        **body,
+        **_wrapping_legends(body),
     }
+
+
+_ROW_ORIENTS = ("top", "bottom")
+
+
+def _wrapping_legends(view: dict[str, Any]) -> dict[str, Any]:
+    """`view` (a chart's body, or one of its layers) with every legend laid out in rows (at
+    the top or bottom, with no direction of its own) in one column on a narrow plot."""
+    out = dict(view)
+    if isinstance(view.get("encoding"), dict):
+        out["encoding"] = {channel: _wrapping(definition)
+                           for channel, definition in view["encoding"].items()}
+    if isinstance(view.get("layer"), list):
+        out["layer"] = [_wrapping_legends(layer) for layer in view["layer"]]
+    return out
+
+
+def _wrapping(definition: Any) -> Any:
+    legend = definition.get("legend") if isinstance(definition, dict) else None
+    if (not isinstance(legend, dict) or legend.get("orient") not in _ROW_ORIENTS
+            or "direction" in legend or legend.get("columns") == 1):
+        return definition
+    # Otherwise its own columns, or as many as it has entries (Vega's 0).
+    columns = {"expr": f"width < {NARROW_PLOT_PX} ? 1 : {legend.get('columns', 0)}"}
+    return {**definition, "legend": {**legend, "columns": columns}}
 
 
 # Room left above a chart's highest mark: more than the largest point any sim draws reaches

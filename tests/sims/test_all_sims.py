@@ -4,15 +4,18 @@ that names the input and its range for every value outside it."""
 
 from __future__ import annotations
 
+import copy
 import json
 import math
+import re
 from types import ModuleType
 from typing import Any
 
 import pytest
+import vl_convert
 
 import sims
-from ridgepoint.sim_embed.charts import chart_svg
+from ridgepoint.sim_embed.charts import VL_VERSION, chart_svg
 from sims.charts import DATASET
 from sims.contract import Choice, InputError, Number
 from tests.repo import LAYOUT
@@ -105,6 +108,34 @@ def test_charts_render_to_svg(result: dict[str, Any]) -> None:
     for index, spec in enumerate(result["charts"]):
         svg = chart_svg(spec, f"c{index}", LAYOUT.charts)
         assert svg.startswith("<svg") and "<title" in svg and "</svg>" in svg
+
+
+# A 390-pixel phone's plot: the page's column (332 px) less the y axis's room.
+PHONE_PLOT_PX = 260
+
+
+def _svg_width(spec: dict[str, Any]) -> float:
+    svg = vl_convert.vegalite_to_svg(spec, vl_version=VL_VERSION)
+    return float(re.search(r'<svg\b[^>]*\bwidth="([\d.]+)"', svg).group(1))
+
+
+def _without_legends(view: dict[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(view)
+    for part in [out, *out.get("layer", [])]:
+        for definition in part.get("encoding", {}).values():
+            if isinstance(definition, dict) and "legend" in definition:
+                definition["legend"] = None
+    return out
+
+
+def test_legends_fit_a_phone_width_plot(result: dict[str, Any]) -> None:
+    """Vega does not wrap a legend: a row of long labels wider than the plot would run past
+    a live chart's edge on a phone, where its canvas is cut off (sims.charts lists a top or
+    bottom legend's entries one per line on a narrow plot). At a phone's plot width, each
+    chart is as wide with its legends as without them."""
+    for index, spec in enumerate(result["charts"]):
+        narrow = {**spec, "width": PHONE_PLOT_PX}
+        assert _svg_width(narrow) <= _svg_width(_without_legends(narrow)), index
 
 
 def _outside(spec: Number) -> list[int | float]:
