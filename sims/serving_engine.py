@@ -11,13 +11,13 @@ after its first token, for a prefill pool) or receive requests already prefilled
 (a decode pool: they join the batch at the next step boundary once their KV has arrived).
 
 Steps are priced by the shared physics, cached on what sets their cost (one clock per
-instance shape, `step_clock`, kept for every later run): the number of
-decoding sequences, their mean context (to within about 1.5%, at least CONTEXT_BUCKET
-tokens; attention's cost is linear in it) and the prompt slices. A stretch of plain decode
-steps between two events (an arrival, a reply finishing) costs about the same each time, so
-it is advanced in one leap and priced once at its middle context; what a reader is told
-(first-token times, the gaps between tokens with how many tokens saw each) is what stepping
-one at a time gives, to a fraction of a percent (tests/sims/test_serving_engine.py).
+instance shape, `step_clock`, kept for every later run): the number of decoding sequences,
+their mean context (to within about 1.5%, at least CONTEXT_BUCKET tokens; attention's cost
+is linear in it) and the prompt slices. A stretch of plain decode steps between two events
+(an arrival, a reply finishing) costs about the same each time, so it is advanced in one
+leap and priced once at its middle context; what a reader is told (first-token times, the
+gaps between tokens with how many tokens saw each) is what stepping one at a time gives, to
+a fraction of a percent (tests/sims/test_serving_engine.py).
 """
 
 from __future__ import annotations

@@ -12,10 +12,9 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-import vl_convert
 
 import sims
-from ridgepoint.sim_embed.charts import VL_VERSION, chart_svg
+from ridgepoint.sim_embed.charts import chart_svg
 from sims.charts import DATASET
 from sims.contract import Choice, InputError, Number
 from tests.repo import LAYOUT
@@ -115,7 +114,7 @@ PHONE_PLOT_PX = 260
 
 
 def _svg_width(spec: dict[str, Any]) -> float:
-    svg = vl_convert.vegalite_to_svg(spec, vl_version=VL_VERSION)
+    svg = chart_svg(spec, "c", LAYOUT.charts)
     return float(re.search(r'<svg\b[^>]*\bwidth="([\d.]+)"', svg).group(1))
 
 

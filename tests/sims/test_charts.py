@@ -3,6 +3,7 @@ every other legend is left as the sim gave it."""
 
 from __future__ import annotations
 
+from ridgepoint.sim_embed.charts import SVG_WIDTH
 from sims.charts import NARROW_PLOT_PX, chart
 
 
@@ -30,3 +31,9 @@ def test_other_legends_are_left_as_given() -> None:
         assert legends(spec) == [legend]
     spec = chart("t", "d", [], encoding={"color": {"field": "a"}})
     assert legends(spec) == [None]
+
+
+def test_the_prerendered_charts_keep_their_legends_rows() -> None:
+    """They are drawn at a plot of SVG_WIDTH, which must not count as narrow: the page's
+    HTML would otherwise stack every row legend."""
+    assert SVG_WIDTH >= NARROW_PLOT_PX
