@@ -124,9 +124,11 @@ def _split_chart(
     }
     if offset:
         encoding["xOffset"] = {"field": "batch_label", "sort": {"field": "batch", "op": "min"}}
+        # Above the plot: legends at one edge share a row, and beside the three parts' this
+        # one would run past the edge of a plot narrower than about 500 px, a tablet's.
         encoding["opacity"] = {"field": "batch_label", "type": "nominal", "title": None,
                                "scale": {"range": [0.55, 1.0]},
-                               "legend": {"orient": "bottom", "symbolType": "square"}}
+                               "legend": {"orient": "top", "symbolType": "square"}}
     return charts.chart(title, description, rows, mark="bar", encoding=encoding)
 
 

@@ -15,7 +15,7 @@ import pytest
 
 import sims
 from ridgepoint.sim_embed.charts import chart_svg
-from sims.charts import DATASET
+from sims.charts import DATASET, NARROW_PLOT_PX
 from sims.contract import Choice, InputError, Number
 from tests.repo import LAYOUT
 
@@ -127,14 +127,17 @@ def _without_legends(view: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def test_legends_fit_a_phone_width_plot(result: dict[str, Any]) -> None:
+@pytest.mark.parametrize("plot_px", [PHONE_PLOT_PX, NARROW_PLOT_PX],
+                         ids=["phone", "narrowest-with-legend-rows"])
+def test_legends_fit_the_plot(result: dict[str, Any], plot_px: int) -> None:
     """Vega does not wrap a legend: a row of long labels wider than the plot would run past
-    a live chart's edge on a phone, where its canvas is cut off (sims.charts lists a top or
-    bottom legend's entries one per line on a narrow plot). At a phone's plot width, each
-    chart is as wide with its legends as without them."""
+    a live chart's edge, where its canvas is cut off (sims.charts lists a top or bottom
+    legend's entries one per line on a plot narrower than NARROW_PLOT_PX). At a phone's plot
+    width, and at the narrowest plot that keeps a legend's row (the legends at one edge of a
+    chart share it), each chart is as wide with its legends as without them."""
     for index, spec in enumerate(result["charts"]):
-        narrow = {**spec, "width": PHONE_PLOT_PX}
-        assert _svg_width(narrow) <= _svg_width(_without_legends(narrow)), index
+        sized = {**spec, "width": plot_px}
+        assert _svg_width(sized) <= _svg_width(_without_legends(sized)), index
 
 
 def _outside(spec: Number) -> list[int | float]:
