@@ -170,6 +170,54 @@ def test_live_charts_take_the_text_colour_of_the_scheme_the_reader_switches_to(
     expect(live.first).to_have_attribute("role", "img")
 
 
+# The next view built fails as it is drawn into its container, once.
+FAIL_NEXT_VIEW = """() => {
+  const prototype = vega.View.prototype;
+  const initialize = prototype.initialize;
+  prototype.initialize = function () {
+    prototype.initialize = initialize;
+    throw new Error("no view this time");
+  };
+}"""
+
+
+def test_a_chart_that_fails_to_redraw_for_a_new_scheme_is_reported_and_drawn_at_the_next_change(
+    page: Page, base_url: str
+) -> None:
+    """Switching scheme builds every live view again (charts.js, redraw). A view that fails
+    to build is reported as an uncaught error is, the other charts are still drawn in the
+    new colours, and the reader's next change draws the failed chart afresh (in them)."""
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    open_page(page, base_url)
+    page.fill(BATCH_BOX, "8")
+    wait_for_summary(page, expected(batch_size=8))
+    live = page.locator(f"{SIM} .sim-chart-live canvas")
+    expect(live).to_have_count(2)
+    page.evaluate(FAIL_NEXT_VIEW)
+    scheme = page.get_attribute("body", "data-md-color-scheme")  # a stored one, or the default
+    page.locator("form[data-rp-palette] label:not([hidden])").first.click()
+    expect(page.locator("body")).not_to_have_attribute("data-md-color-scheme", scheme or "")
+    for _ in range(100):
+        if errors:
+            break
+        page.wait_for_timeout(50)
+    assert any("no view this time" in error for error in errors), errors
+    # The second chart is drawn in the new scheme's text colour all the same.
+    for _ in range(100):
+        if live.nth(1).evaluate(INK_PIXELS) > 100:
+            break
+        page.wait_for_timeout(50)
+    assert live.nth(1).evaluate(INK_PIXELS) > 100
+    page.fill(BATCH_BOX, "2")
+    wait_for_summary(page, expected(batch_size=2))
+    expect(page.locator(f"{SIM} .sim-output")).to_have_attribute("data-stale", "false")
+    expect(live).to_have_count(2)
+    for index in range(2):
+        assert live.nth(index).evaluate(INK_PIXELS) > 100
+    assert len(errors) == 1, errors
+
+
 def pointed_tooltip(page: Page, chart: Locator) -> dict[str, str]:
     """Point at a live chart's marks until one shows its tooltip (its container's title, as
     Vega's own tooltip sets it): the tooltip's lines as {title: value}."""

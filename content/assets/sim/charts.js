@@ -270,17 +270,27 @@ export function mountCharts(root) {
 
   // The reader switched scheme: each view is built again, in the same container, with the
   // new text colour (a canvas keeps the colours it was drawn in). A new pixel ratio (a zoom,
-  // another monitor) needs nothing here: Vega redraws its canvas for it.
+  // another monitor) needs nothing here: Vega redraws its canvas for it. A view that fails
+  // to build leaves its chart as it was drawn until the next change builds it afresh; the
+  // other charts are still drawn, and the first failure is thrown once they are.
   const redraw = () => queue(async () => {
     if (!charts.length) return;
     const lib = await loadCharts();
+    /** @type {unknown[]} */
+    const failures = [];
     for (const [index, chart] of charts.entries()) {
       if (!chart) continue;
       chart.view.finalize();
-      const view = await newView(lib, chart.lifted, chart.container, chart.shape, chart.text);
-      charts[index] = { ...view, pending: chart.pending, label: chart.label };
-      if (chart.label) describeChart(chart.container, chart.label);
+      try {
+        const view = await newView(lib, chart.lifted, chart.container, chart.shape, chart.text);
+        charts[index] = { ...view, pending: chart.pending, label: chart.label };
+        if (chart.label) describeChart(chart.container, chart.label);
+      } catch (error) {
+        charts[index] = undefined;
+        failures.push(error);
+      }
     }
+    if (failures.length) throw failures[0];
   });
   // A view that fails to build again is an error of the page's code, not of the reader's
   // inputs: reported as an uncaught error would be, not left as an unhandled rejection.
