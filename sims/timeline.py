@@ -32,6 +32,12 @@ IDLE = "#bab0ac"  # nothing to do: a pipeline bubble, a request not yet answered
 TOKEN = "#b279a2"  # a token delivered
 
 ROW_HEIGHT = 26
+# Marks are ticks 2 px thick: in one row, ticks nearer each other than the clock's span over
+# MARK_RESOLUTION overlap on any plot under 2,000 px wide (a live chart is as wide as the
+# page's column, under 1,000 px), so only the first of such a run is kept. A long answer at
+# a slow pace would otherwise send thousands of ticks that draw one solid band (a 32k-token
+# prompt prefilled alone on a slow GPU: 7,300 on one row).
+MARK_RESOLUTION = 1000
 # Half the widest time label ("1,000" is about 30 px): a label whose tick is nearer an end
 # of the clock than this is drawn flush with that end.
 FLUSH_PX = 20
@@ -78,6 +84,20 @@ def _merged(spans: Sequence[Span]) -> list[Span]:
     return out
 
 
+def _ticks(marks: Sequence[Mark], rank: Mapping[str, int], low: float, high: float,
+           scale: float) -> list[dict[str, Any]]:
+    """The data rows of the marks within [low, high], thinned to MARK_RESOLUTION per row:
+    every mark left out is within one resolution step of a kept one in its row."""
+    apart = (high - low) / MARK_RESOLUTION
+    last: dict[str, float] = {}
+    out = []
+    for row, time, state in marks:
+        if low <= time <= high and abs(time - last.get(row, -math.inf)) >= apart:
+            last[row] = time
+            out.append({"row": row, "rank": rank[row], "state": state, "start": time * scale})
+    return out
+
+
 def timeline_chart(
     title: str,
     description: str,
@@ -111,9 +131,7 @@ def timeline_chart(
                 "start": max(start, low) * scale,
                 "end": min(end, high) * scale,
             })
-    for row, time, state in marks:
-        if low <= time <= high:
-            table.append({"row": row, "rank": rank[row], "state": state, "start": time * scale})
+    table += _ticks(marks, rank, low, high, scale)
     x_title = f"Time ({unit})"
     x = {
         "field": "start",
