@@ -89,8 +89,8 @@ def _ticks(marks: Sequence[Mark], rank: Mapping[str, int], low: float, high: flo
     """The data rows of the marks within [low, high], thinned to MARK_RESOLUTION per row:
     every mark left out is within one resolution step of a kept one in its row."""
     apart = (high - low) / MARK_RESOLUTION
-    last: dict[str, float] = {}
-    out = []
+    last: dict[str, float] = {}  # each row's latest kept mark
+    out: list[dict[str, Any]] = []
     for row, time, state in marks:
         if low <= time <= high and abs(time - last.get(row, -math.inf)) >= apart:
             last[row] = time
