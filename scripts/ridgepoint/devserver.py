@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import logging
-import shutil
 import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -44,17 +43,31 @@ def with_script(html: str, page_url: str) -> str:
 
 def write_errors(site_dir: Path, errors: Sequence[ContentError], note: str = "") -> None:
     """The banner and the problems of the last save (none: the banner stays hidden); `note`
-    is a problem that is not a content error (the runtime could not be staged)."""
+    is a problem that is not a content error (the runtime could not be staged).
+
+    Each file is written only when its bytes change. Zensical's server tells every open page
+    to reload when any script in its folder is written, before it has rebuilt the pages a
+    save changed: a page reloaded then shows the previous build, and it may miss the reload
+    that follows (a third of the saves of a reading did)."""
     folder = site_dir / FOLDER
     folder.mkdir(parents=True, exist_ok=True)
     for asset in ASSETS.iterdir():
-        shutil.copyfile(asset, folder / asset.name)
+        _write_changed(folder / asset.name, asset.read_bytes())
     problems = [{"where": f"{error.path}:{error.line}",
                  "what": str(error).removeprefix(f"{error.path}:{error.line}: ")}
                 for error in errors]
     if note:
         problems.append({"where": "make serve", "what": note})
-    (folder / "errors.json").write_text(json.dumps({"errors": problems}), encoding="utf-8")
+    _write_changed(folder / "errors.json", json.dumps({"errors": problems}).encode())
+
+
+def _write_changed(path: Path, data: bytes) -> None:
+    try:
+        if path.read_bytes() == data:
+            return
+    except FileNotFoundError:
+        pass
+    path.write_bytes(data)
 
 
 def remove_outputs(site_dir: Path, removed: Iterable[str]) -> None:

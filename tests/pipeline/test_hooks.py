@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import os
 import shutil
 import threading
 from pathlib import Path
@@ -15,6 +16,7 @@ from types import SimpleNamespace
 import pytest
 
 from ridgepoint import devserver, mkdocs_hooks
+from ridgepoint.errors import ContentError
 from ridgepoint.sim_embed import charts
 from tests.pipeline.conftest import sample_tree
 from tests.repo import LAYOUT
@@ -241,3 +243,26 @@ def test_the_banner_script_is_linked_page_relative() -> None:
     html = "<html><head><title>T</title></head><body></body></html>"
     assert devserver.with_script(html, "articles/x/") == html.replace(
         "</head>", '<script type="module" src="../../_ridgepoint/overlay.js"></script>\n</head>')
+
+
+def test_the_banner_files_are_written_only_when_their_bytes_change(tmp_path: Path) -> None:
+    """Zensical's server reloads every open page when a script in its folder is written,
+    ahead of its rebuild of what a save changed (ridgepoint.devserver.write_errors): a save
+    with no new problem must leave the banner's files untouched."""
+    folder = tmp_path / devserver.FOLDER
+
+    def stamps() -> dict[str, int]:
+        return {path.name: path.stat().st_mtime_ns for path in folder.iterdir()}
+
+    devserver.write_errors(tmp_path, [])
+    for path in folder.iterdir():  # as if written long ago: any rewrite moves the stamp
+        os.utime(path, ns=(1_000_000_000, 1_000_000_000))
+    before = stamps()
+    devserver.write_errors(tmp_path, [])
+    assert stamps() == before
+    error = ContentError("feed/x.yaml", 3, "why", "must be text")
+    devserver.write_errors(tmp_path, [error])
+    changed = {name for name, stamp in stamps().items() if stamp != before[name]}
+    assert changed == {"errors.json"}
+    [problem] = json.loads((tmp_path / devserver.ERRORS).read_text())["errors"]
+    assert problem["where"] == "feed/x.yaml:3"
