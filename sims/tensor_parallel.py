@@ -125,10 +125,13 @@ def _split_chart(
     if offset:
         encoding["xOffset"] = {"field": "batch_label", "sort": {"field": "batch", "op": "min"}}
         # Above the plot: legends at one edge share a row, and beside the three parts' this
-        # one would run past the edge of a plot narrower than about 500 px, a tablet's.
+        # one would run past the edge of a plot narrower than about 500 px, a tablet's. Its
+        # squares are faded and solid shard work, as the bars are (Vega's default fill, near
+        # black, is lost on the dark scheme's background).
         encoding["opacity"] = {"field": "batch_label", "type": "nominal", "title": None,
                                "scale": {"range": [0.55, 1.0]},
-                               "legend": {"orient": "top", "symbolType": "square"}}
+                               "legend": {"orient": "top", "symbolType": "square",
+                                          "symbolFillColor": COLOURS[0]}}
     return charts.chart(title, description, rows, mark="bar", encoding=encoding)
 
 
