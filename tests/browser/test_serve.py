@@ -1,7 +1,8 @@
 """`make serve` in Chromium, on a copy of the repository: a saved sim shows its new default
-and its new logic on the page (and a later build agrees: the caches were not poisoned), and
-a rejected save shows its errors on the page, accessibly and within the site's Content
-Security Policy, until a save fixes them. A built site has no such banner."""
+and its new logic on the page (and a later build agrees: the caches were not poisoned),
+saves in a row each reload the page by themselves, and a rejected save shows its errors on
+the page, accessibly and within the site's Content Security Policy, until a save fixes them.
+A built site has no such banner."""
 
 from __future__ import annotations
 
