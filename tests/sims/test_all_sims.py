@@ -140,6 +140,37 @@ def test_legends_fit_the_plot(result: dict[str, Any], plot_px: int) -> None:
         assert _svg_width(sized) <= _svg_width(_without_legends(sized)), index
 
 
+# Channels whose legend draws its symbols in the mark's colour; any other legend's symbols
+# (opacity, dashes, shapes) are Vega's near black unless something gives them a colour.
+_COLOUR_CHANNELS = ("color", "fill", "stroke")
+
+
+def _coloured(definition: dict[str, Any], encoding: dict[str, Any], mark: Any) -> bool:
+    legend = definition["legend"]
+    if "symbolFillColor" in legend or "symbolStrokeColor" in legend:
+        return True
+    if isinstance(mark, dict) and "color" in mark:
+        return True
+    colour = encoding.get("color")
+    return isinstance(colour, dict) and ("value" in colour
+                                         or colour.get("field") == definition.get("field"))
+
+
+def test_every_legend_draws_its_symbols_in_a_colour(result: dict[str, Any]) -> None:
+    """A legend of a channel other than colour (opacity, dashes) takes its symbols' colour
+    from a fixed mark colour, from a colour legend of the same field (Vega merges them), or
+    from the sim; else they are near black, lost on the dark scheme's background."""
+    for index, spec in enumerate(result["charts"]):
+        for view in [spec, *spec.get("layer", [])]:
+            encoding = view.get("encoding", {})
+            for channel, definition in encoding.items():
+                if (channel in _COLOUR_CHANNELS or not isinstance(definition, dict)
+                        or not isinstance(definition.get("legend"), dict)):
+                    continue
+                mark = view.get("mark", spec.get("mark"))
+                assert _coloured(definition, encoding, mark), (index, channel)
+
+
 def _outside(spec: Number) -> list[int | float]:
     return [spec.min - spec.step, spec.max + spec.step]
 
