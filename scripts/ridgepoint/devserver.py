@@ -22,6 +22,7 @@ from watchdog.observers.api import BaseObserver
 from ridgepoint import urls
 from ridgepoint.adapters.mkdocs import SEARCH_INDEX as MKDOCS_SEARCH_INDEX
 from ridgepoint.errors import ContentError
+from ridgepoint.unchanged import write_changed
 
 FOLDER = "_ridgepoint"  # under the served site's root
 ASSETS = Path(__file__).with_name("overlay")  # overlay.js and overlay.css
@@ -52,22 +53,13 @@ def write_errors(site_dir: Path, errors: Sequence[ContentError], note: str = "")
     folder = site_dir / FOLDER
     folder.mkdir(parents=True, exist_ok=True)
     for asset in ASSETS.iterdir():
-        _write_changed(folder / asset.name, asset.read_bytes())
+        write_changed(folder / asset.name, asset.read_bytes())
     problems = [{"where": f"{error.path}:{error.line}",
                  "what": str(error).removeprefix(f"{error.path}:{error.line}: ")}
                 for error in errors]
     if note:
         problems.append({"where": "make serve", "what": note})
-    _write_changed(folder / "errors.json", json.dumps({"errors": problems}).encode())
-
-
-def _write_changed(path: Path, data: bytes) -> None:
-    try:
-        if path.read_bytes() == data:
-            return
-    except FileNotFoundError:
-        pass
-    path.write_bytes(data)
+    write_changed(folder / "errors.json", json.dumps({"errors": problems}))
 
 
 def remove_outputs(site_dir: Path, removed: Iterable[str]) -> None:

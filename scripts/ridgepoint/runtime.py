@@ -17,6 +17,7 @@ from pathlib import Path
 from ridgepoint import offline, packed, snapshot
 from ridgepoint.layout import Layout
 from ridgepoint.simsource import SimSource
+from ridgepoint.unchanged import write_changed
 
 # Pyodide's files as the worker fetches them: its loader and Emscripten's module factory
 # (JavaScript, which every host compresses), the wasm gzipped here (ridgepoint.packed,
@@ -72,14 +73,6 @@ def _copy(source: Path, target: Path) -> None:
             return
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy2(source, target)
-
-
-def _write(target: Path, data: str | bytes) -> None:
-    """Write unless the file already holds exactly this."""
-    data = data.encode() if isinstance(data, str) else data
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if not target.is_file() or target.read_bytes() != data:
-        target.write_bytes(data)
 
 
 def interpreter_module(node_modules: Path) -> str:
@@ -151,7 +144,7 @@ def stage_snapshot(layout: Layout, target_dir: Path, sims: SimSource
     staged = [WASM, str(manifest["stdlib"]), str(manifest["file"])]
     manifest = {**manifest, "unpacked": unpacked_keys(target_dir, staged),
                 "lock": lock_stub(layout.node_modules)}
-    _write(target_dir / snapshot.MANIFEST, json.dumps(manifest, indent=1) + "\n")
+    write_changed(target_dir / snapshot.MANIFEST, json.dumps(manifest, indent=1) + "\n")
     kept = {*PYODIDE_FILES, snapshot.MANIFEST, *staged}
     for old in target_dir.iterdir():
         if old.is_file() and old.name not in kept:
@@ -171,7 +164,7 @@ def stage_runtime(layout: Layout, stage_dir: Path, modules: set[str], sims: SimS
         _copy(node_modules / "pyodide" / name, assets / "pyodide" / name)
     for name, source in VENDOR_FILES.items():
         _copy(node_modules / source, assets / "vendor" / name)
-    _write(assets / "vendor" / "vega-interpreter.js", interpreter_module(node_modules))
+    write_changed(assets / "vendor" / "vega-interpreter.js", interpreter_module(node_modules))
     for package in VENDOR_LICENSES:
         _copy(node_modules / package / "LICENSE", assets / "vendor" / f"{package}.LICENSE.txt")
     stage_snapshot(layout, assets / "pyodide", sims)
@@ -182,7 +175,7 @@ def stage_runtime(layout: Layout, stage_dir: Path, modules: set[str], sims: SimS
     files = {file for module in sorted(modules) for file in sims.files_of(module)}
     sims_target = assets / "sims"
     for file in sorted(files):
-        _write(sims_target / file, sims.files[file])
+        write_changed(sims_target / file, sims.files[file])
     if sims_target.is_dir():
         for stale in sims_target.rglob("*.py"):
             if stale.relative_to(sims_target).as_posix() not in files:
