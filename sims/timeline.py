@@ -34,9 +34,9 @@ TOKEN = "#b279a2"  # a token delivered
 ROW_HEIGHT = 26
 # Marks are ticks 2 px thick: in one row, ticks nearer each other than the clock's span over
 # MARK_RESOLUTION overlap on any plot under 2,000 px wide (a live chart is as wide as the
-# page's column, under 1,000 px), so only the first of such a run is kept. A long answer at
-# a slow pace would otherwise send thousands of ticks that draw one solid band (a 32k-token
-# prompt prefilled alone on a slow GPU: 7,300 on one row).
+# page's column, under 1,000 px), so a mark that near the last one kept in its row is left
+# out. A long answer at a slow pace would otherwise send thousands of ticks that draw one
+# solid band (a 32k-token prompt prefilled alone on a slow GPU: 7,300 on one row).
 MARK_RESOLUTION = 1000
 # Half the widest time label ("1,000" is about 30 px): a label whose tick is nearer an end
 # of the clock than this is drawn flush with that end.
