@@ -38,16 +38,17 @@ def _swap(new: Path, site_dir: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def _finish(site: Path, adapter: Adapter) -> bool:
+def _finish(site: Path, adapter: Adapter, scans: Path) -> bool:
     """Work on the built HTML that any builder reading mkdocs.yml would leave to us: what
     the theme writes that HTML does not allow, the Content Security Policy into every page
-    (allowing the styles the theme's scripts add), the compile hint on the theme's bundle,
+    (allowing the styles the theme's scripts add; each page's scan kept in `scans` for the
+    next build), the compile hint on the theme's bundle,
     then (over the final bytes) the service worker's release, keeping the theme's search
     index from the start. The adapter says only where those two are; nothing here depends
     on which builder ran. False, with the reason printed, if the site cannot be shipped."""
     try:
         fix_pages(site)
-        apply_policy(site, adapter.runtime_styles(site))
+        apply_policy(site, adapter.runtime_styles(site), scans)
         hint_theme_bundle(site)
         stamp_service_worker(site, kept_files=(adapter.search_index,))
     except (PolicyError, OfflineError, BundleError) as error:
@@ -89,7 +90,7 @@ def build(
         if not adapter.build(layout, config_file, stage_dir, fresh):
             print(f"{site_dir} left as it was.", file=sys.stderr)
             return 1
-        if not _finish(fresh, adapter):
+        if not _finish(fresh, adapter, layout.csp_scans):
             print(f"{site_dir} left as it was.", file=sys.stderr)
             return 1
         _swap(fresh, site_dir)

@@ -21,6 +21,7 @@ from ridgepoint.kinds import KINDS
 from ridgepoint.layout import Layout
 from ridgepoint.load import load_site
 from ridgepoint.model import Site
+from ridgepoint.parsememo import ParseMemo
 from ridgepoint.simsource import SimSource
 
 MODULE = "catalogue_data.py"  # in the sims package
@@ -77,7 +78,8 @@ def sync_sims_module(layout: Layout) -> bool:
     if layout.root != layout.code or not layout.sims.is_dir():
         return False
     try:
-        site = load_site(layout.root, kinds=[kind for kind in KINDS if kind.name in SOURCES])
+        site = load_site(layout.root, kinds=[kind for kind in KINDS if kind.name in SOURCES],
+                         memo=ParseMemo(layout.parsed))
     except ContentErrors:
         return False
     text = render(site)

@@ -27,9 +27,13 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
+import json
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from ridgepoint.atomic import write_atomic
 
 # Every directive that does not fall back to default-src, or must be stricter or looser.
 # style-src needs no 'unsafe-inline': the pages have no style attributes (checked below),
@@ -208,11 +212,51 @@ def _insert_meta(page: bytes, tag: bytes, where: Path) -> bytes:
     return page[: anchor.end()] + tag + page[anchor.end():]
 
 
-def apply_policy(site_dir: Path, runtime_styles: tuple[str, ...] = ()) -> str:
+class _Scans:
+    """Each page's inline scripts' and styles' hashes and refused constructs, by the SHA-256
+    of its bytes, kept in one file between builds: a rebuild writes mostly the same pages
+    (the builders' output is byte-identical for unchanged content), and scanning them was
+    the largest part of a build's own work after MkDocs. The file is named by this module's
+    source and the Python running it (html.unescape), so it is never read for other code,
+    and it keeps only the pages of the latest build."""
+
+    CODE = hashlib.sha256(Path(__file__).read_bytes() + sys.version.encode()).hexdigest()
+
+    def __init__(self, file: Path | None) -> None:
+        self.file = file
+        self.known: dict[str, list[list[str]]] = {}
+        self.seen: dict[str, list[list[str]]] = {}
+        try:
+            kept = json.loads(file.read_text(encoding="utf-8")) if file else {}
+        except (OSError, ValueError):
+            kept = {}
+        if isinstance(kept, dict) and kept.get("code") == self.CODE:
+            self.known = kept.get("pages", {})
+
+    def of(self, page: bytes) -> list[list[str]]:
+        """[script hashes, style hashes, refused constructs] of one page."""
+        key = hashlib.sha256(page).hexdigest()
+        if key not in self.seen:
+            found = self.known.get(key)
+            if found is None:
+                inline = scan(page.decode("utf-8"))
+                found = [[source_hash(text) for text in inline.scripts],
+                         [source_hash(text) for text in inline.styles], inline.refused]
+            self.seen[key] = found
+        return self.seen[key]
+
+    def keep(self) -> None:
+        if self.file is not None and self.seen != self.known:
+            write_atomic(self.file, json.dumps({"code": self.CODE, "pages": self.seen}))
+
+
+def apply_policy(site_dir: Path, runtime_styles: tuple[str, ...] = (),
+                 scans: Path | None = None) -> str:
     """Put a policy into every page under `site_dir` and write `_headers`; return the
     header policy (the union of every page's hashes). `runtime_styles` are the texts of
     <style> elements the theme's scripts add while any page runs (ridgepoint.adapters: a
     builder's search dialog): every page allows them by hash, never by 'unsafe-inline'.
+    `scans` is the file keeping each page's scan between builds (`_Scans`).
 
     Raises PolicyError naming each page and construct the policy would refuse."""
     site_dir = Path(site_dir)
@@ -220,18 +264,19 @@ def apply_policy(site_dir: Path, runtime_styles: tuple[str, ...] = ()) -> str:
     all_scripts: set[str] = set()
     all_styles: set[str] = set(added)
     problems: list[str] = []
+    kept = _Scans(scans)
     for path in sorted(site_dir.rglob("*.html")):
         page = path.read_bytes()
         if b'http-equiv="Content-Security-Policy"' in page:
             raise PolicyError(f"{path}: already has a Content-Security-Policy")
-        found = scan(page.decode("utf-8"))
+        scripts, page_styles, refused = kept.of(page)
         relative = path.relative_to(site_dir)
-        problems += [f"{relative}: {what}" for what in found.refused]
-        scripts = [source_hash(text) for text in found.scripts]
-        styles = [source_hash(text) for text in found.styles] + added
+        problems += [f"{relative}: {what}" for what in refused]
+        styles = page_styles + added
         all_scripts.update(scripts)
         all_styles.update(styles)
         path.write_bytes(_insert_meta(page, meta_tag(policy(scripts, styles)), relative))
+    kept.keep()
     if problems:
         raise PolicyError(
             "the Content Security Policy would refuse these (use a stylesheet or a script "

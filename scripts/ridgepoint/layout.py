@@ -37,8 +37,11 @@ class Layout:
     editor_values: Path  # the value sets editors complete from (ridgepoint.valuesets)
     cache: Path  # build caches, safe to delete (README: Performance), one folder each for:
     sim_runs: Path  # native sim results (ridgepoint.simrun)
+    sim_code: Path  # each sims file's imports and compiled code (ridgepoint.compiledfiles)
     charts: Path  # prerendered chart SVGs (ridgepoint.sim_embed.charts)
     staged: Path  # staged pages (ridgepoint.stagecache)
+    parsed: Path  # content files parsed and schema-checked (ridgepoint.parsememo)
+    csp_scans: Path  # each built page's inline scripts and styles (ridgepoint.csp)
     snapshots: Path  # the Pyodide memory snapshot (ridgepoint.snapshot)
     packed: Path  # runtime files gzipped once (ridgepoint.packed)
 
@@ -63,8 +66,11 @@ class Layout:
             editor_values=code / "build" / "editor" / "values.schema.json",
             cache=cache,
             sim_runs=cache / "sim-runs",
+            sim_code=cache / "sim-code",
             charts=cache / "vl-svg",
             staged=cache / "staged",
+            parsed=cache / "parsed",
+            csp_scans=cache / "csp-scans.json",
             snapshots=cache / "pyodide-snapshot",
             packed=cache / "packed",
         )

@@ -49,7 +49,11 @@ def load_site(
     schema check across loads (ridgepoint.parsememo). Raises ContentErrors holding every
     problem found.
     """
-    return _Loader(root, sim_modules, kinds, memo).run()
+    memo = memo or ParseMemo()
+    try:
+        return _Loader(root, sim_modules, kinds, memo).run()
+    finally:
+        memo.prune()  # its kept entries beyond their limit, if this load added any
 
 
 def split_front_matter(text: str, path: str = "<markdown>") -> tuple[dict[str, Any], str, int]:
@@ -96,13 +100,13 @@ class _Loader:
 
     def __init__(
         self, root: Path, sim_modules: Collection[str] | None, kinds: Sequence[Kind],
-        memo: ParseMemo | None,
+        memo: ParseMemo,
     ) -> None:
         self.root = root
         self.errors: list[ContentError] = []
         self._sim_modules = sim_modules
         self._kinds = kinds
-        self._memo = memo or ParseMemo()  # a fresh one: this load only
+        self._memo = memo
         self._tags: set[str] | None = None
         self.slugs: dict[str, frozenset[str]] = {}
 
@@ -184,7 +188,7 @@ class _Loader:
             return None
         self.errors.extend(modeline.problems(text, path, schema))
         try:
-            document = self._memo.parse(text, path)
+            document = self._memo.parse(text, path, schema=schema)
         except ContentErrors as exc:
             self.errors.extend(exc.errors)
             return None
@@ -198,7 +202,7 @@ class _Loader:
                 expected = "a YAML block between '---' lines at the top of the file"
                 self._problem(path, 1, "front matter", "is missing", expected)
                 return None
-            document = self._memo.parse(front, path, front_line)
+            document = self._memo.parse(front, path, front_line, schema)
         except ContentErrors as exc:
             self.errors.extend(exc.errors)
             return None

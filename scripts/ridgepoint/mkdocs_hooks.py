@@ -67,7 +67,7 @@ class _Serving:
         self.theme = ""  # identity of mkdocs.yml and the overrides
         self.full = True  # this build renders everything (no complete build since a change)
         self.environment: jinja2.Environment | None = None
-        self.memo = ParseMemo()  # each file's parse, until its text changes
+        self.memo = ParseMemo(LAYOUT.parsed)  # each file's parse, until its text changes
 
 
 STATE = _Serving()

@@ -1,36 +1,80 @@
-"""The loader's per-file work, remembered across loads in one process (`make serve`).
+"""The loader's per-file work, remembered across loads: in one process (`make serve`), and
+on disk from one build to the next.
 
-Each save re-loads every content file, and at ten times today's content parsing the YAML
-and checking it against its schema took most of a rebuild's staging, though only the saved
-file changed. Both steps are pure functions of a file's path, its text and the schema (the
-schemas and this code do not change in a running process), so a memo keyed by exactly those
-returns what the loader would compute. Only the serve hook holds one; builds and `make check`
-load afresh.
+Each load parses every content file's YAML and checks it against its schema, though an
+editor's save changes one file: at today's content both steps, with importing jsonschema,
+were a fifth of a build's own time. Both are pure functions of a file's path, its text and
+the schema, given the code: so a memo keyed by exactly those returns what the loader would
+compute. On disk (`kept`, `Layout.parsed`) an entry is a document that passed its schema,
+named by the path, first line, schema and text, and by KEPT_CODE: the pipeline's source and
+schemas and the installed libraries' versions. So an entry is never read for other text or
+other code, and a load whose every file is kept neither parses nor imports jsonschema. A
+document that fails its schema is not kept: its messages suggest names from the content as
+it is now (another file's save changes them).
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
+import pickle
+import sysconfig
+from pathlib import Path
+
+from ridgepoint import lru
+from ridgepoint.atomic import write_atomic
 from ridgepoint.errors import ContentError
+from ridgepoint.schemafiles import SCHEMA_DIR
 from ridgepoint.validate import ValueSets, schema_errors
 from ridgepoint.yamldoc import Document, parse
 
-LIMIT = 20_000  # entries of each kind; past it the memo starts over
+LIMIT = 20_000  # entries of each kind in memory; past it the memo starts over
+MAX_KEPT = 20_000  # entries on disk (a few KB each), well above 100x today's content; the least
+# recently used beyond it are removed
+PACKAGE = Path(__file__).resolve().parent
+
+
+def _kept_code() -> bytes:
+    """What a kept entry's parse and schema check depend on besides the file: the pipeline's
+    source and schemas, and every installed library's name and version (the names of the
+    `.dist-info` folders where PyYAML and jsonschema are installed: a listing costs far less
+    than asking importlib.metadata, 40 ms)."""
+    digest = hashlib.sha256()
+    for path in sorted([*PACKAGE.rglob("*.py"), *SCHEMA_DIR.glob("*.json")]):
+        digest.update(path.relative_to(PACKAGE).as_posix().encode() + b"\0" + path.read_bytes())
+    for folder in sorted({sysconfig.get_path("purelib"), sysconfig.get_path("platlib")}):
+        installed = os.listdir(folder) if os.path.isdir(folder) else []
+        digest.update(f"{folder}\0".encode() + "\0".join(
+            sorted(name for name in installed if name.endswith(".dist-info"))).encode())
+    return digest.digest()
+
+
+KEPT_CODE = _kept_code()
+
+Key = tuple[str, int, str]  # path, first line, text
 
 
 class ParseMemo:
-    """Parsed documents by (path, first line, text); their schema problems by schema too."""
+    """Parsed documents by (path, first line, text); their schema problems by schema too.
+    With `kept`, documents that passed their schema are also kept in that folder."""
 
-    def __init__(self) -> None:
-        self._documents: dict[tuple[str, int, str], Document] = {}
+    def __init__(self, kept: Path | None = None) -> None:
+        self.kept = kept
+        self.written = 0
+        self._documents: dict[Key, Document] = {}
         self._problems: dict[tuple[str, int, str, str], list[ContentError]] = {}
+        self._passed: set[tuple[str, int, str, str]] = set()  # read from `kept`
 
-    def parse(self, text: str, path: str, first_line: int = 1) -> Document:
-        """yamldoc.parse, once per text (a syntax error is not remembered: it raises)."""
+    def parse(self, text: str, path: str, first_line: int = 1, schema: str = "") -> Document:
+        """yamldoc.parse, once per text (a syntax error is not remembered: it raises). A
+        kept document that passed `schema` is read rather than parsed."""
         key = (path, first_line, text)
         if key not in self._documents:
             if len(self._documents) >= LIMIT:
                 self._documents.clear()
-            self._documents[key] = parse(text, path, first_line)
+            document = self._read(key, schema) if schema else None
+            self._documents[key] = document if document is not None else \
+                parse(text, path, first_line)
         return self._documents[key]
 
     def schema_errors(self, document: Document, schema: str, values: ValueSets
@@ -42,7 +86,44 @@ class ParseMemo:
         if key not in self._problems:
             if len(self._problems) >= LIMIT:
                 self._problems.clear()
-            self._problems[key] = schema_errors(document, schema)
+                self._passed.clear()  # checked again if asked: slower, never wrong
+            self._problems[key] = [] if key in self._passed else schema_errors(document, schema)
+            if not self._problems[key] and key not in self._passed:
+                self._keep(document, schema)
         if self._problems[key]:
             return schema_errors(document, schema, values)
         return self._problems[key]
+
+    def prune(self) -> None:
+        """Keep the MAX_KEPT most recently used entries (only after new ones were added)."""
+        if self.kept is not None and self.written:
+            lru.prune(self.kept, MAX_KEPT)
+
+    def _entry(self, key: Key, schema: str) -> Path:
+        assert self.kept is not None
+        path, first_line, text = key
+        digest = hashlib.sha256(KEPT_CODE)
+        digest.update(f"{path}\0{first_line}\0{schema}\0{text}".encode())
+        return self.kept / f"{digest.hexdigest()}.pickle"
+
+    def _read(self, key: Key, schema: str) -> Document | None:
+        """The kept document for `key` that passed `schema`, if there is one."""
+        if self.kept is None:
+            return None
+        entry = self._entry(key, schema)
+        try:
+            document = pickle.loads(entry.read_bytes())  # noqa: S301 - written by _keep
+        except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError):
+            return None
+        if not isinstance(document, Document):
+            return None
+        entry.touch()  # recently used: kept by prune()
+        self._passed.add((*key, schema))
+        return document
+
+    def _keep(self, document: Document, schema: str) -> None:
+        if self.kept is None:
+            return
+        key = (document.path, document.first_line, document.text)
+        write_atomic(self._entry(key, schema), pickle.dumps(document, pickle.HIGHEST_PROTOCOL))
+        self.written += 1

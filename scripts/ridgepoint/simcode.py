@@ -138,9 +138,7 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def exec_module(self, module: ModuleType) -> None:
         relative = self.source.module_file(module.__name__)
         assert relative is not None
-        code = compile(self.source.files[relative], str(self.source.folder / relative), "exec",
-                       dont_inherit=True)
-        exec(code, module.__dict__)  # noqa: S102 - the sims are this repository's code
+        exec(self.source.code(relative), module.__dict__)  # noqa: S102 - the sims are this repository's code
 
 
 def _execute(source: SimSource) -> SimCode:

@@ -49,7 +49,7 @@ class SimRuns:
     @classmethod
     def of(cls, layout: Layout) -> SimRuns:
         """The layout's sims as they are now, cached in the layout's sim-runs folder."""
-        return cls(SimSource.read(layout.sims), layout.sim_runs)
+        return cls(SimSource.read(layout.sims, layout.sim_code), layout.sim_runs)
 
     @functools.cached_property
     def code(self) -> SimCode:

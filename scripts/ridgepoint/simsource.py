@@ -9,18 +9,23 @@ A sim's dependencies are the files `import sims.<module>` executes, found by rea
 source with `ast` rather than by importing it, so they are known before anything runs and
 include imports inside functions. A sim that imports what Pyodide does not ship (anything
 beyond the standard library) or that does not parse is a content error at its file and line.
+A build's SimSource keeps each file's imports and compiled code on disk
+(ridgepoint.compiledfiles), under a key naming its bytes.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import hashlib
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import CodeType
 
+from ridgepoint.compiledfiles import CompiledFiles, Imports
 from ridgepoint.errors import ContentError, ContentErrors
 
 PACKAGE = "sims"
@@ -34,18 +39,23 @@ class SimSource:
     folder: Path
     files: Mapping[str, bytes]
     digest: str  # of every file's path and bytes
+    kept: CompiledFiles | None = field(default=None, compare=False, repr=False)
     _closures: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False, repr=False)
+    _compiled: dict[str, tuple[Imports, CodeType | None]] = field(
+        default_factory=dict, compare=False, repr=False)
 
     @classmethod
-    def read(cls, folder: Path) -> SimSource:
-        """Read every .py file of the package under `folder` (caches aside)."""
+    def read(cls, folder: Path, kept: Path | None = None) -> SimSource:
+        """Read every .py file of the package under `folder` (caches aside); with `kept`,
+        each file's imports and code are kept in that folder (ridgepoint.compiledfiles)."""
         folder = folder.resolve()
         files = {
             path.relative_to(folder).as_posix(): path.read_bytes()
             for path in sorted(folder.rglob("*.py"))
             if "__pycache__" not in path.relative_to(folder).parts
         }
-        return cls(folder, files, _digest(files, files))
+        return cls(folder, files, _digest(files, files),
+                   CompiledFiles(kept) if kept is not None else None)
 
     def module_names(self) -> list[str]:
         """The package's top-level modules by file name (sims and infrastructure alike):
@@ -95,8 +105,36 @@ class SimSource:
         widget of it, depends on. Editing another sim leaves it unchanged."""
         return _digest(self.files, self.files_of(module))
 
+    def code(self, relative: str) -> CodeType:
+        """The file's code, compiled as an import executes it (under its absolute path).
+        Raises ContentErrors when it does not parse, SyntaxError when it does not compile."""
+        code = None
+        if self.kept is not None:
+            # One that does not parse: compiling it below raises what an import reports.
+            with contextlib.suppress(ContentErrors):
+                code = self._read(relative)[1]
+        if code is None:  # not kept, or not compiling: compiled here (raising why not)
+            code = compile(self.files[relative], str(self.folder / relative), "exec",
+                           dont_inherit=True)
+        return code
+
+    def prune(self) -> None:
+        """Remove the least recently used of the kept files' entries (when any was added)."""
+        if self.kept is not None:
+            self.kept.prune()
+
+    def _read(self, relative: str) -> tuple[Imports, CodeType | None]:
+        """The file's imports, and its code when `kept` holds it: from this process, else
+        `kept`, else made (unkept code is compiled when executed, see `code`)."""
+        if relative not in self._compiled:
+            data = self.files[relative]
+            scan = functools.partial(_imports, relative, data)
+            self._compiled[relative] = (scan(), None) if self.kept is None else \
+                self.kept.get(str(self.folder / relative), data, scan)
+        return self._compiled[relative]
+
     def _imported_files(self, relative: str) -> Iterator[str]:
-        for name, line in _imports(relative, self.files[relative]):
+        for name, line in self._read(relative)[0]:
             top = name.split(".")[0]
             if top == PACKAGE:
                 target = self.module_file(name)

@@ -235,9 +235,9 @@ def runtime_files(
 def load_content(layout: Layout, runs: SimRuns, sim_modules: Collection[str] | None = None,
                  memo: ParseMemo | None = None) -> Site:
     """The layout's content, loaded and checked against the sims as they are now (or the
-    names `sim_modules`, as a fixture may fix them). A sim that does not import is reported
-    with the content's own problems, not instead of them (explainers are then checked
-    against the sims' file names)."""
+    names `sim_modules`, as a fixture may fix them), with the layout's kept parses unless
+    given a `memo`. A sim that does not import is reported with the content's own problems,
+    not instead of them (explainers are then checked against the sims' file names)."""
     broken: list[ContentError] = []
     names = sim_modules
     if names is None:
@@ -247,7 +247,7 @@ def load_content(layout: Layout, runs: SimRuns, sim_modules: Collection[str] | N
             broken = errors.errors
             names = runs.source.module_names()
     try:
-        site = load_site(layout.root, names, memo=memo)
+        site = load_site(layout.root, names, memo=memo or ParseMemo(layout.parsed))
     except ContentErrors as errors:
         raise ContentErrors([*broken, *errors.errors]) from None
     if broken:
@@ -292,6 +292,7 @@ def stage_site(
     stager = Stager(layout, load_content(layout, runs, memo=memo), config, runs)
     files = stager.files()
     stager.cache.prune()
+    runs.source.prune()
     files |= runtime_files(
         layout, stage_dir.parent / f"{stage_dir.name}.runtime", stager.sim_modules(files), runs
     )

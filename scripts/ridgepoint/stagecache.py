@@ -21,6 +21,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
+from ridgepoint import lru
 from ridgepoint.atomic import write_atomic
 from ridgepoint.errors import ContentErrors
 from ridgepoint.layout import Layout
@@ -119,8 +120,5 @@ class StagedCache:
 
     def prune(self) -> None:
         """Keep the MAX_ENTRIES most recently used entries (only after new ones were added)."""
-        if not self.written or not self.folder.is_dir():
-            return
-        entries = sorted(self.folder.iterdir(), key=lambda p: p.stat().st_mtime_ns)
-        for stale in entries[: max(0, len(entries) - MAX_ENTRIES)]:
-            stale.unlink(missing_ok=True)
+        if self.written:
+            lru.prune(self.folder, MAX_ENTRIES)

@@ -15,17 +15,17 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Collection, Iterator, Mapping
-from typing import Any
-
-from jsonschema import Draft202012Validator, validators
-from jsonschema.exceptions import ValidationError
-from referencing import Registry
-from referencing.jsonschema import DRAFT202012
+from typing import TYPE_CHECKING, Any
 
 from ridgepoint.errors import ContentError
 from ridgepoint.schemafiles import chain, documents, drawn_from, resolve, schemas
 from ridgepoint.suggest import did_you_mean
 from ridgepoint.yamldoc import Document, Location
+
+if TYPE_CHECKING:  # imported when a document is first checked: a build whose documents
+    # are all kept (ridgepoint.parsememo) checks none, and importing them is some 40 ms
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
 
 ValueSets = Callable[[str], Collection[str]]  # a value set's name -> the names it holds
 
@@ -75,17 +75,24 @@ def _ref(
     yield from validator.descend(instance, _ref_targets()[id(schema)])
 
 
-_Validator = validators.extend(Draft202012Validator, {"$ref": _ref})
+@functools.cache
+def _validator_class() -> type[Draft202012Validator]:
+    """Draft 2020-12 with `$ref` followed as `_ref` does."""
+    from jsonschema import Draft202012Validator, validators
+
+    return validators.extend(Draft202012Validator, {"$ref": _ref})
 
 
 @functools.cache
 def _validator(name: str) -> Draft202012Validator:
+    from referencing import Registry
+    from referencing.jsonschema import DRAFT202012
+
     registry: Registry = Registry().with_resources(
         (key, DRAFT202012.create_resource(schema)) for key, schema in documents().items()
     )
-    return _Validator(
-        schemas()[name], registry=registry, format_checker=Draft202012Validator.FORMAT_CHECKER
-    )
+    checker = _validator_class()
+    return checker(schemas()[name], registry=registry, format_checker=checker.FORMAT_CHECKER)
 
 
 def schema_errors(

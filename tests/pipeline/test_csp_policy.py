@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
-from ridgepoint import adapters
+from ridgepoint import adapters, csp
 from ridgepoint.builder import _finish
 from ridgepoint.csp import BASE_DIRECTIVES, PolicyError, apply_policy, scan, source_hash
 
@@ -140,6 +141,60 @@ def test_each_page_gets_its_own_hashes_before_any_script(tmp_path: Path) -> None
     assert f"Content-Security-Policy: {header}\n" in (tmp_path / "_headers").read_text()
 
 
+def _pages(site: Path) -> dict[str, str]:
+    return {path.relative_to(site).as_posix(): path.read_text(encoding="utf-8")
+            for path in sorted(site.rglob("*")) if path.is_file()}
+
+
+def _scanned(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The texts scanned from now on."""
+    texts: list[str] = []
+    real = csp.scan
+
+    def counting(text: str) -> csp._Inline:
+        texts.append(text)
+        return real(text)
+
+    monkeypatch.setattr(csp, "scan", counting)
+    return texts
+
+
+def test_a_rebuild_reads_unchanged_pages_scans_from_the_last_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scans = tmp_path / "scans.json"
+
+    def site(name: str, second_script: str) -> Path:
+        write(tmp_path / name, "index.html", PAGE)
+        write(tmp_path / name, "b/index.html", PAGE.replace("var inline = 1;", second_script))
+        return tmp_path / name
+
+    apply_policy(site("unkept", "var other = 2;"))
+    apply_policy(site("first", "var other = 2;"), scans=scans)
+    assert _pages(tmp_path / "first") == _pages(tmp_path / "unkept")
+    scanned = _scanned(monkeypatch)
+    apply_policy(site("again", "var other = 2;"), scans=scans)  # the same pages, rebuilt
+    assert _pages(tmp_path / "again") == _pages(tmp_path / "unkept") and scanned == []
+
+    apply_policy(site("edited", "var edited = 3;"), scans=scans)
+    assert len(scanned) == 1 and "var edited = 3;" in scanned[0]
+    assert source_hash("var edited = 3;") in (tmp_path / "edited/b/index.html").read_text()
+    assert len(json.loads(scans.read_text())["pages"]) == 2  # this build's pages only
+
+    scanned.clear()
+    monkeypatch.setattr(csp._Scans, "CODE", "another scanner")
+    apply_policy(site("other-code", "var edited = 3;"), scans=scans)
+    assert len(scanned) == 2
+
+
+def test_a_kept_scan_still_refuses_what_the_policy_would_break(tmp_path: Path) -> None:
+    scans = tmp_path / "scans.json"
+    for name in ("first", "again"):
+        with pytest.raises(PolicyError, match="a/index.html: <button onclick=...>"):
+            apply_policy(broken_site(tmp_path / name), scans=scans)
+    assert len(json.loads(scans.read_text())["pages"]) == 2
+
+
 def test_the_policy_allows_nothing_unsafe_and_no_other_host() -> None:
     sources = [source for values in BASE_DIRECTIVES.values() for source in values]
     assert "'unsafe-inline'" not in sources and "'unsafe-eval'" not in sources
@@ -189,7 +244,8 @@ def test_what_the_policy_would_break_is_refused(tmp_path: Path) -> None:
 def test_the_builder_does_not_ship_a_site_the_policy_would_break(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert _finish(broken_site(tmp_path), adapters.named("mkdocs")) is False
+    site = broken_site(tmp_path / "site")
+    assert _finish(site, adapters.named("mkdocs"), tmp_path / "scans.json") is False
     assert "inline event handler" in capsys.readouterr().err
 
 

@@ -37,9 +37,10 @@ def test_another_content_tree_borrows_the_repository_code(tmp_path: Path) -> Non
 
 
 def test_the_caches_live_under_one_folder() -> None:
-    caches = (LAYOUT.sim_runs, LAYOUT.charts, LAYOUT.staged, LAYOUT.snapshots)
+    caches = (LAYOUT.sim_runs, LAYOUT.sim_code, LAYOUT.charts, LAYOUT.staged, LAYOUT.parsed,
+              LAYOUT.csp_scans, LAYOUT.snapshots, LAYOUT.packed)
     assert {path.parent for path in caches} == {LAYOUT.cache}
-    assert len(set(caches)) == 4 and LAYOUT.cache.parent == LAYOUT.build
+    assert len(set(caches)) == len(caches) and LAYOUT.cache.parent == LAYOUT.build
 
 
 def test_serve_watches_every_source_staging_reads(tmp_path: Path) -> None:

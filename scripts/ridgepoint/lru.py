@@ -1,0 +1,18 @@
+"""A cache folder kept to a size: its least recently used entries removed.
+
+The caches of one file per entry (staged pages, parsed content, compiled sims files) mark
+an entry used by touching it when they read it, so its modification time is its last use.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def prune(folder: Path, keep: int) -> None:
+    """Remove all but the `keep` most recently used entries of `folder` (if it exists)."""
+    if not folder.is_dir():
+        return
+    entries = sorted(folder.iterdir(), key=lambda path: path.stat().st_mtime_ns)
+    for stale in entries[: max(0, len(entries) - keep)]:
+        stale.unlink(missing_ok=True)
