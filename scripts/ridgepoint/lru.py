@@ -6,12 +6,15 @@ an entry used by touching it when they read it, so its modification time is its 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 
 def prune(folder: Path, keep: int) -> None:
-    """Remove all but the `keep` most recently used entries of `folder` (if it exists)."""
-    if not folder.is_dir():
+    """Remove all but the `keep` most recently used entries of `folder` (if it exists).
+    Counted first: a listing is cheap, while reading every entry's time was some 60 ms at
+    10,000 entries, on every save under `make serve`."""
+    if not folder.is_dir() or len(os.listdir(folder)) <= keep:
         return
     entries = sorted(folder.iterdir(), key=lambda path: path.stat().st_mtime_ns)
     for stale in entries[: max(0, len(entries) - keep)]:

@@ -6,11 +6,11 @@ editor's save changes one file: at today's content both steps, with importing js
 were a fifth of a build's own time. Both are pure functions of a file's path, its text and
 the schema, given the code: so a memo keyed by exactly those returns what the loader would
 compute. On disk (`kept`, `Layout.parsed`) an entry is a document that passed its schema,
-named by the path, first line, schema and text, and by KEPT_CODE: the pipeline's source and
-schemas and the installed libraries' versions. So an entry is never read for other text or
-other code, and a load whose every file is kept neither parses nor imports jsonschema. A
-document that fails its schema is not kept: its messages suggest names from the content as
-it is now (another file's save changes them).
+named by the path, first line, schema and text, and by KEPT_CODE: the Python, the
+pipeline's source and schemas and the installed libraries' versions. So an entry is never
+read for other text or other code, and a load whose every file is kept neither parses nor
+imports jsonschema. A document that fails its schema is not kept: its messages suggest
+names from the content as it is now (another file's save changes them).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import sys
 import sysconfig
 from pathlib import Path
 
@@ -35,11 +36,11 @@ PACKAGE = Path(__file__).resolve().parent
 
 
 def _kept_code() -> bytes:
-    """What a kept entry's parse and schema check depend on besides the file: the pipeline's
-    source and schemas, and every installed library's name and version (the names of the
-    `.dist-info` folders where PyYAML and jsonschema are installed: a listing costs far less
-    than asking importlib.metadata, 40 ms)."""
-    digest = hashlib.sha256()
+    """What a kept entry's parse and schema check depend on besides the file: the Python
+    running them, the pipeline's source and schemas, and every installed library's name and
+    version (the names of the `.dist-info` folders where PyYAML and jsonschema are
+    installed: a listing costs far less than asking importlib.metadata, 40 ms)."""
+    digest = hashlib.sha256(sys.version.encode())
     for path in sorted([*PACKAGE.rglob("*.py"), *SCHEMA_DIR.glob("*.json")]):
         digest.update(path.relative_to(PACKAGE).as_posix().encode() + b"\0" + path.read_bytes())
     for folder in sorted({sysconfig.get_path("purelib"), sysconfig.get_path("platlib")}):
