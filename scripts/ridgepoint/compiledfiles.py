@@ -3,11 +3,12 @@
 Every build, `make check` and every restage of `make serve` reads the sims' imports with
 `ast` (ridgepoint.simsource) and compiles every file to execute it (ridgepoint.simcode):
 some 100 ms of a build's own 0.5 s, for files that rarely change. Both are pure functions
-of a file's bytes, the name it is compiled under and the code doing the work, so an entry
-is named by exactly those: the bytes, the file name, the interpreter's bytecode tag
-(`sys.implementation.cache_tag`: a code object is read only by the Python that wrote it),
-this module's and ridgepoint.simsource's own source. Unlike a `.pyc`, which Python trusts by
-the source's modification time and size, an entry is never read for other bytes.
+of a file's bytes, its place in the package (relative imports are read from it), the name
+it is compiled under and the code doing the work, so an entry is named by exactly those:
+the bytes, both names, the interpreter's bytecode tag (`sys.implementation.cache_tag`: a
+code object is read only by the Python that wrote it), this module's and
+ridgepoint.simsource's own source. Unlike a `.pyc`, which Python trusts by the source's
+modification time and size, an entry is never read for other bytes.
 
 Entries are `marshal`led (imports, code) pairs under `Layout.sim_code`; the least recently
 used beyond MAX_ENTRIES are removed after a build that wrote new ones.
@@ -50,12 +51,12 @@ class CompiledFiles:
         self.folder = folder
         self.written = 0
 
-    def get(self, filename: str, data: bytes, scan: Callable[[], Imports]
+    def get(self, relative: str, filename: str, data: bytes, scan: Callable[[], Imports]
             ) -> tuple[Imports, CodeType | None]:
-        """The file's imports (`scan()`'s result) and its code compiled under `filename`;
-        None for code that does not compile (importing it reports why). `scan` raises for
-        a file that does not parse, and nothing is kept for it."""
-        path = self._path(filename, data)
+        """The imports (`scan()`'s result) of the package's file `relative` and its code
+        compiled under `filename`; None for code that does not compile (importing it reports
+        why). `scan` raises for a file that does not parse, and nothing is kept for it."""
+        path = self._path(f"{relative}\0{filename}", data)
         try:
             imports, code = marshal.loads(path.read_bytes())
         except (OSError, EOFError, ValueError, TypeError):
@@ -71,9 +72,9 @@ class CompiledFiles:
         if self.written:
             lru.prune(self.folder, MAX_ENTRIES)
 
-    def _path(self, filename: str, data: bytes) -> Path:
+    def _path(self, names: str, data: bytes) -> Path:
         digest = hashlib.sha256(CODE_DIGEST)
-        digest.update(filename.encode() + b"\0")
+        digest.update(names.encode() + b"\0")
         digest.update(data)
         return self.folder / f"{digest.hexdigest()}.marshal"
 

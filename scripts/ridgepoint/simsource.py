@@ -130,7 +130,7 @@ class SimSource:
             data = self.files[relative]
             scan = functools.partial(_imports, relative, data)
             self._compiled[relative] = (scan(), None) if self.kept is None else \
-                self.kept.get(str(self.folder / relative), data, scan)
+                self.kept.get(relative, str(self.folder / relative), data, scan)
         return self._compiled[relative]
 
     def _imported_files(self, relative: str) -> Iterator[str]:
