@@ -215,7 +215,7 @@ def _insert_meta(page: bytes, tag: bytes, where: Path) -> bytes:
 class _Scans:
     """Each page's inline scripts' and styles' hashes and refused constructs, by the SHA-256
     of its bytes, kept in one file between builds: a rebuild writes mostly the same pages
-    (the builders' output is byte-identical for unchanged content), and scanning them was
+    (for unchanged content, the same bytes as the build before), and scanning them was
     the largest part of a build's own work after MkDocs. The file is named by this module's
     source and the Python running it (html.unescape), so it is never read for other code,
     and it keeps only the pages of the latest build."""
