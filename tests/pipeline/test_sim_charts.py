@@ -58,3 +58,13 @@ def test_the_svg_cache_key_names_the_spec_and_the_renderer(
     monkeypatch.undo()
     monkeypatch.setattr(charts, "VL_VERSION", "v5_0")
     assert charts.cache_path(spec, tmp_path) != key
+
+
+def test_a_chart_is_the_same_whatever_was_drawn_before_it(tmp_path) -> None:
+    """Vega numbers clip paths with a counter kept for the process; the page does not."""
+    spec = sims.load("parallelism").simulate()["charts"][0]
+    first = charts.chart_svg(spec, "a", tmp_path / "one")
+    again = charts.chart_svg(spec, "a", tmp_path / "two")  # drawn again: the counter moved
+    assert again == first
+    assert re.findall(r'id="a-(clip\d+)"', first) == ["clip1", "clip2"]
+    assert re.findall(r"url\(#a-(clip\d+)\)", first) == ["clip1", "clip2"]

@@ -36,7 +36,7 @@ def chart_svg(spec: Mapping[str, Any], chart_id: str, cache_dir: Path) -> str:
     The SVG's ids are prefixed with `chart_id` so that several charts on one page never
     share an id (Vega names clip paths and gradients the same way in every chart).
     """
-    svg = _cached_svg(_fixed_width(spec), cache_dir)
+    svg = _numbered_in_order(_cached_svg(_fixed_width(spec), cache_dir))
     svg = re.sub(r"^<\?xml[^>]*>\s*", "", svg).replace("\n", " ")
     svg = re.sub(r'\bid="([^"]+)"', rf'id="{chart_id}-\1"', svg)
     svg = re.sub(r"url\(#([^)]+)\)", rf"url(#{chart_id}-\1)", svg)
@@ -48,6 +48,23 @@ def chart_svg(spec: Mapping[str, Any], chart_id: str, cache_dir: Path) -> str:
         f'<title id="{chart_id}-title">{title}</title><desc id="{chart_id}-desc">{desc}</desc>'
     )
     return re.sub(r"^(<svg\b[^>]*?)>", lambda m: m.group(1) + head, svg, count=1)
+
+
+_CLIP = re.compile(r'(id="|url\(#)clip(\d+)\b')
+
+
+def _numbered_in_order(svg: str) -> str:
+    """The SVG with its clip paths numbered 1, 2, ... in order of appearance. Vega numbers
+    them with a counter kept for the whole process, so the same chart drawn after others
+    came out `clip7` instead of `clip5`: a page's bytes then depended on which charts the
+    build had drawn afresh, not only on its content."""
+    numbers: dict[str, int] = {}
+
+    def renumbered(match: re.Match[str]) -> str:
+        number = numbers.setdefault(match.group(2), len(numbers) + 1)
+        return f"{match.group(1)}clip{number}"
+
+    return _CLIP.sub(renumbered, svg)
 
 
 def _fixed_width(spec: Mapping[str, Any]) -> dict[str, Any]:
