@@ -25,24 +25,21 @@ from pathlib import Path
 from ridgepoint import lru
 from ridgepoint.atomic import write_atomic
 from ridgepoint.errors import ContentError
-from ridgepoint.schemafiles import SCHEMA_DIR
+from ridgepoint.pipelinecode import SOURCE_DIGEST
 from ridgepoint.validate import ValueSets, schema_errors
 from ridgepoint.yamldoc import Document, parse
 
 LIMIT = 20_000  # entries of each kind in memory; past it the memo starts over
 MAX_KEPT = 20_000  # entries on disk (a few KB each), well above 100x today's content; the least
 # recently used beyond it are removed
-PACKAGE = Path(__file__).resolve().parent
 
 
 def _kept_code() -> bytes:
     """What a kept entry's parse and schema check depend on besides the file: the Python
-    running them, the pipeline's source and schemas, and every installed library's name and
-    version (the names of the `.dist-info` folders where PyYAML and jsonschema are
-    installed: a listing costs far less than asking importlib.metadata, 40 ms)."""
-    digest = hashlib.sha256(sys.version.encode())
-    for path in sorted([*PACKAGE.rglob("*.py"), *SCHEMA_DIR.glob("*.json")]):
-        digest.update(path.relative_to(PACKAGE).as_posix().encode() + b"\0" + path.read_bytes())
+    running them, the pipeline's code (ridgepoint.pipelinecode), and every installed
+    library's name and version (the names of the `.dist-info` folders where PyYAML and
+    jsonschema are installed: a listing costs far less than asking importlib.metadata)."""
+    digest = hashlib.sha256(sys.version.encode() + SOURCE_DIGEST)
     for folder in sorted({sysconfig.get_path("purelib"), sysconfig.get_path("platlib")}):
         installed = os.listdir(folder) if os.path.isdir(folder) else []
         digest.update(f"{folder}\0".encode() + "\0".join(
@@ -64,7 +61,6 @@ class ParseMemo:
         self.written = 0
         self._documents: dict[Key, Document] = {}
         self._problems: dict[tuple[str, int, str, str], list[ContentError]] = {}
-        self._passed: set[tuple[str, int, str, str]] = set()  # read from `kept`
 
     def parse(self, text: str, path: str, first_line: int = 1, schema: str = "") -> Document:
         """yamldoc.parse, once per text (a syntax error is not remembered: it raises). A
@@ -87,9 +83,8 @@ class ParseMemo:
         if key not in self._problems:
             if len(self._problems) >= LIMIT:
                 self._problems.clear()
-                self._passed.clear()  # checked again if asked: slower, never wrong
-            self._problems[key] = [] if key in self._passed else schema_errors(document, schema)
-            if not self._problems[key] and key not in self._passed:
+            self._problems[key] = schema_errors(document, schema)
+            if not self._problems[key]:
                 self._keep(document, schema)
         if self._problems[key]:
             return schema_errors(document, schema, values)
@@ -119,7 +114,7 @@ class ParseMemo:
         if not isinstance(document, Document):
             return None
         entry.touch()  # recently used: kept by prune()
-        self._passed.add((*key, schema))
+        self._problems[(*key, schema)] = []  # it passed: schema_errors checks nothing
         return document
 
     def _keep(self, document: Document, schema: str) -> None:

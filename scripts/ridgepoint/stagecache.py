@@ -26,21 +26,19 @@ from ridgepoint.atomic import write_atomic
 from ridgepoint.errors import ContentErrors
 from ridgepoint.layout import Layout
 from ridgepoint.model import Term
+from ridgepoint.pipelinecode import SOURCE_DIGEST
 
-PACKAGE = Path(__file__).resolve().parent  # the pipeline's own code, part of every key
 MAX_ENTRIES = 5000
 
 
 def _code_digest() -> str:
-    """The pipeline's source and the libraries whose output lands in a staged page. Read
-    when this module is imported, beside the rest of the pipeline: a process keeps the code
-    it imported, so its entries are named by that code even if the files change under it."""
+    """The pipeline's code (ridgepoint.pipelinecode) and the libraries whose output lands
+    in a staged page."""
     import vl_convert
     import yaml
 
     digest = hashlib.sha256(f"{vl_convert.__version__}|{yaml.__version__}".encode())
-    for path in sorted(PACKAGE.rglob("*.py")):
-        digest.update(path.relative_to(PACKAGE).as_posix().encode() + b"\0" + path.read_bytes())
+    digest.update(SOURCE_DIGEST)
     return digest.hexdigest()
 
 
