@@ -79,9 +79,16 @@ class CompiledFiles:
         return self.folder / f"{digest.hexdigest()}.marshal"
 
 
+def compile_file(filename: str, data: bytes) -> CodeType:
+    """The file's code as an import executes it (raising SyntaxError or ValueError when it
+    does not compile). Kept entries and files compiled afresh both come from here, so a kept
+    code object is the one a fresh compile would give."""
+    return compile(data, filename, "exec", dont_inherit=True)
+
+
 def compiled(filename: str, data: bytes) -> CodeType | None:
-    """The file's code as an import executes it; None if it does not compile."""
+    """compile_file, or None if the file does not compile."""
     try:
-        return compile(data, filename, "exec", dont_inherit=True)
+        return compile_file(filename, data)
     except (SyntaxError, ValueError):
         return None

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import CodeType
 
-from ridgepoint.compiledfiles import CompiledFiles, Imports
+from ridgepoint.compiledfiles import CompiledFiles, Imports, compile_file
 from ridgepoint.errors import ContentError, ContentErrors
 
 PACKAGE = "sims"
@@ -114,8 +114,7 @@ class SimSource:
             with contextlib.suppress(ContentErrors):
                 code = self._read(relative)[1]
         if code is None:  # not kept, or not compiling: compiled here (raising why not)
-            code = compile(self.files[relative], str(self.folder / relative), "exec",
-                           dont_inherit=True)
+            code = compile_file(str(self.folder / relative), self.files[relative])
         return code
 
     def prune(self) -> None:
