@@ -36,8 +36,9 @@ summed in one go (`StepTable.decode_run_s`) rather than step by step; steps that
 prompt tokens are priced one by one. Decoding requests are kept on one shared clock (the
 count of decode steps), so a run advances every one of them without touching each.
 When the cache is full and the head of the queue cannot be admitted, every step preempts
-the newest request and runs decodes alone; such steps go back to back (`_blocked`) without
-the loop's planning, the same steps the loop would take.
+the newest request and runs decodes alone; such steps go back to back (`_run_decodes`),
+without the loop's planning, the same steps the loop would take. A test runs the scheduler
+one step at a time beside this one (tests/sims/test_load_parts.py).
 """
 
 from __future__ import annotations
@@ -119,6 +120,9 @@ class _Replica:
         self.next_arrival = 0
         self.preemptions = self.steps = 0
         self.busy = 0.0
+        # (a, b) of StepTable.coefficients(decodes, 0) by decodes: the plain decode steps'
+        # cost, looked up on every leap.
+        self.decode_cost: dict[int, tuple[float, float]] = {}
 
     # -- memory ----------------------------------------------------------------------
 
@@ -157,13 +161,14 @@ class _Replica:
     def _admit_head(self, growth: int) -> int | None:
         """Admit the request at the head of the queue if the batch and the cache have room
         for it (its whole prompt, on top of `growth` slots this step adds); its index."""
-        if not self.waiting or self.running >= self.limit:
+        waiting = self.waiting
+        if not waiting or self.running >= self.limit:
             return None
-        request = self.waiting[0]
+        request = waiting[0]
         need = self.to_prefill[request] + self.policy.window_slots
         if self._used() + growth + need > self.policy.kv_slots:
             return None
-        self.waiting.popleft()
+        waiting.popleft()
         self.active[request] = True
         self.running += 1
         self.admitted.append(request)
@@ -248,15 +253,16 @@ class _Replica:
 
     def _run_prefill_step(self, chunks: list[tuple[int, int]], with_decodes: bool) -> None:
         decodes = self.decoders if with_decodes else 0
+        done_prefill, to_prefill = self.done_prefill, self.to_prefill
         tokens = squares = reach = 0
         for request, take in chunks:
             tokens += take
             squares += take * take
-            reach += take * self.done_prefill[request]
+            reach += take * done_prefill[request]
         # The table prices the chunks as one of `tokens` tokens: take away the attention
         # that one chunk would do among itself beyond what these chunks do (StepTable).
         reach -= (tokens * tokens - squares) / 2
-        context = self.base_sum + self.decoders * self.clock if decodes else 0
+        context = self.base_sum + decodes * self.clock if decodes else 0
         seconds = self.table.time_s(decodes, context, tokens, reach)
         self.now += seconds
         self.busy += seconds
@@ -264,8 +270,8 @@ class _Replica:
         if decodes:
             self.clock += 1
         for request, take in chunks:
-            self.done_prefill[request] += take
-            if self.done_prefill[request] == self.to_prefill[request]:
+            done_prefill[request] += take
+            if done_prefill[request] == to_prefill[request]:
                 self._start_decoding(request)
         if decodes and self.finishing and self.finishing[0][0] <= self.clock:
             self._retire()
@@ -298,49 +304,96 @@ class _Replica:
 
     def _run_decodes(self) -> None:
         """Decode-only steps up to the next event (a request finishing, the cache full, a
-        request arriving), in one go."""
-        decodes = self.decoders
-        context = self.base_sum + decodes * self.clock
-        steps = self.finishing[0][0] - self.clock
-        room = (self.policy.kv_slots - self.reserved - context) // decodes
-        steps = max(1, min(steps, room))
-        a, b, _, _ = self.table.coefficients(decodes, 0)
-        # An arrival matters only to an empty queue: behind a waiting request it waits too.
-        if not self.waiting and self.next_arrival < len(self.arrivals):
-            gap = self.arrivals[self.next_arrival] - self.now
-            steps = min(steps, _steps_to_reach(gap, a + b * context, b * decodes))
-        seconds = steps * (a + b * (context + decodes * (steps - 1) / 2))
-        self.now += seconds
-        self.busy += seconds
-        self.steps += steps
-        self.clock += steps
-        self._retire()
+        request arriving), in one go; then the same again for as long as the loop's next
+        pass would only run decodes: the queue empty, or its head not admitted (the cache
+        full, the batch or the budget taken).
 
-    def _blocked(self) -> bool:
-        """Whether the loop's next pass would only run decodes again (chunked, no prompt
-        under way, the head of the queue not admitted): the state of a full cache, where
-        every step preempts the newest request and the head waits. Takes in the arrivals
-        and makes room as the loop would."""
-        arrivals, refused, waiting = self.arrivals, self.refused, self.waiting
-        index, count = self.next_arrival, len(arrivals)
-        while index < count and arrivals[index] <= self.now:
-            if not refused[index]:
-                waiting.append(index)
-            index += 1
-        self.next_arrival = index
-        if not self.running:
-            return False
-        kv_slots = self.policy.kv_slots
-        if self._used() + self.decoders > kv_slots:
-            self._make_room()
-        if self.prefilling or not self.decoders:
-            return False
-        if not waiting:
-            return False
-        head = waiting[0]
-        return (self.running >= self.limit or self.policy.token_budget <= self.decoders
-                or self._used() + self.decoders + self.to_prefill[head]
-                + self.policy.window_slots > kv_slots)
+        No prompt is under way here: the loop decodes alone only when it planned no chunk,
+        and a prompt under way always gets one (the batch limit is within the budget).
+
+        Past saturation that is most of a run: the cache full, each leap ends in a
+        preemption or a request finishing, thousands a run. So the leaps go back to back
+        here, with the scheduler's counts in locals, and each is the step the loop takes:
+        the same arrivals taken in, the same room made, the same steps."""
+        arrivals, refused, waiting, finishing = (self.arrivals, self.refused, self.waiting,
+                                                 self.finishing)
+        active, decoding, base = self.active, self.decoding, self.base
+        to_prefill, finish_at, admitted = self.to_prefill, self.finish_at, self.admitted
+        policy, coefficients, decode_cost = self.policy, self.table.coefficients, self.decode_cost
+        kv_slots, window, budget = policy.kv_slots, policy.window_slots, policy.token_budget
+        chunked = policy.chunked
+        count, limit = len(arrivals), self.limit
+        now, clock, busy, steps_run = self.now, self.clock, self.busy, self.steps
+        decodes, base_sum, reserved = self.decoders, self.base_sum, self.reserved
+        running, index, preemptions = self.running, self.next_arrival, self.preemptions
+        while True:
+            context = base_sum + decodes * clock
+            steps = finishing[0][0] - clock
+            room = (kv_slots - reserved - context) // decodes
+            if room < steps:
+                steps = room if room > 1 else 1
+            elif steps < 1:
+                steps = 1
+            cost = decode_cost.get(decodes)
+            if cost is None:
+                cost = decode_cost[decodes] = coefficients(decodes, 0)[:2]
+            a, b = cost
+            # An arrival matters only to an empty queue: behind a waiting request it waits.
+            if not waiting and index < count:
+                steps = min(steps, _steps_to_reach(arrivals[index] - now, a + b * context,
+                                                   b * decodes))
+            seconds = steps * (a + b * (context + decodes * (steps - 1) / 2))
+            now += seconds
+            busy += seconds
+            steps_run += steps
+            clock += steps
+            while finishing and finishing[0][0] <= clock:  # requests done with these steps
+                at, request = heapq.heappop(finishing)
+                if not decoding[request] or finish_at[request] != at:
+                    continue  # preempted since: a stale entry
+                decoding[request] = active[request] = False
+                decodes -= 1
+                running -= 1
+                base_sum -= base[request]
+                reserved -= window
+                self.generated[request] = self.outputs[request]
+                self.finished[request] = now
+            while index < count and arrivals[index] <= now:
+                if not refused[index]:
+                    waiting.append(index)
+                index += 1
+            if not running:
+                break
+            # The loop's next pass, in its order: it would admit the head of the queue
+            # (prefill-first: before making room), make room, then decode again unless it
+            # admits the head now (chunked: beside the decodes, within the budget).
+            if (not chunked and waiting and running < limit and reserved + base_sum
+                    + decodes * clock + to_prefill[waiting[0]] + window <= kv_slots):
+                break
+            while running and reserved + base_sum + decodes * (clock + 1) > kv_slots:
+                # Preempt the newest, as _preempt does: it is decoding, since no prompt is
+                # under way here, and it is never the last (a lone request fits, or it
+                # would have been refused).
+                while not active[admitted[-1]]:
+                    admitted.pop()
+                victim = admitted.pop()
+                decoding[victim] = active[victim] = False
+                running -= 1
+                decodes -= 1
+                base_sum -= base[victim]
+                reserved -= window
+                to_prefill[victim] = base[victim] + clock + 1
+                self.generated[victim] = self.outputs[victim] - (finish_at[victim] - clock)
+                self.done_prefill[victim] = 0
+                waiting.appendleft(victim)
+                preemptions += 1
+            if (chunked and waiting and running < limit and budget > decodes
+                    and reserved + base_sum + decodes * (clock + 1) + to_prefill[waiting[0]]
+                    + window <= kv_slots):
+                break
+        self.now, self.clock, self.busy, self.steps = now, clock, busy, steps_run
+        self.decoders, self.base_sum, self.reserved = decodes, base_sum, reserved
+        self.running, self.next_arrival, self.preemptions = running, index, preemptions
 
     # -- the loop --------------------------------------------------------------------
 
@@ -380,8 +433,6 @@ class _Replica:
                 self._run_prefill_step(chunks, with_decodes=True)
             elif self.decoders:
                 self._run_decodes()
-                while chunked and self._blocked():
-                    self._run_decodes()
             else:  # cannot happen: an empty replica admits any request it did not refuse
                 raise RuntimeError("the replica is idle with requests waiting")
 

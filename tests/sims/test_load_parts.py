@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections import deque
 
 import numpy as np
 import pytest
@@ -225,3 +226,130 @@ def test_a_faster_rate_only_compresses_the_arrivals() -> None:
     assert [t - r.arrival / 2 for t, r in zip(fast.first_token, requests, strict=True)] == \
         pytest.approx(waits)
     assert math.isclose(slow.busy_s, fast.busy_s, rel_tol=1e-12)
+
+
+def _one_step_at_a_time(requests: list[Request], policy: Policy, table: StepTable,
+                        rate: float) -> tuple[list[float], list[float], int, int]:
+    """The scheduler the serving module describes, run one step at a time with nothing
+    leapt over: first-token and finish times, preemptions and steps. The replica leaps
+    over runs of alike steps (decodes, chunks of one prompt, a full cache's preemptions);
+    this is what it must agree with."""
+    count, window, slots = len(requests), policy.window_slots, policy.kv_slots
+    arrivals = [r.arrival / rate for r in requests]
+    refused = [r.prompt_tokens + r.output_tokens + window > slots for r in requests]
+    first, finished = [-1.0] * count, [-1.0] * count
+    to_prefill = [r.prompt_tokens for r in requests]  # prompt, or all it held if preempted
+    done = [0] * count  # of to_prefill, computed
+    context = [0] * count  # a decoding request's cached tokens
+    left = [r.output_tokens for r in requests]  # tokens still to come
+    waiting: deque[int] = deque()
+    admitted: list[int] = []  # prefilling or decoding, in order of admission
+    decoding: set[int] = set()
+    limit = min(policy.max_batch, policy.token_budget)
+    now, arrived, preemptions, steps = 0.0, 0, 0, 0
+
+    def used() -> int:
+        return sum(context[i] if i in decoding else to_prefill[i] for i in admitted) + \
+            window * len(admitted)
+
+    def admit(growth: int) -> int | None:
+        if not waiting or len(admitted) >= limit:
+            return None
+        head = waiting[0]
+        if used() + growth + to_prefill[head] + window > slots:
+            return None
+        admitted.append(waiting.popleft())
+        done[head] = 0
+        return head
+
+    def step(decodes: list[int], chunks: list[tuple[int, int]]) -> None:
+        nonlocal now, steps
+        tokens = sum(take for _, take in chunks)
+        reach = sum(take * done[i] for i, take in chunks) - (
+            tokens * tokens - sum(take * take for _, take in chunks)) / 2
+        now += table.time_s(len(decodes), sum(context[i] for i in decodes), tokens, reach)
+        steps += 1
+        for i in decodes:
+            context[i] += 1
+            left[i] -= 1
+            if not left[i]:
+                decoding.discard(i)
+                admitted.remove(i)
+                finished[i] = now
+        for i, take in chunks:
+            done[i] += take
+            if done[i] == to_prefill[i]:  # the prompt's last chunk: a token comes out
+                left[i] -= 1
+                if first[i] < 0:
+                    first[i] = now
+                if left[i]:
+                    decoding.add(i)
+                    context[i] = to_prefill[i]
+                else:
+                    admitted.remove(i)
+                    finished[i] = now
+
+    while True:
+        while arrived < count and arrivals[arrived] <= now:
+            if not refused[arrived]:
+                waiting.append(arrived)
+            arrived += 1
+        if not admitted and not waiting:
+            if arrived == count:
+                return first, finished, preemptions, steps
+            now = arrivals[arrived]
+            continue
+        if not policy.chunked and waiting:
+            chunks, budget = [], policy.token_budget
+            while waiting and (not chunks or to_prefill[waiting[0]] <= budget):
+                head = admit(0)
+                if head is None:
+                    break
+                chunks.append((head, to_prefill[head]))
+                budget -= to_prefill[head]
+            if chunks:
+                step([], chunks)
+                continue
+        while admitted and used() + len(decoding) > slots:  # preempt the newest
+            victim = admitted.pop()
+            if victim in decoding:
+                decoding.discard(victim)
+                to_prefill[victim] = context[victim] + 1
+            waiting.appendleft(victim)
+            preemptions += 1
+        decodes = [i for i in admitted if i in decoding]
+        chunks = []
+        if policy.chunked:
+            budget = policy.token_budget - len(decodes)
+            for i in admitted:
+                if i not in decoding and budget > 0:
+                    chunks.append((i, min(budget, to_prefill[i] - done[i])))
+                    budget -= chunks[-1][1]
+            while budget > 0 and (head := admit(len(decodes))) is not None:
+                chunks.append((head, min(budget, to_prefill[head])))
+                budget -= chunks[-1][1]
+        step(decodes, chunks)
+
+
+@pytest.mark.parametrize("chunked", [True, False])
+@pytest.mark.parametrize("seed", range(6))
+def test_the_replica_agrees_with_its_scheduler_run_one_step_at_a_time(chunked: bool,
+                                                                      seed: int) -> None:
+    """Past saturation, with a cache that holds a few requests (and, every other seed, a
+    batch of at most four): preemption after preemption, runs of decodes broken by
+    arrivals, long prompts in chunks, sliding windows or none. Every leap the replica takes
+    must land where single steps do."""
+    table = StepTable(H100, L8B, 1, BF16)
+    rng = random.Random(seed)
+    requests = sorted(Request(rng.uniform(0, 40), rng.choice([16, 32, 1500]),
+                              rng.randint(200, 1500)) for _ in range(80))
+    policy = Policy(512, (4, 256)[seed % 2], 4000, 16 * (seed // 2), chunked)
+    preempted = []
+    for rate in (1.0, 8.0):
+        served = serve(requests, policy, table, rate)
+        first, finished, preemptions, steps = _one_step_at_a_time(requests, policy, table, rate)
+        assert (served.preemptions, served.steps) == (preemptions, steps)
+        assert served.first_token == pytest.approx(first, rel=1e-9)
+        assert served.finished == pytest.approx(finished, rel=1e-9)
+        preempted.append(preemptions)
+    assert min(preempted) >= 20  # the full cache's leaps were taken, and agreed
