@@ -305,8 +305,8 @@ class _Replica:
     def _run_decodes(self) -> None:
         """Decode-only steps up to the next event (a request finishing, the cache full, a
         request arriving), in one go; then the same again for as long as the loop's next
-        pass would only run decodes: the queue empty, or its head not admitted (the cache
-        full, the batch or the budget taken).
+        pass would only run decodes: the queue empty, or its head not admitted (no room for it
+        in the cache or the batch).
 
         No prompt is under way here: the loop decodes alone only when it planned no chunk,
         and a prompt under way always gets one (the batch limit is within the budget).
@@ -320,8 +320,7 @@ class _Replica:
         active, decoding, base = self.active, self.decoding, self.base
         to_prefill, finish_at, admitted = self.to_prefill, self.finish_at, self.admitted
         policy, coefficients, decode_cost = self.policy, self.table.coefficients, self.decode_cost
-        kv_slots, window, budget = policy.kv_slots, policy.window_slots, policy.token_budget
-        chunked = policy.chunked
+        kv_slots, window, chunked = policy.kv_slots, policy.window_slots, policy.chunked
         count, limit = len(arrivals), self.limit
         now, clock, busy, steps_run = self.now, self.clock, self.busy, self.steps
         decodes, base_sum, reserved = self.decoders, self.base_sum, self.reserved
@@ -347,7 +346,7 @@ class _Replica:
             busy += seconds
             steps_run += steps
             clock += steps
-            while finishing and finishing[0][0] <= clock:  # requests done with these steps
+            while finishing and finishing[0][0] <= clock:  # done with these steps: _retire
                 at, request = heapq.heappop(finishing)
                 if not decoding[request] or finish_at[request] != at:
                     continue  # preempted since: a stale entry
@@ -366,7 +365,8 @@ class _Replica:
                 break
             # The loop's next pass, in its order: it would admit the head of the queue
             # (prefill-first: before making room), make room, then decode again unless it
-            # admits the head now (chunked: beside the decodes, within the budget).
+            # admits the head now (chunked: beside the decodes; the budget has room for it,
+            # since every running request decodes and the batch limit is within the budget).
             if (not chunked and waiting and running < limit and reserved + base_sum
                     + decodes * clock + to_prefill[waiting[0]] + window <= kv_slots):
                 break
@@ -387,7 +387,7 @@ class _Replica:
                 self.done_prefill[victim] = 0
                 waiting.appendleft(victim)
                 preemptions += 1
-            if (chunked and waiting and running < limit and budget > decodes
+            if (chunked and waiting and running < limit
                     and reserved + base_sum + decodes * (clock + 1) + to_prefill[waiting[0]]
                     + window <= kv_slots):
                 break
