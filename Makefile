@@ -5,7 +5,7 @@
 #   make publish SITE_URL=https://...   the same, for publication at that address
 #   make check   validate content only (fast)
 #   make new     KIND=term|reading|hub|explainer|article|gpu|model|calibration SLUG=... [SIM=...]: a new content file
-#   make test    set up and run every test (lint, type check, pytest)
+#   make test    set up (Chromium and Java too, with apt, if missing) and run every test
 #   make typecheck  type-check the browser JavaScript (TypeScript's checker, no output)
 #   make bench   run the benchmarks
 #   make golden  rewrite the pipeline's golden files after an intended change
@@ -24,7 +24,7 @@ export NO_MKDOCS_2_WARNING := 1
 # the pipeline and the sims again, about 70 ms of each rebuild.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: setup serve build publish check new test typecheck bench experiments golden lint lock clean
+.PHONY: system setup serve build publish check new test typecheck bench experiments golden lint lock clean
 
 setup: $(SETUP)
 
@@ -60,11 +60,17 @@ serve: $(SETUP)
 # The page's scripts and the workers' have different global scopes: one checker run each.
 TYPECHECK := node_modules/.bin/tsc -p tsconfig.json && node_modules/.bin/tsc -p tsconfig.workers.json
 
-test: $(SETUP)
+# The system packages first: vnu-jar's install step (npm ci) looks for the Java they bring.
+test: system $(SETUP)
 	$(PY) -m ruff check .
 	$(VENV)/bin/lint-imports --no-cache
 	$(TYPECHECK)
 	$(PY) -m pytest
+
+# Chromium for the browser tests, Java for the Nu Html Checker: installed when missing, or
+# one line saying what to install (scripts/system_packages.sh).
+system:
+	@scripts/system_packages.sh
 
 typecheck: node_modules/.installed
 	$(TYPECHECK)

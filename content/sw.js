@@ -208,7 +208,7 @@ if (RELEASE === null) {
   // A response of this release into its cache; a packed one also inflated, from the same
   // checked bytes (so it belongs to the release as they do), under a key no page asks for
   // that names those bytes by their hash: Python's worker reads it from the cache directly
-  // (assets/sim/worker.js), with the hash its manifest gives.
+  // (assets/sim/pyodide_start.js), with the hash its manifest gives.
   // The inflated copy is a speed-up only: if it cannot be kept (storage full), the packed
   // one is served, and the release installs all the same.
   /** @param {Cache} cache @param {string} path @param {Response} response */

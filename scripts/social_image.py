@@ -6,12 +6,14 @@
 Every page names this image in its Open Graph and Twitter card tags (overrides/main.html),
 so a link to Ridgepoint shared in a chat or a feed reader shows the site's name rather than
 nothing or a third-party placeholder. It is drawn as SVG here and rasterised by vl-convert
-(already pinned for the prerendered charts; it bundles its fonts, so the result does not
-depend on the machine's). The motif is the roofline the site is named after: a bandwidth
-slope meeting a compute roof at the ridge point. 1200 x 630 px is the size Open Graph and
-Twitter's large card expect. It lives outside assets/ so that the service worker does not
-cache it at install (scripts/ridgepoint/finishing/offline.py): readers never load it, link previews
-do.
+(already pinned for the prerendered charts), in the Inter typeface from the npm package
+pinned in package-lock.json: a family no system is assumed to have, registered for this run
+only, so the bytes do not depend on the machine's fonts (with "sans-serif" they did: the
+image changed when Chromium's packages brought their fonts). The motif is the roofline the
+site is named after: a bandwidth slope meeting a compute roof at the ridge point. 1200 x 630
+px is the size Open Graph and Twitter's large card expect. It lives outside assets/ so that
+the service worker does not cache it at install (scripts/ridgepoint/finishing/offline.py):
+readers never load it, link previews do.
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ from ridgepoint.base.layout import repository
 LAYOUT = repository()
 ROOT = LAYOUT.root
 IMAGE = LAYOUT.content / "images" / "social.png"
+FONTS = [LAYOUT.node_modules / "@expo-google-fonts" / "inter" / weight
+         for weight in ("400Regular", "700Bold")]
+FAMILY = "Inter"
 WIDTH, HEIGHT = 1200, 630
 # Material's "blue grey" palette, the site's primary colour (mkdocs.yml), and its accent.
 BACKGROUND, INK, MUTED, ACCENT = "#263238", "#ffffff", "#b0bec5", "#8c9eff"
@@ -37,18 +42,22 @@ SVG = f"""<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGH
   <polyline points="640,560 900,230 1140,230" fill="none" stroke="{ACCENT}" stroke-width="10"
     stroke-linejoin="round" stroke-linecap="round"/>
   <circle cx="900" cy="230" r="18" fill="{INK}"/>
-  <text x="80" y="300" font-family="sans-serif" font-size="112" font-weight="bold"
+  <text x="80" y="300" font-family="{FAMILY}" font-size="112" font-weight="bold"
     fill="{INK}">Ridgepoint</text>
-  <text x="84" y="380" font-family="sans-serif" font-size="38" fill="{MUTED}">A field guide
+  <text x="84" y="380" font-family="{FAMILY}" font-size="38" fill="{MUTED}">A field guide
     to LLM serving latency</text>
-  <text x="84" y="430" font-family="sans-serif" font-size="38" fill="{MUTED}">that you can
+  <text x="84" y="430" font-family="{FAMILY}" font-size="38" fill="{MUTED}">that you can
     run</text>
 </svg>
 """
 
 
 def render() -> bytes:
-    """The image's PNG bytes (deterministic for a given vl-convert)."""
+    """The image's PNG bytes (deterministic for a given vl-convert and typeface)."""
+    for folder in FONTS:
+        if not folder.is_dir():
+            raise SystemExit(f"{folder} is missing: run `make setup` (npm ci) first")
+        vl_convert.register_font_directory(str(folder))
     return vl_convert.svg_to_png(SVG, scale=1)
 
 

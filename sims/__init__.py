@@ -1,6 +1,6 @@
 """Ridgepoint's simulations: pure-Python, standard-library-only models of LLM serving.
 
-Each sim is a module here that declares `TITLE`, `INPUTS` (see `sims.contract`) and a
+Each sim is a module here that declares `TITLE`, `INPUTS` (see `sims.kit.contract`) and a
 `simulate(**inputs) -> dict`. The same files run under pytest, from the command line
 (`python -m sims`), and in the reader's browser under Pyodide. Modules without `INPUTS`
 (the contract, the shared physics, the chart helpers) are infrastructure, not sims.

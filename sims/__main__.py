@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from sims import load, sim_names
-from sims.contract import Input, validate
+from sims.kit.contract import Input, validate
 
 USAGE = __doc__.split("\n\n")[1]
 
@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     name, rest = args[0], args[1:]
     if name in ("--catalogue", "step", "allreduce"):
         from sims import calculator  # the physics calculator (sims/calculator.py)
-        from sims.contract import normalise
+        from sims.kit.contract import normalise
 
         if name == "--catalogue":
             json.dump(normalise(calculator.catalogue_json()), sys.stdout)

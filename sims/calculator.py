@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sims import charts
-from sims.contract import Choice, InputError, Number, simulation, validate
+from sims.kit import charts
+from sims.kit.contract import Choice, InputError, Number, simulation, validate
 from sims.physics import (
     GPUS,
     KV_INPUT,
@@ -30,8 +30,8 @@ from sims.physics import (
     precision_for,
     step_cost,
 )
-from sims.precision import PRECISIONS
-from sims.pricing import pricer
+from sims.physics.precision import PRECISIONS
+from sims.physics.pricing import pricer
 
 TITLE = "One step on one deployment, priced"
 

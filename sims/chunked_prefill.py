@@ -35,8 +35,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from sims import charts, timeline
-from sims.contract import Choice, InputError, Number, simulation
+from sims.chunked_prefill_charts import (
+    DECODE,
+    MIXED,
+    PREFILL,
+    sweep_chart,
+    timelines,
+)
+from sims.kit.contract import Choice, InputError, Number, simulation
 from sims.physics import (
     GPUS,
     KV_INPUT,
@@ -54,7 +60,6 @@ from sims.physics import (
     step_cost,
     step_series,
 )
-from sims.timeline import Mark, Span, timeline_chart
 
 TITLE = "A long prompt should not stall everyone else"
 
@@ -70,17 +75,6 @@ MAX_CHUNK_TOKENS = 16384
 LEAD_STEPS = 3
 TAIL_STEPS = 3
 
-DECODE = "decode step"
-PREFILL = "prefill alone"
-MIXED = "decode + prompt chunk"
-WAITING = "prompt waiting for first token"
-TOKEN = "token"
-STATES = {
-    DECODE: timeline.WORK, PREFILL: timeline.OTHER_WORK, MIXED: timeline.MIXED_WORK,
-    WAITING: timeline.IDLE, TOKEN: timeline.TOKEN,
-}
-GPU_ROW = "GPUs"
-PROMPT_ROW = "long prompt"
 
 INPUTS = (
     Number("streams", "Decoding streams", default=16, min=1, max=64, unit="streams",
@@ -233,65 +227,6 @@ def ttft(steps: list[Step]) -> float:
     return next(step.end for step in steps if step.prompt_answered)
 
 
-def _timeline(
-    title: str, description: str, steps: list[Step], streams: int,
-    domain: tuple[float, float],
-) -> dict[str, Any]:
-    stream_row = "the stream" if streams == 1 else f"each of {streams} streams"
-    first_token = ttft(steps)
-    spans = [Span(GPU_ROW, s.start, s.end, s.kind) for s in steps]
-    spans.append(Span(PROMPT_ROW, 0.0, first_token, WAITING))
-    marks = [Mark(stream_row, s.end, TOKEN) for s in steps if s.streams_served]
-    marks += [Mark(PROMPT_ROW, s.end, TOKEN) for s in steps if s.end >= first_token]
-    return timeline_chart(
-        title, description,
-        rows=[GPU_ROW, stream_row, PROMPT_ROW], spans=spans, marks=marks, states=STATES,
-        domain=domain, unit="s", scale=1.0,
-    )
-
-
-def _sweep_chart(rows: list[dict[str, Any]], ridge: int, prompt_tokens: int) -> dict[str, Any]:
-    # The axis spans exactly the sizes swept, given rather than derived from the data, so
-    # the ridge's line is a value the page's kept chart view can move (sims.timeline).
-    swept = [rows[0]["chunk_tokens"], rows[-1]["chunk_tokens"]]
-    x_title = "Chunk size (tokens)"
-    x = {"field": "chunk_tokens", "type": "quantitative", "title": x_title,
-         "scale": {"type": "log", "base": 2, "domain": swept}}
-    gap_title = "Longest gap between a stream's tokens (ms)"
-    first_title = "Prompt's time to first token (s)"
-    # The gap spans two orders of magnitude (a decode step to the whole prefill): log axis.
-    gap = {"field": "gap_ms", "type": "quantitative", "scale": {"type": "log"},
-           "title": gap_title, "axis": {"orient": "left"}}
-    first = {"field": "ttft_s", "type": "quantitative", "scale": {"zero": False},
-             "title": first_title, "axis": {"orient": "right"}}
-    tooltip = [{"field": field, "type": "quantitative", "title": title}
-               for field, title in (("chunk_tokens", x_title), ("gap_ms", gap_title),
-                                    ("ttft_s", first_title))]
-    return charts.chart(
-        "Small chunks cost the prompt; big ones bring the stall back",
-        f"For a {prompt_tokens}-token prompt, the longest gap in the decoding streams and the "
-        f"prompt's time to first token against the chunk size, with the GPU's ridge point "
-        f"({ridge} tokens) marked.",
-        rows,
-        encoding={"x": x},  # once for every layer: the page lifts its domain once
-        layer=[
-            {"mark": {"type": "line", "point": True},
-             "encoding": {"y": gap, "color": {"datum": "longest gap (ms)"},
-                          "tooltip": tooltip}},
-            {"mark": {"type": "line", "point": True, "strokeDash": [6, 3]},
-             "encoding": {"y": first, "color": {"datum": "time to first token (s)"},
-                          "tooltip": tooltip}},
-            {"mark": {"type": "rule", "strokeDash": [2, 2], "color": "#9e9e9e"},
-             "encoding": {"x": {"datum": ridge}}},
-            {"mark": {"type": "text", "align": "left", "dx": 4, "dy": -4, "baseline": "top",
-                      "color": "#9e9e9e"},
-             "encoding": {"x": {"datum": ridge}, "y": {"value": 0},
-                          "text": {"value": f"ridge: {ridge} tokens"}}},
-        ],
-        resolve={"scale": {"y": "independent"}},
-    )
-
-
 @simulation(INPUTS)
 def simulate(
     *, streams: int, context_tokens: int, prompt_tokens: int, chunk_tokens: int, model: str,
@@ -356,19 +291,8 @@ def simulate(
             "memory": fit.reason,
         },
         "charts": [
-            _timeline(
-                charts.titled("Prefill alone: every stream waits", fit.note),
-                f"Token times of {streams} decoding streams and the long prompt when its "
-                f"{prompt_tokens}-token prefill runs as a step of its own, from "
-                f"{LEAD_STEPS} steps before it arrives (time 0).",
-                drawn[0], streams, domain,
-            ),
-            _timeline(
-                "Chunked: the streams keep their pace",
-                f"The same, with the prompt cut into {chunk}-token chunks that ride in the "
-                f"decode steps, on the same clock.",
-                drawn[1], streams, domain,
-            ),
-            _sweep_chart(sweep, max(ridge, MIN_CHUNK_TOKENS), prompt_tokens),
+            *timelines(drawn, (ttft(alone), ttft(sliced)), streams, prompt_tokens, chunk,
+                       LEAD_STEPS, domain, fit.note),
+            sweep_chart(sweep, max(ridge, MIN_CHUNK_TOKENS), prompt_tokens),
         ],
     }

@@ -1,8 +1,8 @@
 """Disaggregated serving: prefill on one pool of GPUs, decode on another, the KV cache sent
 between them, against the same GPUs as one pool with chunked prefill.
 
-The same Poisson stream of requests (`sims.arrivals`) is served two ways by the same engine
-(`sims.serving_engine`), every step priced by the shared physics:
+The same Poisson stream of requests (`sims.serving.arrivals`) is served two ways by the same engine
+(`sims.serving.engine`), every step priced by the shared physics:
 
 - Colocated: (prefill_gpus + decode_gpus) / tp instances, requests dealt round-robin, each
   instance running chunked prefill: every step carries all its decodes plus up to
@@ -28,10 +28,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from sims import charts, timeline
-from sims.arrivals import Request, percentile, poisson_requests, weighted_quantiles
-from sims.capacity import sequences_that_fit
-from sims.contract import Choice, InputError, Number, simulation
+from sims.disaggregation_charts import (
+    CDF_SHARES,
+    COLOCATED,
+    DISAGGREGATED,
+    arrivals_chart,
+    gaps_chart,
+)
+from sims.kit.contract import Choice, InputError, Number, simulation
 from sims.physics import (
     GPUS,
     MODELS,
@@ -46,7 +50,9 @@ from sims.physics import (
     ridge_tokens,
     scale_out_time,
 )
-from sims.serving_engine import Job, Served, StepClock, serve, step_clock
+from sims.physics.capacity import sequences_that_fit
+from sims.serving.arrivals import Request, percentile, poisson_requests, weighted_quantiles
+from sims.serving.engine import Job, Served, StepClock, serve, step_clock
 
 TITLE = "Prefill here, decode there"
 # Issue 19 allows its sims 100 ms at their most expensive inputs (the others get 20).
@@ -58,12 +64,6 @@ REQUESTS = 200  # per run: enough that a p99 is the second-worst, few enough to 
 TRANSFER_GPUS = tuple(key for key, gpu in GPUS.items()
                       if gpu.scale_up_gpus > 1 or gpu.scale_out_bytes_per_s)
 LINKS = ("network", "nvlink")
-CDF_SHARES = tuple(k / 100 for k in range(1, 101))  # the gaps chart: every percentile
-COLOCATED, DISAGGREGATED = "one pool, chunked prefill", "prefill and decode pools"
-COLOURS = {COLOCATED: "#4c78a8", DISAGGREGATED: "#f58518"}
-SETUP_COLOUR = {"field": "setup", "type": "nominal", "title": None,
-                "scale": {"domain": list(COLOURS), "range": list(COLOURS.values())},
-                "legend": {"orient": "top"}}
 
 INPUTS = (
     Number("request_rate", "Request rate", default=8.0, min=0.5, max=64.0, step=0.5,
@@ -211,61 +211,6 @@ class Setup:
         return Outcome(requests, one), Outcome(requests, two)
 
 
-def _gaps_chart(outcomes: dict[str, Outcome]) -> dict[str, Any]:
-    rows = [{"setup": setup, "share": share * 100, "gap_ms": gap * 1e3}
-            for setup, outcome in outcomes.items()
-            for share, gap in zip(CDF_SHARES, outcome.gap_quantiles, strict=True)]
-    gaps = [row["gap_ms"] for row in rows]
-    # The gaps span a factor of a few: a log axis from just below the shortest to just
-    # above the longest, given, so that it does not round out to whole decades.
-    x = {"field": "gap_ms", "type": "quantitative", "title": "Gap between two tokens (ms)",
-         "scale": {"type": "log", "domain": [min(gaps) * 0.9, max(gaps) * 1.1], "nice": False},
-         "axis": {"labelFlush": timeline.FLUSH_PX}}  # labels near an end drawn flush with it
-    y = {"field": "share", "type": "quantitative", "title": "Gaps at most this long (%)",
-         "scale": {"domain": [0, 100]}}
-    return charts.chart(
-        "Between tokens: one pool's prompt slices stretch some steps",
-        "For each setup, the share of all gaps between two tokens of a request (every "
-        "request, every token) that were at most a given length, on a log axis: the step "
-        "up at the right of the single pool is its steps that carried a slice of a prompt.",
-        rows,
-        mark={"type": "line", "interpolate": "step-after"},
-        encoding={
-            "x": x, "y": y,
-            "color": SETUP_COLOUR,
-            "tooltip": [{"field": "setup", "title": "Setup"},
-                        {"field": "share", "type": "quantitative", "title": "Percentile"},
-                        {"field": "gap_ms", "type": "quantitative", "title": "Gap (ms)",
-                         "format": ".2f"}],
-        },
-    )
-
-
-def _arrivals_chart(requests: list[Request], outcomes: dict[str, Outcome]) -> dict[str, Any]:
-    rows = [{"setup": setup, "arrival": r.arrival_s, "ttft_ms": ttft * 1e3}
-            for setup, outcome in outcomes.items()
-            for r, ttft in zip(requests, outcome.ttft, strict=True)]
-    x = {"field": "arrival", "type": "quantitative", "title": "Arrival time (s)"}
-    y = {"field": "ttft_ms", "type": "quantitative", "title": "Time to first token (ms)",
-         **charts.value_axis(max(row["ttft_ms"] for row in rows))}
-    return charts.chart(
-        "Each request's wait for its first token",
-        f"Time to first token of each of the {len(requests)} requests against when it "
-        f"arrived, in both setups: bursts of arrivals queue behind each other.",
-        rows,
-        mark={"type": "point", "filled": True, "size": 24, "opacity": 0.8},
-        encoding={
-            "x": x, "y": y,
-            "color": SETUP_COLOUR,
-            "tooltip": [{"field": "setup", "title": "Setup"},
-                        {"field": "arrival", "type": "quantitative", "title": "Arrival (s)",
-                         "format": ".2f"},
-                        {"field": "ttft_ms", "type": "quantitative", "title": "TTFT (ms)",
-                         "format": ".1f"}],
-        },
-    )
-
-
 @simulation(INPUTS)
 def simulate(*, request_rate: float, prefill_gpus: int, decode_gpus: int, link: str,
              prompt_tokens: int, output_tokens: int, chunk_tokens: int, model: str, gpu: str,
@@ -296,7 +241,7 @@ def simulate(*, request_rate: float, prefill_gpus: int, decode_gpus: int, link: 
             "decode_instances": setup.decodes,
         },
         "charts": [
-            _arrivals_chart(requests, {COLOCATED: one, DISAGGREGATED: two}),
-            _gaps_chart({COLOCATED: one, DISAGGREGATED: two}),
+            arrivals_chart(requests, {COLOCATED: one, DISAGGREGATED: two}),
+            gaps_chart({COLOCATED: one, DISAGGREGATED: two}),
         ],
     }

@@ -1,10 +1,10 @@
 """Goodput: requests arriving at a rate into one replica, and what the queue does to the tail.
 
-Requests arrive at `request_rate` (Poisson, or bursty: see `sims.workload`) with prompt and
+Requests arrive at `request_rate` (Poisson, or bursty: see `sims.serving.workload`) with prompt and
 answer lengths drawn from log-normal distributions the reader shapes, into one replica (a
 catalogue GPU and model over `tp` GPUs) that runs iteration-level batching with chunked
-prefill under a token budget and a KV-memory limit (`sims.serving`; steps priced by the
-shared physics through `sims.step_table`).
+prefill under a token budget and a KV-memory limit (`sims.serving.replica`; steps priced by the
+shared physics through `sims.serving.step_table`).
 
 For each request: its time to first token (TTFT: arrival to first token, queueing
 included) and its time per output token (TPOT: the time from its first token to its last
@@ -27,9 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from sims import goodput_charts
-from sims.contract import Choice, Number, simulation
-from sims.goodput_model import SWEEP_HIGH, Scenario, Slo, capacity, sweep_rates
-from sims.kv_space import kv_space
+from sims.kit.contract import Choice, Number, simulation
 from sims.physics import (
     GPUS,
     MODELS,
@@ -38,8 +36,10 @@ from sims.physics import (
     precision_for,
     prefill,
 )
-from sims.serving import Policy
-from sims.workload import ARRIVALS, draw, percentile
+from sims.serving.kv_space import kv_space
+from sims.serving.rate_sweep import SWEEP_HIGH, Scenario, Slo, capacity, sweep_rates
+from sims.serving.replica import Policy
+from sims.serving.workload import ARRIVALS, draw, percentile
 
 TITLE = "The p99 is set by the queue, not the GPU"
 

@@ -2,7 +2,7 @@
 every request of the chosen rate.
 
 Every axis that the inputs move has its domain given, so that the page's kept chart view
-takes a new run's figures as parameters instead of being built again (sims/charts.py,
+takes a new run's figures as parameters instead of being built again (sims/kit/charts.py,
 content/assets/sim/livechart.js): the rate axis spans the sweep, value axes come from
 `charts.value_axis`, the log axis of first-token times is rounded out to powers of ten.
 """
@@ -12,8 +12,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from sims import charts, timeline
-from sims.goodput_model import Run, Slo
+from sims.kit import charts, timeline
+from sims.serving.rate_sweep import Run, Slo
 
 MEDIAN, TAIL = timeline.MIXED_WORK, timeline.WORK
 MET, MISSED = timeline.MIXED_WORK, timeline.COMMUNICATION
@@ -21,7 +21,7 @@ REFERENCE = "#9e9e9e"  # reference lines: mid grey reads on a light and a dark p
 RATE_TITLE = "Arrival rate (requests/s)"
 # The rate and time axes end where the sweep or the run does, rarely on a tick: a label near
 # the end would stick out by a different amount on every run and move the plot (see
-# sims/timeline.py); labels that close to an end are drawn flush with it.
+# sims/kit/timeline.py); labels that close to an end are drawn flush with it.
 FLUSH = {"labelFlush": timeline.FLUSH_PX}
 # ...and run a little past the last point drawn, whose mark would otherwise stick out of the
 # plot by its radius on some runs and not on others.

@@ -2,14 +2,14 @@
 
 The room: each GPU's usable memory less its share of the weights, and what a token adds to
 the KV cache on each GPU (grouped-query or latent attention, sliding windows, BF16 or FP8
-KV: all from the catalogue, through sims.kv_space). A backlog of requests with prompt and
-answer lengths drawn as the goodput sim draws them (sims.workload) then fills that room
-under each allocator (sims.kv_allocators): contiguous ranges reserved for each request's
+KV: all from the catalogue, through sims.serving.kv_space). A backlog of requests with prompt and
+answer lengths drawn as the goodput sim draws them (sims.serving.workload) then fills that room
+under each allocator (sims.serving.kv_allocators): contiguous ranges reserved for each request's
 prompt plus its answer limit, or paged blocks of `block_size` tokens. The summary gives the
 chosen allocator's figures and the other's beside them.
 
 When a paged cache runs out, a request is preempted; it comes back later either recomputed
-(a prefill of every token it held: `sims.step_table`, as the goodput sim prices steps) or
+(a prefill of every token it held: `sims.serving.step_table`, as the goodput sim prices steps) or
 swapped (its KV copied to host memory and back over the GPU's host link, at the link's full
 rate). The block-size sweep reruns the paged allocator at BLOCK_SWEEP sizes.
 """
@@ -18,13 +18,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from sims import kv_memory_charts, memo
-from sims.contract import Choice, Number, simulation
-from sims.kv_allocators import EXTERNAL, FUTURE, NEVER, SLACK, Outcome, contiguous, paged
-from sims.kv_space import kv_space, swap_s
+from sims import kv_memory_charts
+from sims.kit import memo
+from sims.kit.contract import Choice, Number, simulation
 from sims.physics import GPUS, MODELS, TP_DEGREES, check_group, precision_for
-from sims.step_table import step_table
-from sims.workload import draw
+from sims.serving.kv_allocators import contiguous, paged
+from sims.serving.kv_meter import EXTERNAL, FUTURE, NEVER, SLACK, Outcome
+from sims.serving.kv_space import kv_space, swap_s
+from sims.serving.step_table import step_table
+from sims.serving.workload import draw
 
 TITLE = "Memory, not compute, decides how many people you serve"
 

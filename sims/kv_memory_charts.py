@@ -1,7 +1,7 @@
 """The KV-memory sim's charts: where the memory goes over a run, requests in flight under
 each allocator, what the block size trades, and what a preemption costs either way.
 
-As in the other sims, every axis the inputs move has its domain given (sims/charts.py), so
+As in the other sims, every axis the inputs move has its domain given (sims/kit/charts.py), so
 the page's kept chart view takes a new run as new data.
 """
 
@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from sims import charts, timeline
-from sims.hardware import Gpu
-from sims.kv_allocators import MAX_STEPS, PARTS, Outcome
-from sims.kv_space import KvSpace, swap_s
-from sims.step_table import StepTable
+from sims.kit import charts, timeline
+from sims.physics.hardware import Gpu
+from sims.serving.kv_allocators import MAX_STEPS
+from sims.serving.kv_meter import PARTS, Outcome
+from sims.serving.kv_space import KvSpace, swap_s
+from sims.serving.step_table import StepTable
 
 PART_COLOURS = (timeline.WORK, "#9ecae9", timeline.OTHER_WORK, timeline.MIXED_WORK,
                 timeline.COMMUNICATION, timeline.IDLE)

@@ -14,7 +14,7 @@ experts: its weights are exactly the active ones (the router aside, under 0.3% f
 models here), in the same formats, on the same GPUs.
 
 Two ways to spread an MoE model over a group of GPUs, priced by the shared physics
-(`sims.pricing` states both): tensor parallel, every expert cut across the GPUs, two
+(`sims.physics.pricing` states both): tensor parallel, every expert cut across the GPUs, two
 all-reduces per layer; and expert parallel, each GPU holding whole experts (1/n of them)
 and running attention on its own share of the sequences, with two all-to-alls per MoE layer
 that send each token to the GPUs of its experts and bring the results back.
@@ -26,8 +26,8 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from sims import charts
-from sims.contract import Choice, InputError, Number, simulation
+from sims.kit import charts
+from sims.kit.contract import Choice, InputError, Number, simulation
 from sims.physics import (
     GPUS,
     MODELS,

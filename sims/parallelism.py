@@ -26,9 +26,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sims import timeline
-from sims.charts import titled
-from sims.contract import Choice, Number, simulation
+from sims.kit import timeline
+from sims.kit.charts import titled
+from sims.kit.contract import Choice, Number, simulation
+from sims.kit.timeline import Mark, Span, timeline_chart
 from sims.physics import (
     GPUS,
     MODELS,
@@ -40,7 +41,6 @@ from sims.physics import (
     p2p_time,
     step_cost,
 )
-from sims.timeline import Mark, Span, timeline_chart
 
 ACTIVATION_BYTES = 2  # a stage hands on each request's hidden state in BF16
 

@@ -2,7 +2,7 @@
 
 Every user's turn sends the whole conversation: the shared system prompt, every earlier
 message and reply, and the new message. Without a prefix cache the engine computes all of
-it, every time. With one (vLLM's automatic prefix caching; see `sims.kv_blocks`), the KV
+it, every time. With one (vLLM's automatic prefix caching; see `sims.serving.kv_blocks`), the KV
 of every full block already computed stays in memory, replies included because decoding
 wrote them, and a request computes only what follows its longest cached prefix.
 
@@ -17,10 +17,10 @@ from __future__ import annotations
 import functools
 from typing import NamedTuple
 
-from sims import charts
-from sims.contract import Choice, Number, simulation
-from sims.kv_blocks import PrefixCache, Segment
+from sims.kit import charts
+from sims.kit.contract import Choice, Number, simulation
 from sims.physics import GPUS, MODELS, Gpu, Model, memory_fit, prefill
+from sims.serving.kv_blocks import PrefixCache, Segment
 
 TITLE = "Compute the system prompt once"
 

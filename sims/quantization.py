@@ -15,7 +15,7 @@ the activations and the KV cache. Three things change, each for its own reason:
   activations in BF16 and the weights are widened as they are read: the bytes shrink, the
   arithmetic does not, and prefill gains almost nothing.
 - Memory: smaller weights leave more of each GPU for KV cache, and a smaller cache format
-  fits more tokens in it, so more requests can be in flight at once (`sims.capacity`).
+  fits more tokens in it, so more requests can be in flight at once (`sims.physics.capacity`).
 
 Quality is not simulated here: the page cites published accuracy results for the formats.
 """
@@ -24,9 +24,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sims import charts
-from sims.capacity import sequences_that_fit
-from sims.contract import Choice, InputError, Number, simulation
+from sims.kit import charts
+from sims.kit.contract import Choice, InputError, Number, simulation
 from sims.physics import (
     GPUS,
     MODELS,
@@ -41,7 +40,8 @@ from sims.physics import (
     precision_for,
     prefill,
 )
-from sims.precision import LABELS, PRECISIONS, wider
+from sims.physics.capacity import sequences_that_fit
+from sims.physics.precision import LABELS, PRECISIONS, wider
 
 TITLE = "Fewer bytes, faster decode; faster tensor cores, faster prefill"
 # Issue 19 allows its sims 100 ms at their most expensive inputs (the others get 20).

@@ -23,8 +23,8 @@ largest group, and the summary and the chart say it does not fit and why.
 
 from __future__ import annotations
 
-from sims import charts
-from sims.contract import Choice, Number, simulation
+from sims.kit import charts
+from sims.kit.contract import Choice, Number, simulation
 from sims.physics import (
     COMPUTE_EFFICIENCY,
     GPUS,
@@ -42,7 +42,7 @@ from sims.physics import (
     smallest_fitting_tp,
     tp_degrees,
 )
-from sims.precision import LABELS, wider
+from sims.physics.precision import LABELS, wider
 
 TITLE = "Two phases, two bottlenecks"
 

@@ -1,6 +1,6 @@
 """Routing: the same multi-turn sessions against the same fleet under three load balancers.
 
-Each replica is one engine with its own prefix cache (`sims.kv_blocks`), limited to
+Each replica is one engine with its own prefix cache (`sims.serving.kv_blocks`), limited to
 `cache_tokens_per_replica` tokens. Sessions send their turns in a random interleaving
 (seeded): a session's turns stay in order, but which session speaks next is drawn, as it
 would be with real users. A turn sends the system prompt, the conversation so far and a
@@ -34,10 +34,11 @@ import zlib
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from sims import charts
-from sims.contract import Choice, Number, simulation
-from sims.kv_blocks import PrefixCache, Segment
+from sims.kit import charts
+from sims.kit.contract import Choice, Number, simulation
 from sims.physics import GPUS, MODELS, memory_fit, prefill
+from sims.routing_charts import POLICY_LABELS, bar_chart, load_chart
+from sims.serving.kv_blocks import PrefixCache, Segment
 
 TITLE = "The load balancer decides the hit rate"
 
@@ -50,8 +51,6 @@ BALANCE_REL_THRESHOLD = 1.5
 BALANCE_ABS_THRESHOLD = 2
 
 POLICIES = ("round_robin", "sticky", "cache_aware")
-POLICY_LABELS = {"round_robin": "Round-robin", "sticky": "Sticky sessions",
-                 "cache_aware": "Cache-aware"}
 
 INPUTS = (
     Number("replicas", "Replicas", default=4, min=2, max=8, unit="replicas",
@@ -191,80 +190,6 @@ def route_cache_aware(requests: list[Request], replicas: int, capacity_blocks: i
     return Outcome(tuple(chosen), tuple(cached), spills)
 
 
-def _domain(values: list[float], ticks: int | bool = True) -> dict:
-    """A bar axis from zero to the largest value, rounded out as Vega would round it, or
-    out to the next of `ticks` ticks when the axis asks for that many.
-
-    The domain Vega would derive from the data, but given: the page's kept chart view can
-    then move the dashed reference line with the inputs (a reference value counts toward a
-    derived domain, so the page must rebuild the chart whenever it moves). Rounded out to
-    the axis's own ticks, the axis always ends on a label, which sticks out past the plot
-    by the same amount on every run: a label there on some runs and not on others resizes
-    the plot, and the page then lays out and draws the chart twice.
-    """
-    return {"domain": [0, max(values)], "nice": ticks}
-
-
-def _bar_chart(title: str, description: str, rows: list[dict], field: str,
-               axis_title: str, value_format: str, reference: tuple[float, str]) -> dict:
-    """One bar per policy, with a dashed reference line (`reference`: value, label)."""
-    value, label = reference
-    ticks = 5
-    x = {"field": field, "type": "quantitative", "title": axis_title,
-         "scale": _domain([*(row[field] for row in rows), value], ticks),
-         "axis": {"format": value_format, "tickCount": ticks}}
-    at = {"datum": value, "type": "quantitative", "title": axis_title}
-    return charts.chart(
-        title, description, rows,
-        layer=[
-            {"mark": {"type": "bar"},
-             "encoding": {
-                 "y": {"field": "policy", "type": "nominal", "title": None,
-                       "sort": list(POLICY_LABELS.values())},
-                 "x": x,
-                 "color": {"field": "policy", "type": "nominal", "legend": None,
-                           "scale": {"domain": list(POLICY_LABELS.values())}},
-                 "tooltip": [{"field": "policy", "title": "Policy"},
-                             {"field": field, "title": axis_title, "format": value_format}],
-             }},
-            {"mark": {"type": "rule", "strokeDash": [4, 4], "color": "#888888"},
-             "encoding": {"x": at}},
-            # Ending at the line, not centred on it: the reference is often the largest
-            # value, near the plot's end, and a centred label would stick out past it.
-            {"mark": {"type": "text", "align": "right", "baseline": "bottom", "y": -3,
-                      "color": "#888888"},
-             "encoding": {"x": at, "text": {"value": label}}},
-        ],
-    )
-
-
-def _load_chart(rows: list[dict], mean: float) -> dict:
-    bars = {
-        "x": {"field": "replica", "type": "ordinal", "title": "Replica",
-              "axis": {"labelAngle": 0}},
-        "xOffset": {"field": "policy", "sort": list(POLICY_LABELS.values())},
-        "y": {"field": "requests", "type": "quantitative", "title": "Requests served (requests)",
-              **charts.value_axis(max(row["requests"] for row in rows))},
-        "color": {"field": "policy", "type": "nominal", "title": None,
-                  "scale": {"domain": list(POLICY_LABELS.values())},
-                  "legend": {"orient": "top"}},
-        "tooltip": [{"field": "replica", "title": "Replica"},
-                    {"field": "policy", "title": "Policy"},
-                    {"field": "requests", "title": "Requests"}],
-    }
-    return charts.chart(
-        "Requests each replica served",
-        f"Requests per replica under each policy; the dashed line is an even split, "
-        f"{mean:g} each.",
-        rows,
-        layer=[
-            {"mark": {"type": "bar"}, "encoding": bars},
-            {"mark": {"type": "rule", "strokeDash": [4, 4], "color": "#888888"},
-             "encoding": {"y": {"datum": mean}}},
-        ],
-    )
-
-
 @simulation(INPUTS)
 def simulate(
     *,
@@ -326,13 +251,13 @@ def simulate(
     return {
         "summary": summary,
         "charts": [
-            _bar_chart(charts.titled("Prompt tokens served from cache", fit.note),
+            bar_chart(charts.titled("Prompt tokens served from cache", fit.note),
                        "Share of all prompt tokens each policy found already cached on the "
                        "replica it chose; the dashed line is the system prompt's share.",
                        hit_rows, "hit_rate", "Hit rate (% of prompt tokens)", ".0%",
                        (summary["system_prompt_share"], "system prompt")),
-            _load_chart(load_rows, mean_load),
-            _bar_chart("Mean time to first token",
+            load_chart(load_rows, mean_load),
+            bar_chart("Mean time to first token",
                        f"Mean prefill time of the uncached part of each prompt, {shape.name} "
                        f"on one {chip.name} per replica, no queueing; the dashed line is the "
                        "mean with nothing cached.", ttft_rows, "ttft_ms", "Mean TTFT (ms)", ".1f",

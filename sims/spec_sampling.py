@@ -28,8 +28,8 @@ from itertools import compress, repeat, starmap
 from operator import and_, lt
 from typing import Any
 
-from sims import charts
-from sims.contract import Choice, Number, simulation
+from sims.kit import charts
+from sims.kit.contract import Choice, Number, simulation
 
 TITLE = "Rejection sampling keeps the target's distribution"
 

@@ -20,9 +20,8 @@ from __future__ import annotations
 from itertools import repeat
 from typing import Any
 
-from sims import charts, drafters
-from sims.contract import Choice, Number, simulation
-from sims.drafters import DRAFT_MODEL, DRAFTERS
+from sims.kit import charts
+from sims.kit.contract import Choice, Number, simulation
 from sims.physics import (
     GPUS,
     MODELS,
@@ -31,9 +30,11 @@ from sims.physics import (
     Work,
     check_group,
     decode_step,
+    drafters,
     memory_fit,
     step_cost,
 )
+from sims.physics.drafters import DRAFT_MODEL, DRAFTERS
 
 TITLE = "Verifying five tokens costs the same as making one"
 
@@ -65,7 +66,7 @@ INPUTS = (
     Choice("drafter", "Drafter", DRAFT_MODEL, DRAFTERS,
            help="draft-model: the acceptance rate and draft cost above. mtp (DeepSeek-V3's own "
                 "module, one guess a step) and eagle-3 bring their measured acceptance and "
-                "cost one layer of the target (sims/drafters.py)."),
+                "cost one layer of the target (sims/physics/drafters.py)."),
 )
 
 METRICS = {

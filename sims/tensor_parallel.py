@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sims import charts
-from sims.contract import Choice, Number, simulation
+from sims.kit import charts
+from sims.kit.contract import Choice, Number, simulation
 from sims.physics import (
     GPUS,
     KV_INPUT,

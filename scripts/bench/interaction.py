@@ -30,7 +30,7 @@ import sims
 from bench.chromium import MainThreadTrace, cpu_by_thread, wait_until
 from bench.pageload import OBSERVER
 from bench.stats import percentile
-from sims.contract import Choice, Number, defaults
+from sims.kit.contract import Choice, Number, defaults
 
 CHANGES = 40
 SLOWEST_SHOWN = 3  # changes named beside the p95: which controls set it

@@ -19,8 +19,8 @@ from typing import Any
 
 import sims
 from bench.stats import median
-from sims import memo
-from sims.contract import Choice, Number, defaults
+from sims.kit import memo
+from sims.kit.contract import Choice, Number, defaults
 
 CORNER_LIMIT = 256  # beyond this many corners, search coordinate-wise
 PROBE_RUNS = 2  # per candidate: the best of these
@@ -69,7 +69,7 @@ def time_run(simulate: Callable[..., Any], inputs: Mapping[str, Any], runs: int,
 
     CPU time of this process, not wall time: a sim is single-threaded, and on a shared
     machine other processes' work would otherwise be counted as the sim's. The runs a sim
-    keeps between changes (`sims.memo`) are forgotten before each call: the same inputs
+    keeps between changes (`sims.kit.memo`) are forgotten before each call: the same inputs
     again would otherwise time a lookup, not the run."""
     durations = []
     for _ in range(runs):

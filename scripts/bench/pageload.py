@@ -89,7 +89,7 @@ await Promise.all(FILES.map(async (file) => {{
   pyodide.FS.writeFile(home + "/sims/" + file, text);
 }}));
 pyodide.runPython(`import sys; sys.path.insert(0, "${{home}}")`);
-const answer = JSON.parse(pyodide.pyimport("sims._runner").run(MODULE, "{{}}"));
+const answer = JSON.parse(pyodide.pyimport("sims.kit.runner").run(MODULE, "{{}}"));
 window.__bench.ready = performance.now();
 window.__bench.wanted = 0;
 await import("../assets/vendor/vega.min.js");

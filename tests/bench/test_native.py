@@ -8,8 +8,8 @@ import pytest
 
 import sims
 from bench import native
-from sims import memo
-from sims.contract import Choice, Number
+from sims.kit import memo
+from sims.kit.contract import Choice, Number
 
 
 def test_corners_cover_every_extreme_of_every_input() -> None:
@@ -37,7 +37,7 @@ def test_time_run_uses_the_clock_and_reports_a_refusal() -> None:
 
 
 def test_time_run_times_the_run_not_a_kept_result() -> None:
-    """A sim that keeps its runs (sims.memo) would otherwise answer the same inputs again
+    """A sim that keeps its runs (sims.kit.memo) would otherwise answer the same inputs again
     from memory: every timed call runs the kept function afresh."""
     calls = []
 

@@ -405,8 +405,8 @@ def test_no_console_errors(page: Page, base_url: str, recorder: Recorder) -> Non
         # The runtime's manifest names every other file Python needs.
         (("**/assets/pyodide/snapshot.json",), "could not download snapshot.json"),
         # Sims files are fetched only when Python starts without the build's snapshot.
-        (("**/assets/pyodide/snapshot-*.bin", "**/assets/sims/physics.py"),
-         "could not download physics.py"),
+        (("**/assets/pyodide/snapshot-*.bin", "**/assets/sims/physics/pricing.py"),
+         "could not download pricing.py"),
     ],
 )
 def test_a_runtime_that_cannot_load_is_reported(

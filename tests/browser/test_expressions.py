@@ -50,7 +50,8 @@ def run_driver(folder: Path, mode: str, stdin: str = "") -> Any:
     interpreter = runtime.interpreter_module(LAYOUT.node_modules)
     (folder / "vendor" / "vega-interpreter.js").write_text(interpreter)
     (folder / "sim").mkdir(exist_ok=True)
-    shutil.copy(EVALUATOR, folder / "sim" / EVALUATOR.name)
+    for module in (EVALUATOR, EVALUATOR.with_name("evaluation.js")):  # and what it imports
+        shutil.copy(module, folder / "sim" / module.name)
     done = subprocess.run(
         ["node", "--no-warnings", str(SCRIPT), str(folder / "sim" / EVALUATOR.name), mode],
         input=stdin, capture_output=True, text=True, cwd=LAYOUT.code, check=False)

@@ -1,5 +1,5 @@
 """On a host that sends no headers (GitHub Pages), what the site's policy still covers and
-what it does not, as the README's deployment section states it.
+what it does not, as docs/deployment.md states it.
 
 The site is served twice here: by a server that sends nothing of `_headers`, and by the usual
 test server that sends it (as Netlify or Cloudflare Pages would). The page's own <meta>
@@ -196,7 +196,7 @@ def service_worker_context(playwright: Playwright, tmp_path: Path
 def test_the_service_worker_runs_with_no_policy_without_headers_and_asks_only_the_site(
     service_worker_context: BrowserContext, bare_url: str
 ) -> None:
-    """The loss the README states: only a header can give a service worker a policy. What
+    """The loss docs/deployment.md states: only a header can give a service worker a policy. What
     it asks for is the site's files (its release's install, the pages it serves)."""
     requests: list[str] = []
     service_worker_context.on("request", lambda request: requests.append(request.url))

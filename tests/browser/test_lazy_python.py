@@ -19,7 +19,8 @@ from tests.browser.sim_pages import SIM_ARTICLE
 pytestmark = pytest.mark.browser
 
 SIM = '[data-sim="prefix_cache"]'
-PYTHON = ("/assets/sim/worker.js", "/assets/pyodide/", "/assets/sims/")
+PYTHON = ("/assets/sim/worker.js", "/assets/sim/pyodide_start.js", "/assets/pyodide/",
+          "/assets/sims/")
 QUIET_MS = 1500  # long after the page's own start-up: a lazy start would have begun by then
 SAVE_DATA = """Object.defineProperty(Navigator.prototype, "connection", {
   get: () => ({ saveData: true }), configurable: true });"""

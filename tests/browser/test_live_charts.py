@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 import sims
-from sims.contract import Choice, Number
+from sims.kit.contract import Choice, Number
 from tests.repo import LAYOUT
 
 SCRIPT = Path(__file__).with_name("live_charts.mjs")

@@ -17,7 +17,7 @@ from ridgepoint.sims.blocks import SimBlock
 from ridgepoint.sims.display import display
 from ridgepoint.sims.simrun import SimRuns
 from ridgepoint.sims.widget import widget_html
-from sims.contract import defaults
+from sims.kit.contract import defaults
 from tests.browser.conftest import READY_MS, Recorder
 from tests.browser.sim_pages import wake_every_sim
 from tests.repo import LAYOUT

@@ -24,7 +24,8 @@ def test_the_repository_layout_is_rooted_at_the_checkout() -> None:
     for path in (LAYOUT.content, LAYOUT.experiments, LAYOUT.sims, LAYOUT.node_modules,
                  LAYOUT.scripts):
         assert path.is_dir(), path
-    assert (LAYOUT.sims / "contract.py").is_file() and (LAYOUT.scripts / "build.py").is_file()
+    assert (LAYOUT.sims / "kit" / "contract.py").is_file()
+    assert (LAYOUT.scripts / "build.py").is_file()
 
 
 def test_another_content_tree_borrows_the_repository_code(tmp_path: Path) -> None:

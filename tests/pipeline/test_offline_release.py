@@ -113,7 +113,7 @@ def test_the_real_site_worker_holds_its_release(built_repo: Path) -> None:
             } == {path: made["files"][path] for path in made["packed"]}
     assert {
         "assets/sim/widget.js", "assets/sim/worker.js", "assets/vendor/vega.min.js",
-        "assets/sims/_runner.py", "assets/sims/batching.py", "assets/offline.js",
+        "assets/sims/kit/runner.py", "assets/sims/batching.py", "assets/offline.js",
     } <= set(made["precache"])
     assert not [name for name in made["precache"] if name.endswith(".html")]
     # Small enough to fetch at install on any page; Python waits until it has been used.

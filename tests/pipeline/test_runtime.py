@@ -43,9 +43,11 @@ def test_staging_copies_pyodide_the_chart_library_and_only_the_needed_sims(
         for name, data in staged.items() if data[:2] == b"\x1f\x8b"}
     assert runtime.WASM in manifest["unpacked"]
     assert gzip.decompress(wasm) == (NODE_MODULES / "pyodide" / runtime.WASM).read_bytes()
-    assert tuple(sorted(p.name for p in (assets / "sims").iterdir())) == SIMS.files_of("batching")
-    for path in (assets / "sims").iterdir():
-        assert path.read_bytes() == SIMS.files[path.name]  # the very bytes the build read
+    staged_sims = {path.relative_to(assets / "sims").as_posix(): path
+                   for path in (assets / "sims").rglob("*.py")}
+    assert tuple(sorted(staged_sims)) == SIMS.files_of("batching")
+    for name, path in staged_sims.items():
+        assert path.read_bytes() == SIMS.files[name]  # the very bytes the build read
     vendor = sorted(p.name for p in (assets / "vendor").iterdir())
     assert vendor == [
         "vega-interpreter.LICENSE.txt", "vega-interpreter.js", "vega-lite.LICENSE.txt",
@@ -61,13 +63,16 @@ def test_staging_copies_pyodide_the_chart_library_and_only_the_needed_sims(
 
 
 def test_every_table_the_page_evaluator_imports_is_exported() -> None:
-    """content/assets/sim/expressions.js imports vega-interpreter's tables by name: each is
-    a top-level name of the module, and exported."""
-    evaluator = (LAYOUT.content / "assets" / "sim" / "expressions.js").read_text()
-    imported = re.search(r"import \{([^}]*)\} from \"\.\./vendor/vega-interpreter\.js\";",
-                         evaluator)
-    assert imported is not None
-    names = sorted(name.strip() for name in imported.group(1).split(",") if name.strip())
+    """The page's evaluator (content/assets/sim/expressions.js and evaluation.js) imports
+    vega-interpreter's tables by name: each is a top-level name of the module, and exported."""
+    names = []
+    for module in ("expressions.js", "evaluation.js"):
+        evaluator = (LAYOUT.content / "assets" / "sim" / module).read_text()
+        imported = re.search(
+            r"import \{([^}]*)\} from \"\.\./vendor/vega-interpreter\.js\";", evaluator)
+        assert imported is not None, module
+        names += [name.strip() for name in imported.group(1).split(",") if name.strip()]
+    names.sort()
     assert names == sorted(runtime.INTERPRETER_TABLES)
     source = (NODE_MODULES / runtime.INTERPRETER_SOURCE).read_text()
     for name in names:

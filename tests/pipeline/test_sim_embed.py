@@ -86,9 +86,11 @@ def test_a_block_becomes_the_prerendered_widget() -> None:
     assert widgets.controls == [spec.name for spec in module.INPUTS]
     config = widgets.configs[0]
     assert config["start"] == {spec.name: spec.default for spec in module.INPUTS}
-    assert config["files"] == ["__init__.py", "_runner.py", "batching.py", "catalogue_data.py",
-                               "charts.py", "collectives.py", "contract.py", "hardware.py",
-                               "physics.py", "precision.py", "pricing.py", "shapes.py"]
+    assert config["files"] == [
+        "__init__.py", "batching.py", "batching_charts.py", "kit/__init__.py", "kit/charts.py",
+        "kit/contract.py", "kit/runner.py", "physics/__init__.py", "physics/catalogue_data.py",
+        "physics/collectives.py", "physics/hardware.py", "physics/precision.py",
+        "physics/pricing.py", "physics/shapes.py", "physics/step.py"]
     assert config["metrics"] == module.METRICS
     summary = module.simulate()["summary"]
     assert widgets.summary == [f"{module.METRICS[k]}|{display(v)}|" for k, v in summary.items()]

@@ -18,7 +18,7 @@ from tests.pipeline.test_simsource import fake_sims
 from tests.repo import LAYOUT
 
 TOY = (
-    "from sims.contract import Number, simulation\n"
+    "from sims.kit.contract import Number, simulation\n"
     "INPUTS = (Number('n', 'N', default={default}, min=1, max=99),)\n"
     "@simulation(INPUTS)\n"
     "def simulate(n):\n"
@@ -28,8 +28,8 @@ TOY = (
 
 def toy_sims(root: Path, default: int = 3, factor: int = 2) -> SimSource:
     """The real contract and a toy sim using it."""
-    contract = (LAYOUT.sims / "contract.py").read_text()
-    return fake_sims(root, {"contract.py": contract,
+    contract = (LAYOUT.sims / "kit" / "contract.py").read_text()
+    return fake_sims(root, {"kit/contract.py": contract,
                             "toy.py": TOY.format(default=default, factor=factor)})
 
 

@@ -15,7 +15,8 @@ from tests.repo import LAYOUT
 def fake_sims(root: Path, files: dict[str, str]) -> SimSource:
     package = root / "sims"
     package.mkdir(parents=True, exist_ok=True)
-    for name, text in {"__init__.py": "", "_runner.py": "import json\n", **files}.items():
+    runner = {"kit/__init__.py": "", "kit/runner.py": "import json\n"}  # every page needs it
+    for name, text in {"__init__.py": "", **runner, **files}.items():
         (package / name).parent.mkdir(parents=True, exist_ok=True)
         (package / name).write_text(text)
     return SimSource.read(package)
@@ -23,12 +24,14 @@ def fake_sims(root: Path, files: dict[str, str]) -> SimSource:
 
 def test_the_closure_follows_imports_inside_the_package() -> None:
     sims = SimSource.read(LAYOUT.sims)
-    physics = ("catalogue_data.py", "collectives.py", "hardware.py", "physics.py",
-               "precision.py", "pricing.py", "shapes.py")  # the shared physics and its data
+    physics = tuple(f"physics/{name}.py" for name in (  # the shared physics and its data
+        "__init__", "catalogue_data", "collectives", "hardware", "precision", "pricing",
+        "shapes", "step"))
+    kit = ("kit/__init__.py", "kit/charts.py", "kit/contract.py")
     assert sims.closure("batching") == tuple(sorted(
-        ("__init__.py", "batching.py", "charts.py", "contract.py", *physics)))
+        ("__init__.py", "batching.py", "batching_charts.py", *kit, *physics)))
     assert sims.files_of("batching") == tuple(sorted(
-        ("__init__.py", "_runner.py", "batching.py", "charts.py", "contract.py", *physics)))
+        ("__init__.py", "batching.py", "batching_charts.py", *kit, "kit/runner.py", *physics)))
 
 
 def test_relative_and_from_imports_count_too(tmp_path: Path) -> None:

@@ -86,7 +86,7 @@ def fake_maker(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, bytes]]:
         calls.append({p.relative_to(sims_dir).as_posix(): p.read_bytes()
                       for p in Path(sims_dir).rglob("*.py")})
         heap_file.write_bytes(bytes(snapshot.PAGE) + b"python heap" + bytes(5000))
-        return {"modules": ["sims", "sims._runner", "sims.batching"], "delta": 64}
+        return {"modules": ["sims", "sims.kit.runner", "sims.batching"], "delta": 64}
 
     monkeypatch.setattr(snapshot, "_run_maker", run_maker)
     return calls
@@ -105,7 +105,7 @@ def test_a_snapshot_is_made_once_per_key_and_is_gzip_of_sparse(
     manifest = made.manifest()
     assert manifest["file"] == made.file_name and made.file_name.startswith(snapshot.PREFIX)
     assert manifest["bytes"] == made.path.stat().st_size
-    assert manifest["modules"] == ["sims", "sims._runner", "sims.batching"]
+    assert manifest["modules"] == ["sims", "sims.kit.runner", "sims.batching"]
     assert manifest["xor"] == 64
     assert manifest["size"] == len(heap), "the worker sizes Python's memory from it"
     with zipfile.ZipFile(made.stdlib_zip) as trimmed:

@@ -165,7 +165,7 @@ def test_the_catalogue_and_calibration_pages_follow_an_edited_physics_constant_i
     shutil.copytree(LAYOUT.sims, sims, ignore=shutil.ignore_patterns("__pycache__"))
     site = load_site(LAYOUT.root)
     before = generate_pages(site, simcode.load(SimSource.read(sims)))
-    edit(sims / "hardware.py", "COMPUTE_EFFICIENCY = 0.7", "COMPUTE_EFFICIENCY = 0.6")
+    edit(sims / "physics" / "hardware.py", "COMPUTE_EFFICIENCY = 0.7", "COMPUTE_EFFICIENCY = 0.6")
     after = generate_pages(site, simcode.load(SimSource.read(sims)))
     catalogue, calibration = urls.source_path(urls.CATALOGUE), urls.source_path(urls.CALIBRATION)
     assert "70% of the peak rate" in before[catalogue]

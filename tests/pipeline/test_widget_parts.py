@@ -27,7 +27,7 @@ import sims
 from ridgepoint.sims.blocks import SimBlock
 from ridgepoint.sims.simrun import SimRuns
 from ridgepoint.sims.widget import widget_html
-from sims.contract import defaults
+from sims.kit.contract import defaults
 from tests.pipeline.html_tools import VOID
 from tests.repo import LAYOUT
 
@@ -161,8 +161,8 @@ def binding_sources() -> dict[str, str]:
 
 def test_every_module_of_the_widget_is_read_here() -> None:
     """A new module beside widget.js must be placed: binding (in BINDING) or not."""
-    others = {"worker.js", "unpack.js", "wanted.js", "expressions.js", "livechart.js", "format.js",
-              "parts.js"}
+    others = {"worker.js", "pyodide_start.js", "unpack.js", "wanted.js", "expressions.js",
+              "evaluation.js", "livechart.js", "chartview.js", "format.js", "parts.js"}
     assert {path.name for path in SIM_DIR.glob("*.js")} == set(BINDING) | others
 
 

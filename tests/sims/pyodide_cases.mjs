@@ -3,7 +3,7 @@
 // stdin:  {"sims_dir": "...", "stdlib": "<zip>", "files": {module: [file, ...]},
 //          "cases": [[module, inputs_json], ...]}
 // stdout: {"python": version, "stdlib_bytes": n, "answers": [...]}, with per case the string
-//         sims._runner.run(module, inputs_json) returned: the very text the browser's worker
+//         sims.kit.runner.run(module, inputs_json) returned: the very text the browser's worker
 //         posts to the page. The standard library is the trimmed zip the site ships
 //         (ridgepoint/browser/stdlib.py), so a module the sims need and the zip lacks fails here.
 //
@@ -26,7 +26,7 @@ for (const file of wanted) {
   pyodide.FS.writeFile(path, readFileSync(`${request.sims_dir}/${file}`, "utf8"));
 }
 pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(home)})`);
-const run = pyodide.pyimport("sims._runner").run;
+const run = pyodide.pyimport("sims.kit.runner").run;
 const version = pyodide.runPython("import sys; sys.version.split()[0]");
 const answers = request.cases.map(([module, inputs]) => run(module, inputs));
 const mounted = pyodide.runPython("import sys; f'/lib/python{sys.version_info[0]}{sys.version_info[1]}.zip'");

@@ -15,8 +15,8 @@ import pytest
 
 import sims
 from ridgepoint.sims.charts import chart_svg
-from sims.charts import DATASET, NARROW_PLOT_PX
-from sims.contract import Choice, InputError, Number
+from sims.kit.charts import DATASET, NARROW_PLOT_PX
+from sims.kit.contract import Choice, InputError, Number
 from tests.repo import LAYOUT
 
 NAMES = sims.sim_names()
@@ -131,7 +131,7 @@ def _without_legends(view: dict[str, Any]) -> dict[str, Any]:
                          ids=["phone", "narrowest-with-legend-rows"])
 def test_legends_fit_the_plot(result: dict[str, Any], plot_px: int) -> None:
     """Vega does not wrap a legend: a row of long labels wider than the plot would run past
-    a live chart's edge, where its canvas is cut off (sims.charts lists a top or bottom
+    a live chart's edge, where its canvas is cut off (sims.kit.charts lists a top or bottom
     legend's entries one per line on a plot narrower than NARROW_PLOT_PX). At a phone's plot
     width, and at the narrowest plot that keeps a legend's row (the legends at one edge of a
     chart share it), each chart is as wide with its legends as without them."""

@@ -1,8 +1,8 @@
-"""sims/catalogue_data.py: the catalogue YAML as the sims read it, kept in sync.
+"""sims/physics/catalogue_data.py: the catalogue YAML as the sims read it, kept in sync.
 
 The sims carry no YAML parser (they run in the browser), so the catalogue reaches them as a
 generated module (ridgepoint.catalogue.sims_module). These tests hold the committed module to the
-YAML, show when it is rewritten and when not, and prove the promise of the README: adding a
+YAML, show when it is rewritten and when not, and prove the promise of docs/catalogue.md: adding a
 GPU or a model is one YAML file, and after staging it is on the catalogue page and among
 every sim's choices.
 """

@@ -1,10 +1,10 @@
-"""sims.charts: the legends a chart lays out in rows take one column on a narrow plot, and
+"""sims.kit.charts: the legends a chart lays out in rows take one column on a narrow plot, and
 every other legend is left as the sim gave it."""
 
 from __future__ import annotations
 
 from ridgepoint.sims.charts import SVG_WIDTH
-from sims.charts import NARROW_PLOT_PX, chart
+from sims.kit.charts import NARROW_PLOT_PX, chart
 
 
 def legends(spec: dict) -> list:

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from sims.contract import (
+from sims.kit.contract import (
     Choice,
     InputError,
     Number,

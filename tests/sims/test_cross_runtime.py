@@ -1,7 +1,7 @@
 """The same answer everywhere: every sim under Pyodide (in Node) gives CPython's JSON, byte
 for byte, at its defaults and at inputs taken from its declared ranges.
 
-The browser receives exactly the string `sims._runner.run` returns, so that is what is
+The browser receives exactly the string `sims.kit.runner.run` returns, so that is what is
 compared. Pyodide starts once for all cases; each module sees only the files the site would
 ship for it (`ridgepoint.sims.simsource.SimSource.files_of`), which also checks that import
 closure, and only the trimmed standard library the site ships (`ridgepoint.browser.stdlib`), which
@@ -23,8 +23,8 @@ import pytest
 import sims
 from ridgepoint.browser import snapshot
 from ridgepoint.sims.simsource import SimSource
-from sims import _runner
-from sims.contract import Choice, Number
+from sims.kit import runner
+from sims.kit.contract import Choice, Number
 from tests.repo import LAYOUT
 
 SCRIPT = Path(__file__).with_name("pyodide_cases.mjs")
@@ -102,7 +102,7 @@ def test_pyodide_runs_python_3_14_on_the_trimmed_standard_library() -> None:
 ])
 def test_same_json_as_cpython(index: int, case: tuple[str, str]) -> None:
     module, inputs = case
-    expected = _runner.run(module, inputs)
+    expected = runner.run(module, inputs)
     answer = json.loads(expected)
     assert answer["ok"] or answer["kind"] == "input", answer  # a sim fault is a bug anywhere
     assert pyodide_answers()[2][index] == expected

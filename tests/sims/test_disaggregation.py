@@ -8,7 +8,6 @@ import pytest
 from explainer_pages import rendered
 
 from sims import disaggregation
-from sims.capacity import sequences_that_fit
 from sims.disaggregation import simulate
 from sims.physics import (
     COMPUTE_EFFICIENCY,
@@ -24,6 +23,7 @@ from sims.physics import (
     scale_out_time,
     step_cost,
 )
+from sims.physics.capacity import sequences_that_fit
 
 GPU, MODEL, PROMPT, OUTPUT = GPUS["h100"], MODELS["llama-3.1-8b"], 2048, 256
 PRECISION = precision_for(GPU, MODEL)

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from sims import drafters
-from sims.physics import GPUS, MODELS, decode_step
+from sims.physics import GPUS, MODELS, decode_step, drafters
 from sims.speculative import CONTEXT_TOKENS, expected_tokens, simulate
 
 H100, H200 = GPUS["h100"], GPUS["h200"]

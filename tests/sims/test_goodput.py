@@ -8,7 +8,6 @@ from explainer_pages import hardware_claims, rendered
 
 from sims import goodput
 from sims.goodput import simulate
-from sims.kv_space import kv_space
 from sims.physics import (
     COMPUTE_EFFICIENCY,
     GPUS,
@@ -18,6 +17,7 @@ from sims.physics import (
     precision_for,
     prefill,
 )
+from sims.serving.kv_space import kv_space
 
 
 @pytest.fixture(scope="module")

@@ -11,9 +11,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from sims import kv_memory
-from sims.kv_allocators import MAX_STEPS, PARTS, contiguous, paged
 from sims.kv_memory import simulate
-from sims.kv_space import kv_space
 from sims.physics import (
     COMPUTE_EFFICIENCY,
     GPUS,
@@ -21,8 +19,11 @@ from sims.physics import (
     USABLE_MEMORY_FRACTION,
     precision_for,
 )
-from sims.step_table import step_table
-from sims.workload import Request
+from sims.serving.kv_allocators import MAX_STEPS, contiguous, paged
+from sims.serving.kv_meter import PARTS
+from sims.serving.kv_space import kv_space
+from sims.serving.step_table import step_table
+from sims.serving.workload import Request
 
 
 @pytest.fixture(scope="module")

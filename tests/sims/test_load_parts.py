@@ -11,8 +11,6 @@ from collections import deque
 import numpy as np
 import pytest
 
-from sims import workload
-from sims.kv_space import kv_space, recompute_s, swap_s
 from sims.physics import (
     GPUS,
     MODELS,
@@ -23,9 +21,11 @@ from sims.physics import (
     prefill,
     step_cost,
 )
-from sims.serving import Policy, _steps_to_reach, serve
-from sims.step_table import GRID, StepTable
-from sims.workload import Request
+from sims.serving import workload
+from sims.serving.kv_space import kv_space, recompute_s, swap_s
+from sims.serving.replica import Policy, _steps_to_reach, serve
+from sims.serving.step_table import GRID, StepTable
+from sims.serving.workload import Request
 
 H100, L8B = GPUS["h100"], MODELS["llama-3.1-8b"]
 BF16 = precision_for(H100, L8B)

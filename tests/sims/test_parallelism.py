@@ -107,7 +107,7 @@ def test_timelines_share_one_clock_and_draw_every_gpu_once() -> None:
         "tp4_pp2": ["GPUs 1-4", "GPUs 5-8"],
     }
     for layout, chart in zip(LAYOUTS, charts, strict=True):
-        # Rows are ordered by the rank each data row carries (sims.timeline), stages first.
+        # Rows are ordered by the rank each data row carries (sims.kit.timeline), stages first.
         assert chart["encoding"]["y"]["sort"] == {"field": "rank", "op": "min"}
         ranks = {(item["row"], item["rank"]) for item in chart["data"]["values"]}
         assert len({row for row, _ in ranks}) == len(ranks), "one rank per row"

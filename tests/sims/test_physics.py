@@ -1,7 +1,7 @@
 """The shared physics against datasheets, published configs and sums worked by hand.
 
 Every expected number here is written out from its source (a datasheet row, a config.json
-field, a formula stated in sims.pricing) rather than taken from the module, so a typo in the
+field, a formula stated in sims.physics.pricing) rather than taken from the module, so a typo in the
 catalogue or the physics fails. The calibration against measurements is test_calibration.py.
 """
 
@@ -12,7 +12,7 @@ import math
 
 import pytest
 
-from sims.contract import InputError
+from sims.kit.contract import InputError
 from sims.physics import (
     GPUS,
     KERNEL_OVERHEAD_S,
@@ -41,7 +41,7 @@ H100, H200, A100, B200, L40S = (GPUS[k] for k in ("h100", "h200", "a100", "b200"
 L8B, L70B = MODELS["llama-3.1-8b"], MODELS["llama-3.1-70b"]
 DEEPSEEK, GPT_OSS, QWEN_MOE = (MODELS[k] for k in ("deepseek-v3", "gpt-oss-120b",
                                                     "qwen3-30b-a3b"))
-EFF_FLOPS, EFF_BYTES = 0.7, 0.8  # the efficiencies sims.hardware states
+EFF_FLOPS, EFF_BYTES = 0.7, 0.8  # the efficiencies sims.physics.hardware states
 
 
 # --- GPUs: datasheet figures, dense ---------------------------------------------------
@@ -221,7 +221,7 @@ def test_activations_in_a_format_the_gpu_lacks_are_refused_by_name() -> None:
 # --- One step, priced by hand -----------------------------------------------------------
 
 def _op(flops: float, moved: float, rate: float, bandwidth: float, kernels: int = 1) -> float:
-    """One operator: sqrt(c^2 + m^2) plus the fixed cost per kernel (sims.pricing)."""
+    """One operator: sqrt(c^2 + m^2) plus the fixed cost per kernel (sims.physics.pricing)."""
     return math.hypot(flops / rate, moved / bandwidth) + kernels * KERNEL_OVERHEAD_S
 
 

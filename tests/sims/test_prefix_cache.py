@@ -1,4 +1,4 @@
-"""The shared prefix cache (sims.kv_blocks), the prefix-cache sim, and its page's figures."""
+"""The shared prefix cache (sims.serving.kv_blocks), the prefix-cache sim, and its page."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from explainer_pages import rendered
 
 from sims import prefix_cache
-from sims.kv_blocks import PrefixCache, Segment
 from sims.physics import GPUS, MODELS, prefill
+from sims.serving.kv_blocks import PrefixCache, Segment
 
 # --- A literal block-hash cache, as vLLM describes it, to check kv_blocks against ------
 

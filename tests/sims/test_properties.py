@@ -22,11 +22,11 @@ from hypothesis import strategies as st
 
 import sims
 from sims import chunked_prefill, disaggregation
-from sims.capacity import sequences_that_fit
-from sims.contract import Choice, Input, InputError
-from sims.drafters import MTP_MODELS
+from sims.kit.contract import Choice, Input, InputError
 from sims.physics import GPUS, MODELS, check_group, precision_for
-from sims.precision import PRECISIONS, wider
+from sims.physics.capacity import sequences_that_fit
+from sims.physics.drafters import MTP_MODELS
+from sims.physics.precision import PRECISIONS, wider
 from tests.limits import within
 
 NAMES = sims.sim_names()

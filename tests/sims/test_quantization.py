@@ -7,7 +7,6 @@ import pytest
 from explainer_pages import rendered
 
 from sims import quantization
-from sims.capacity import sequences_that_fit
 from sims.physics import (
     COMPUTE_EFFICIENCY,
     GPUS,
@@ -19,6 +18,7 @@ from sims.physics import (
     precision_for,
     prefill,
 )
+from sims.physics.capacity import sequences_that_fit
 from sims.quantization import simulate
 
 GPU, MODEL, TP, BATCH, CONTEXT = GPUS["h100"], MODELS["llama-3.1-70b"], 4, 32, 4096

@@ -1,5 +1,5 @@
-"""The load sims keep their runs (sims.memo: sims.goodput_model._served, sims.kv_memory's
-_paged and _contiguous, sims.workload.draw): a reader's change that leaves a run's inputs
+"""The load sims keep their runs (sims.kit.memo: sims.serving.rate_sweep._served, sims.kv_memory's
+_paged and _contiguous, sims.serving.workload.draw): a reader's change that leaves a run's inputs
 alone reuses it. What is checked: every result made with kept runs is the result a fresh
 process makes, and the changes the pages are about (goodput's arrival rate and SLO,
 kv_memory's allocator) run no more than their docstrings say."""
@@ -13,8 +13,10 @@ from typing import Any
 import pytest
 
 import sims
-from sims import goodput_model, kv_memory, memo
-from sims.contract import Choice, Number, defaults
+from sims import kv_memory
+from sims.kit import memo
+from sims.kit.contract import Choice, Number, defaults
+from sims.serving import rate_sweep
 
 LOAD_SIMS = ("goodput", "kv_memory")
 
@@ -69,12 +71,12 @@ def misses(run: Callable[[], Any], cache: _lru_cache_wrapper) -> int:
 def test_goodput_serves_one_run_for_a_new_rate_and_none_for_an_slo() -> None:
     simulate = sims.load("goodput").simulate
     memo.forget()
-    served = goodput_model._served
-    assert misses(simulate, served) == goodput_model.RATE_POINTS + 1  # the sweep and the rate
+    served = rate_sweep._served
+    assert misses(simulate, served) == rate_sweep.RATE_POINTS + 1  # the sweep and the rate
     assert misses(lambda: simulate(request_rate=12.5), served) == 1
     assert misses(lambda: simulate(slo_ttft_s=1.0, slo_tpot_s=0.1, slo_target=0.8), served) == 0
     assert misses(simulate, served) == 0  # back to the start
-    assert misses(lambda: simulate(seed=2), served) == goodput_model.RATE_POINTS + 1
+    assert misses(lambda: simulate(seed=2), served) == rate_sweep.RATE_POINTS + 1
 
 
 def test_kv_memory_runs_nothing_again_for_the_allocator_or_the_preemption_cost() -> None:

@@ -11,15 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sims import serving_engine
-from sims.arrivals import (
+from sims.physics import GPUS, MODELS, precision_for
+from sims.serving import engine
+from sims.serving.arrivals import (
     percentile,
     poisson_requests,
     weighted_percentile,
     weighted_quantiles,
 )
-from sims.physics import GPUS, MODELS, precision_for
-from sims.serving_engine import (
+from sims.serving.engine import (
     CONTEXT_BUCKET,
     Job,
     StepClock,
@@ -160,14 +160,14 @@ def test_a_run_the_clock_has_timed_before_prices_no_step(monkeypatch: pytest.Mon
     steps = clock()
     before = served_times(steps, 8.0)
     priced: list[tuple] = []
-    monkeypatch.setattr(serving_engine, "step_cost", lambda *args: priced.append(args))
+    monkeypatch.setattr(engine, "step_cost", lambda *args: priced.append(args))
     assert served_times(steps, 8.0) == before
     assert priced == []
 
 
 def test_a_clock_keeps_at_most_its_bound_of_priced_steps(monkeypatch: pytest.MonkeyPatch
                                                          ) -> None:
-    monkeypatch.setattr(serving_engine, "PRICED_KEPT", 40)
+    monkeypatch.setattr(engine, "PRICED_KEPT", 40)
     steps = clock()
     times = served_times(steps, 8.0)
     assert 0 < len(steps._cache) <= 40

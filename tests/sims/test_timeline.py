@@ -1,8 +1,8 @@
-"""sims.timeline: a row's ticks closer together than a plot can show apart are sent once."""
+"""sims.kit.timeline: a row's ticks closer together than a plot can show apart are sent once."""
 
 from __future__ import annotations
 
-from sims.timeline import MARK_RESOLUTION, Mark, timeline_chart
+from sims.kit.timeline import MARK_RESOLUTION, Mark, timeline_chart
 
 STATES = {"token": "#b279a2"}
 

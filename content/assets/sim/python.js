@@ -10,7 +10,7 @@ const WORKER_URL = new URL("worker.js", import.meta.url);
 const REQUESTED = "ridgepoint:python-requested"; // a performance mark (scripts/bench/pageload.py)
 
 /**
- * The worker's answer to a run (sims/_runner.py): a result, or why there is none.
+ * The worker's answer to a run (sims/kit/runner.py): a result, or why there is none.
  * @typedef {{ok: true, result: import("./results.js").SimResult}
  *   | {ok: false, kind: "input", input?: string, message: string}
  *   | {ok: false, kind: "sim", message: string}} Answer

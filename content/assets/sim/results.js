@@ -20,7 +20,7 @@ const FADE_DELAY_MS = 250;
  */
 
 /**
- * What a sim returns (sims/contract.py), as far as the page reads it.
+ * What a sim returns (sims/kit/contract.py), as far as the page reads it.
  * @typedef {object} SimResult
  * @property {Record<string, unknown>} summary metric name -> number, string or bool
  * @property {object[]} charts Vega-Lite specs

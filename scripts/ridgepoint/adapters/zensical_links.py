@@ -4,7 +4,7 @@ as MkDocs leaves them, made relative to the page's source file as Zensical reads
 Zensical resolves every relative URL of a page against its Markdown file and rewrites it
 for the page's URL; MkDocs does that for links to Markdown files only and leaves raw HTML as
 it is. The pipeline writes raw HTML (a sim's widget script, its catalogue links) for the
-page's URL, as the README's URL contract says. On an index page the two readings agree; on
+page's URL, as docs/architecture.md's URL contract says. On an index page the two readings agree; on
 `explainers/batching.md`, served at `explainers/batching/`, Zensical would put every such
 link one folder too high. This preprocessor runs before Python-Markdown stashes raw HTML and
 rewrites each relative `href`/`src` in an HTML tag from the page's folder to the source's,

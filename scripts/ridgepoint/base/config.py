@@ -2,7 +2,7 @@
 
 mkdocs.yml is the one place the site's address and staging folder are declared; reading it
 here (not importing MkDocs) keeps page and feed generation independent of the builder (the
-README's "The pipeline", Contracts: any builder that reads mkdocs.yml can build the staged
+docs/architecture.md, Contracts: any builder that reads mkdocs.yml can build the staged
 tree). The file may use MkDocs' `!ENV` tag, which we resolve the same way MkDocs
 does, so `SITE_URL=... make build` changes feeds and pages alike.
 """

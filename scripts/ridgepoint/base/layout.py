@@ -35,7 +35,7 @@ class Layout:
     scripts: Path  # the entry points
     build: Path  # what builds and benches write besides site/: staging, caches, bench.json
     editor_values: Path  # the value sets editors complete from (ridgepoint.editing.valuesets)
-    cache: Path  # build caches, safe to delete (README: Performance), one folder each for:
+    cache: Path  # build caches, safe to delete (docs/bench.md), one folder each for:
     sim_runs: Path  # native sim results (ridgepoint.sims.simrun)
     sim_code: Path  # each sims file's imports and compiled code (ridgepoint.sims.compiledfiles)
     charts: Path  # prerendered chart SVGs (ridgepoint.sims.charts)

@@ -2,7 +2,7 @@
 
 Every string from YAML passes through `esc` (inside HTML) or `md_inline` (inside Markdown)
 before it reaches a page: MkDocs' templates do not autoescape and Python-Markdown passes raw
-HTML through, so escaping here is the only guard (the README's "The pipeline", Contracts).
+HTML through, so escaping here is the only guard (docs/architecture.md, Contracts).
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def badge(text: str, attribute: str, value: str) -> str:
     """A small quiet label, e.g. a reading's kind or an explainer's level.
 
     `data-<attribute>` carries the raw value so the stylesheet can tint by it; it is never
-    `data-kind`, which marks listed items only (the markup hooks in the README's Contracts).
+    `data-kind`, which marks listed items only (the markup hooks: docs/architecture.md, Contracts).
     """
     return f'<span class="rp-badge" data-{attribute}="{esc(value)}">{esc(text)}</span>'
 

@@ -1,4 +1,5 @@
-"""Where every page and feed lives, as site-root-relative URLs (the README's URL contract).
+"""Where every page and feed lives, as site-root-relative URLs (the URL contract of
+docs/architecture.md).
 
 Pages, feeds and glossary links all derive their addresses from these functions, so a URL
 is spelled once. Page URLs end in "/" (MkDocs' use_directory_urls); `source_path` maps one

@@ -11,11 +11,11 @@
 //       option, does the same, then saves `makeMemorySnapshot()` to <output file> and
 //       prints {"modules": [...], "bytes": n, "delta": n}.
 //
-// The sims go into <home>/sims, the very path content/assets/sim/worker.js uses. Before
+// The sims go into <home>/sims, the very path content/assets/sim/pyodide_start.js uses (HOME). Before
 // saving, the allocator's free memory is zeroed (it otherwise holds the garbage of freed
 // objects, which compresses badly) and the start of the heap, which holds the wasm's data
 // segments, is XORed with the memory as instantiation leaves it: the worker XORs it back
-// after its own instantiation (worker.js, instantiateStreaming), so those 3.8 MB, 98% the
+// after its own instantiation (pyodide_start.js, instantiateStreaming), so those 3.8 MB, 98% the
 // same bytes the wasm already carries, travel as mostly zeros. "delta" is how many bytes of
 // the memory are XORed. The heap is tied to this exact Pyodide build: ridgepoint/browser/snapshot.py
 // keys its cache on the version and the sims' bytes, and the worker falls back to a normal
@@ -70,7 +70,7 @@ sys.path.insert(0, ${JSON.stringify(home)})
 import ast, importlib, json, pathlib
 importlib.invalidate_caches()  # what the worker does once it has written sims files
 import sims
-from sims import _runner
+from sims.kit import runner as _runner
 for _path in sorted(pathlib.Path(${JSON.stringify(home)}, "sims").rglob("*.py")):
     for _node in ast.walk(ast.parse(_path.read_text())):
         _names = ([alias.name for alias in _node.names] if isinstance(_node, ast.Import)

@@ -51,7 +51,7 @@ from ridgepoint.browser import stdlib
 from ridgepoint.sims.simsource import SimSource
 
 MAKER = Path(__file__).with_name("make_snapshot.mjs")  # part of this package, like this file
-HOME = "/home/pyodide/ridgepoint"  # where the worker keeps the sims package (worker.js HOME)
+HOME = "/home/pyodide/ridgepoint"  # where the worker keeps the sims package (pyodide_start.js HOME)
 MANIFEST = "snapshot.json"
 PREFIX = "snapshot-"
 STDLIB_PREFIX = "python_stdlib-"
@@ -59,7 +59,7 @@ TIMEOUT_S = 300
 POLICY_VARIABLE = "RIDGEPOINT_SNAPSHOT"
 POLICIES = ("make", "cached", "off")
 
-# The sparse format (little-endian), read by worker.js `inflateHeap`:
+# The sparse format (little-endian), read by unpack.js `inflateHeap`:
 #   magic "RPS1", u32 page size, u32 heap size, u32 page count,
 #   u32 index of each non-zero page (ascending), then those pages' bytes in that order
 #   (the last page of the heap may be short).
@@ -137,7 +137,7 @@ class Snapshot:
     @property
     def heap_size(self) -> int:
         """The heap's full size, from the sparse header: the worker sizes Python's memory
-        with it before the snapshot has downloaded (worker.js restore)."""
+        with it before the snapshot has downloaded (pyodide_start.js restore)."""
         with gzip.open(self.path) as packed:
             head = packed.read(16)
         if head[:4] != MAGIC:

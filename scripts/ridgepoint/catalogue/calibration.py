@@ -1,7 +1,7 @@
 """The calibration table: each published measurement beside what the shared physics says.
 
 The points are content (content/catalogue/calibration/<set>.yaml, one set per publication);
-the physics is the sims' own (sims.pricing, sims.collectives), run here on the GPUs and
+the physics is the sims' own (sims/physics/: pricing, collectives), run here on the GPUs and
 models of the same catalogue. A row's ratio is ours over measured, as times (a measured
 rate is compared as the time it implies for the point's FLOPs); a banded row is within its
 band when it is off by at most the band. tests/sims/test_calibration.py holds every banded
@@ -20,8 +20,8 @@ from ridgepoint.content.model import Site
 from ridgepoint.sims.simcode import SimCode
 
 if TYPE_CHECKING:
-    from sims.hardware import Gpu
-    from sims.shapes import Model
+    from sims.physics.hardware import Gpu
+    from sims.physics.shapes import Model
 
 
 @dataclass(frozen=True)
@@ -57,10 +57,12 @@ class _Physics:
     physics: ModuleType
     pricing: ModuleType
     precision: ModuleType
+    kernels: ModuleType
 
     @classmethod
     def of(cls, code: SimCode) -> _Physics:
-        return cls(*(code.module(name) for name in ("physics", "pricing", "precision")))
+        names = ("physics", "physics.pricing", "physics.precision", "physics.kernels")
+        return cls(*(code.module(name) for name in names))
 
 
 def table(site: Site, code: SimCode) -> list[Row]:
@@ -69,8 +71,8 @@ def table(site: Site, code: SimCode) -> list[Row]:
     gpu_data, model_data = sims_data(site)
     sims = _Physics.of(code)
     with code.active():  # an import inside the physics finds the same copy
-        gpus = code.module("hardware").build_gpus(gpu_data)
-        models = code.module("shapes").build_models(model_data)
+        gpus = code.module("physics.hardware").build_gpus(gpu_data)
+        models = code.module("physics.shapes").build_models(model_data)
         return [_row(sims, point, calibration, gpus[point.gpu], models)
                 for calibration in site.calibration.values() for point in calibration.points]
 
@@ -86,13 +88,13 @@ def _row(sims: _Physics, point: CalibrationPoint, calibration: CalibrationSet, g
     case, kind = point.case, point.kind
     measured = point.measured_ms / 1000 if point.measured_ms is not None else None
     if kind == "attention":
-        cost = sims.pricing.attention_cost(gpu, case.heads, case.heads, case.head_dim,
+        cost = sims.kernels.attention_cost(gpu, case.heads, case.heads, case.head_dim,
                                            case.tokens, 0, _precision(sims, case))
         implied = cost.flops / (point.measured_tflops * 1e12) if measured is None else measured
         return Row(point, calibration, implied, cost.time_s)
     assert measured is not None  # the schema's checks ask for a time for every other kind
     if kind == "linear":
-        cost = sims.pricing.matmul_cost(gpu, case.tokens, case.k, case.n, _precision(sims, case))
+        cost = sims.kernels.matmul_cost(gpu, case.tokens, case.k, case.n, _precision(sims, case))
         plain = max(cost.compute_s, cost.memory_s) + sims.pricing.KERNEL_OVERHEAD_S
         return Row(point, calibration, measured, cost.time_s, plain)
     return Row(point, calibration, measured, _priced(sims, kind, case, gpu, models))

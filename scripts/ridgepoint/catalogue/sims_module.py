@@ -1,4 +1,4 @@
-"""The catalogue for the sims: `sims/catalogue_data.py`, written from content/catalogue/.
+"""The catalogue for the sims: `sims/physics/catalogue_data.py`, written from content/catalogue/.
 
 Sims are standard library only and run in the reader's browser, which has no YAML parser,
 so they read the catalogue as a Python module of plain literals. It is generated here from
@@ -24,7 +24,7 @@ from ridgepoint.content.model import Site
 from ridgepoint.content.parsememo import ParseMemo
 from ridgepoint.sims.simsource import SimSource
 
-MODULE = "catalogue_data.py"  # in the sims package
+MODULE = "physics/catalogue_data.py"  # in the sims package
 SOURCES = ("gpus", "models")  # the kinds it is written from
 WIDTH = 100  # the linter's line length
 

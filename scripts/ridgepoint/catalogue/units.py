@@ -1,9 +1,10 @@
 """The catalogue in base units: what pages and the sims read of the GPU and model records.
 
-The records (ridgepoint.content.catalogue_records) hold each figure as written, "3.35 TB/s", with
-its source and row; this module converts them once (ridgepoint.catalogue.quantities) into the plain
-data `sims/catalogue_data.py` holds (ridgepoint.catalogue.sims_module writes it) and into the
-labelled figures the catalogue page lists, so the page and the sims read one conversion.
+The records (ridgepoint.content.catalogue_records) hold each figure as written, "3.35 TB/s",
+with its source and row; this module converts them once (ridgepoint.catalogue.quantities) into
+the plain data `sims/physics/catalogue_data.py` holds (ridgepoint.catalogue.sims_module writes
+it) and into the labelled figures the catalogue page lists, so the page and the sims read one
+conversion.
 """
 
 from __future__ import annotations
@@ -81,7 +82,7 @@ def collectives_note(gpu: Gpu) -> str:
 
 
 def gpu_sims(gpu: Gpu) -> dict[str, Any]:
-    """The GPU as sims/catalogue_data.py holds it: base units, plain literals."""
+    """The GPU as sims/physics/catalogue_data.py holds it: base units, plain literals."""
     values = {place: _value(figure, _KINDS[place]) for place, (_, figure) in _figures(gpu).items()}
     collectives = gpu.collectives
     return {
@@ -116,7 +117,7 @@ def _plain(record: Any) -> Any:
 
 
 def model_sims(model: LanguageModel) -> dict[str, Any]:
-    """The model as sims/catalogue_data.py holds it: its name and config.json fields."""
+    """The model as sims/physics/catalogue_data.py holds it: its name and config.json fields."""
     return {"name": model.name, "config": config_fields(model)}
 
 
@@ -131,6 +132,6 @@ def published_params(model: LanguageModel) -> tuple[float | None, float | None]:
 
 
 def sims_data(site: Site) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(GPUS, MODELS) as sims/catalogue_data.py holds them, keys sorted."""
+    """(GPUS, MODELS) as sims/physics/catalogue_data.py holds them, keys sorted."""
     return ({key: gpu_sims(site.gpus[key]) for key in sorted(site.gpus)},
             {key: model_sims(site.models[key]) for key in sorted(site.models)})

@@ -132,7 +132,7 @@ KINDS = (
     Kind("articles", "content/articles", "article.schema.json", Article, "article",
          markdown=True, checks=(checks.articles,)),
     # The catalogue (ridgepoint.catalogue.units): the sims read the GPUs and models through
-    # sims/catalogue_data.py, written from these records.
+    # sims/physics/catalogue_data.py, written from these records.
     Kind("gpus", "content/catalogue/gpus", "gpu.schema.json", Gpu, "GPU",
          checks=(catalogue_checks.gpus,), file_name=catalogue_checks.KEY),
     Kind("models", "content/catalogue/models", "model.schema.json", LanguageModel, "model",

@@ -69,7 +69,7 @@ def calibration_page(site: Site, code: SimCode) -> str:
     """The lede and the model, the banded rows by group, the largest errors, what the model
     leaves out, then the points held to no band; priced by `code`, the sims as read."""
     rows = table(site, code)
-    hardware, pricing = code.module("hardware"), code.module("pricing")
+    hardware, pricing = code.module("physics.hardware"), code.module("physics.pricing")
     banded = [row for row in rows if row.within is not None]
     here = urls.CALIBRATION
     outside = [row for row in banded if not row.within]

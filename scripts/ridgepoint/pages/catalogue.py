@@ -35,10 +35,10 @@ CALCULATOR = "```sim\nmodule: calculator\n```"
 def catalogue_page(site: Site, code: SimCode) -> str:
     """GPUs, then models, then the calculator; derived by `code`, the sims as read."""
     gpu_data, model_data = sims_data(site)
-    efficiency, precision = code.module("hardware"), code.module("precision")
+    efficiency, precision = code.module("physics.hardware"), code.module("physics.precision")
     with code.active():
         gpus = efficiency.build_gpus(gpu_data)
-        models = code.module("shapes").build_models(model_data)
+        models = code.module("physics.shapes").build_models(model_data)
     lede = (
         f"{count(len(gpus), 'GPU', 'GPUs')} and {count(len(models), 'model', 'models')}: "
         "every figure the sims use, with the datasheet row or config.json field it comes "
@@ -85,7 +85,7 @@ def _table(head: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
 
 def _gpu(entry: Gpu, gpu: hardware.Gpu, efficiency: ModuleType, formats: ModuleType
          ) -> list[str]:
-    """`efficiency`: sims.hardware (its assumed efficiencies); `formats`: sims.precision."""
+    """`efficiency`: sims.physics.hardware (its assumed efficiencies); `formats`: its precision."""
     rows = [(esc(f.label), esc(f.written), _source(f.source, f.row)) for f in gpu_figures(entry)]
     bandwidth = gpu.hbm_bytes_per_s / 1e12
     for precision in formats.PRECISIONS:
@@ -132,7 +132,7 @@ def _count(params: float, published: float | None, source: Citation | None) -> s
 
 
 def _model(entry: LanguageModel, model: shapes.Model, formats: ModuleType) -> list[str]:
-    """`formats`: sims.precision (its formats and their labels)."""
+    """`formats`: sims.physics.precision (its formats and their labels)."""
     labels = formats.LABELS
     fields = [(esc(name), esc(str(value))) for name, value in config_fields(entry).items()]
     total, active = published_params(entry)

@@ -1,7 +1,7 @@
 """One renderer per kind of listed item: explainer card, term, reading, article.
 
 Hubs, the reading feed, the glossary and the listings all show the same items, so each is
-rendered in one place. Every item carries `data-kind` (a markup hook: README, Contracts) and is
+rendered in one place. Every item carries `data-kind` (a markup hook: docs/architecture.md) and is
 plain HTML with every YAML string escaped. `here` is the URL of the page the item is
 rendered on; links are made relative to it.
 """

@@ -26,7 +26,7 @@ SVG_WIDTH = 480  # prerendered charts stand in for width "container"; CSS scales
 
 def title_text(title: Any) -> str:
     """A chart's title as text: sims give it as an object, its text and a width limit
-    (sims/charts.py), as charts.js reads it."""
+    (sims/kit/charts.py), as charts.js reads it."""
     return str(title.get("text", "")) if isinstance(title, dict) else str(title)
 
 

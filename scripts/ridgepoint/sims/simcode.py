@@ -59,14 +59,14 @@ class SimCode:
 
     def module(self, name: str) -> ModuleType:
         """This copy's `sims.<name>`, a sim or not (the generated pages price with
-        sims.physics and read sims.hardware's constants from the same bytes as the sims)."""
+        sims.physics and read sims.physics.hardware's constants from the same bytes as the sims)."""
         return self.modules[f"{PACKAGE}.{name}"]
 
     @property
     def contract(self) -> ModuleType:
-        """This copy's sims.contract: its Number, Choice, validate and InputError are the
+        """This copy's sims.kit.contract: its Number, Choice, validate and InputError are the
         ones its sims use."""
-        return self.modules[f"{PACKAGE}.contract"]
+        return self.modules[f"{PACKAGE}.kit.contract"]
 
     def active(self) -> AbstractContextManager[None]:
         """This copy is `sims` while the block runs (an import inside a sim finds it)."""

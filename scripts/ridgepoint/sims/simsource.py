@@ -29,7 +29,7 @@ from ridgepoint.base.errors import ContentError, ContentErrors
 from ridgepoint.sims.compiledfiles import CompiledFiles, Imports, compile_file
 
 PACKAGE = "sims"
-RUNNER = "_runner"  # what the browser's worker calls (sims/_runner.py): every page needs it
+RUNNER = "kit.runner"  # what the browser's worker calls (sims/kit/runner.py): every page needs it
 
 
 @dataclass(frozen=True)
@@ -92,6 +92,7 @@ class SimSource:
                     continue
                 seen.add(relative)
                 todo += self._imported_files(relative)
+                todo += _package_inits(relative)  # importing a.b.c runs a/__init__, a/b/__init__
             self._closures[module] = tuple(sorted(seen))
         return self._closures[module]
 
@@ -145,6 +146,12 @@ class SimSource:
                 raise ContentErrors([ContentError(
                     self.where(relative), line, "import", message,
                     "standard-library modules only: Pyodide ships only those")])
+
+
+def _package_inits(relative: str) -> list[str]:
+    """The `__init__.py` of every package folder above a file of the package."""
+    parts = Path(relative).parent.parts
+    return [f"{'/'.join(parts[:depth])}/__init__.py" for depth in range(1, len(parts) + 1)]
 
 
 def _digest(files: Mapping[str, bytes], names: Iterable[str]) -> str:

@@ -1,6 +1,6 @@
 """__TITLE__: replace this model with the explainer's own (written by `make new`).
 
-Until then it shows how a sim is put together: inputs declared once (sims.contract), a model
+Until then it shows how a sim is put together: inputs declared once (sims.kit.contract), a model
 that is a plain function of them, a summary of named metrics (METRICS) and a chart whose
 rows the page can swap. The model is the simplest latency there is: a reply of n tokens has
 arrived after the time to first token plus n - 1 inter-token gaps. Shared physics (GPUs,
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sims import charts
-from sims.contract import Number, simulation
+from sims.kit import charts
+from sims.kit.contract import Number, simulation
 
 TITLE = "__TITLE__"
 

@@ -71,7 +71,7 @@ class StepClock:
 def step_clock(gpu: Gpu, model: Model, tp: int, precision: Precision) -> StepClock:
     """The clock for this instance shape, made once: the steps it has priced serve every
     later run (a reader's change to the traffic or the pools reprices nothing), as
-    `sims.step_table.step_table` does for the other serving engine."""
+    `sims.serving.step_table.step_table` does for the other serving engine."""
     return StepClock(gpu, model, tp, precision)
 
 

@@ -6,7 +6,7 @@ prompt of 1,024 tokens on average, spread 1" means the same thing on every page.
 The contract other sims rely on: `draw(count, seed, arrivals, prompt_mean, output_mean,
 spread, prompt_cap, output_cap)` returns a tuple of `count` `Request`s sorted by arrival,
 the first at time 0, with arrival times for a rate of one request per second (divide by a
-rate to get seconds; `sims.serving.serve` does) and whole-token lengths in [1, cap]; the
+rate to get seconds; `sims.serving.replica.serve` does) and whole-token lengths in [1, cap]; the
 same arguments give the same requests under CPython and Pyodide. `lognormal` and `gap` are
 the single draws it is made of, for a sim that builds its own stream; `percentile` is the
 quantile every load figure is read with.
@@ -34,7 +34,7 @@ import math
 import random
 from typing import NamedTuple
 
-from sims import memo
+from sims.kit import memo
 
 ARRIVALS = ("poisson", "bursty")
 BURSTY_CV = 3.0  # coefficient of variation of the gaps between bursty arrivals

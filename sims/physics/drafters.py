@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
-from sims.contract import InputError
+from sims.kit.contract import InputError
 from sims.physics import Gpu, Model, decode_step
 
 DRAFT_MODEL, MTP, EAGLE3 = "draft-model", "mtp", "eagle-3"

@@ -1,6 +1,6 @@
 """GPUs: the datasheet figures a step is priced with, built from the catalogue.
 
-Every figure comes from content/catalogue/gpus/<key>.yaml (through sims/catalogue_data.py)
+Every figure comes from content/catalogue/gpus/<key>.yaml (through sims/physics/catalogue_data.py)
 with its source; nothing here holds a number of its own. Rates are dense: a datasheet rate
 quoted with sparsity is halved in the catalogue and the source row says so.
 """
@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sims.collectives import Collectives, collectives_for, measured_fits
-from sims.precision import LABELS, PRECISIONS
+from sims.physics.collectives import Collectives, collectives_for, measured_fits
+from sims.physics.precision import LABELS, PRECISIONS
 
 # Fraction of peak a well-tuned engine sustains. Large GEMMs on Hopper and Ampere reach about
 # 70% of dense peak (Vidur's measured Llama 3 8B linear layers on an A100 at 4,096 to 32,768

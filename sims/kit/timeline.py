@@ -19,7 +19,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from sims import charts
+from sims.kit import charts
 
 # Colours that keep their contrast on a white and on a near-black page (from Vega's
 # Tableau palette). Named by role, so that the same kind of time looks the same in every

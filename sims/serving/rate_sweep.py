@@ -1,6 +1,6 @@
 """The goodput sim's model: one scenario served at many rates, and what each run gives.
 
-`Scenario.run` serves the scenario's requests at one rate (sims.serving) and measures each
+`Scenario.run` serves the scenario's requests at one rate (sims.serving.replica) and measures each
 request against the SLO; `sweep_rates` spreads the sweep around the replica's saturation
 estimate; `capacity` reads the highest rate that keeps the attainment target off the sweep.
 sims/goodput.py declares the inputs and puts the summary together; sims/goodput_charts.py
@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple
 
-from sims import memo
-from sims.kv_space import KvSpace
+from sims.kit import memo
 from sims.physics import Gpu, Model, Precision
-from sims.serving import Policy, Served, serve
-from sims.step_table import StepTable, step_table
-from sims.workload import Request, percentile
+from sims.serving.kv_space import KvSpace
+from sims.serving.replica import Policy, Served, serve
+from sims.serving.step_table import StepTable, step_table
+from sims.serving.workload import Request, percentile
 
 RATE_POINTS = 8
 SWEEP_LOW, SWEEP_HIGH = 0.25, 2.0  # the sweep's range, as multiples of the saturation estimate

@@ -1,6 +1,6 @@
 """Two ways to hand out KV memory, played over a backlog of requests: where the memory goes.
 
-A replica has `slots` token slots of KV room (sims.kv_space). Every request of a backlog is
+A replica has `slots` token slots of KV room (sims.serving.kv_space). Every request of a backlog is
 waiting at the start, so the replica is always as full as its allocator lets it be: what
 the memory holds then is what the allocator costs. Time runs in decode steps: a request is
 admitted (first come, first served) with its prompt in the cache, gains one token a step,
@@ -19,7 +19,7 @@ and leaves after its answer's last token.
   a block and none is free, the most recently admitted request is preempted (its blocks
   freed; it waits at the head of the queue and is readmitted with all it held).
 
-A sequence's sliding-window layers (sims.kv_space.KvSpace.window_slots) are held as a fixed
+A sequence's sliding-window layers (sims.serving.kv_space.KvSpace.window_slots) are held as a fixed
 share for its whole life (in whole blocks, when paged).
 
 Shares of memory are averaged over the steps during which requests were waiting (over the
@@ -31,19 +31,22 @@ from __future__ import annotations
 
 import bisect
 import heapq
-import math
 from collections import deque
 from collections.abc import Sequence
-from typing import NamedTuple
 
-from sims.workload import Request
+from sims.serving.kv_meter import (
+    EXTERNAL,
+    FREE,
+    FUTURE,
+    NEVER,
+    SLACK,
+    USED,
+    Meter,
+    Outcome,
+    sample_stride,
+)
+from sims.serving.workload import Request
 
-# Where memory goes, in the order the charts stack it.
-USED, FUTURE, NEVER, SLACK, EXTERNAL, FREE = (
-    "tokens' KV", "reserved for tokens to come", "reserved, never used",
-    "last block's empty slots", "gaps too small to use", "free")
-PARTS = (USED, FUTURE, NEVER, SLACK, EXTERNAL, FREE)
-SAMPLES = 120  # points of the memory-over-time charts
 # A run follows the backlog for at most this many decode steps: long enough for the cache's
 # mix to settle (the starting backlog lasts about 2,000 steps), and a bound on the time a
 # run takes when few long requests fit at once (a backlog of thousands would last hundreds
@@ -51,82 +54,10 @@ SAMPLES = 120  # points of the memory-over-time charts
 MAX_STEPS = 4096
 
 
-class Outcome(NamedTuple):
-    """One allocator's run over the backlog."""
-
-    shares: dict[str, float]  # each part's share of the room, averaged while requests waited
-    mean_running: float  # requests in flight, averaged over the same steps
-    max_running: int
-    preempted_tokens: list[int]  # for each preemption, the tokens the victim held
-    refused: int  # requests too long to fit in the room even alone
-    steps: int  # until the last request finished
-    samples: list[tuple[int, int, dict[str, float]]]  # (step, running, slots by part)
-
-    @property
-    def waste(self) -> float:
-        """Share of the room the allocator held without a token's KV in it, or left in gaps
-        too small to use: reservation, internal and external fragmentation (free memory too
-        little for the next request is not the allocator's doing)."""
-        return self.shares[FUTURE] + self.shares[NEVER] + self.shares[SLACK] + self.shares[
-            EXTERNAL]
-
-
-class _Sums:
-    """Each part's slots and the requests running, summed over steps."""
-
-    def __init__(self) -> None:
-        self.parts = dict.fromkeys(PARTS, 0.0)
-        self.running = 0.0
-        self.steps = 0
-
-    def add(self, span: int, running: int, parts: dict[str, float]) -> None:
-        for part, value in parts.items():
-            self.parts[part] += value * span
-        self.running += running * span
-        self.steps += span
-
-
-class _Meter:
-    """Sums over the steps during which requests waited and over all steps, and samples."""
-
-    def __init__(self, slots: int, stride: int) -> None:
-        self.slots, self.stride = slots, stride
-        self.waiting, self.all = _Sums(), _Sums()
-        self.samples: list[tuple[int, int, dict[str, float]]] = []
-
-    def add(self, step: int, span: int, running: int, parts: dict[str, float],
-            waiting: bool) -> None:
-        """`span` steps from `step` on, each holding `parts` (slots by part; a part that
-        grows linearly over the span is given at its midpoint)."""
-        if waiting:
-            self.waiting.add(span, running, parts)
-        self.all.add(span, running, parts)
-        if step // self.stride != (step + span) // self.stride or not self.samples:
-            self.samples.append((step, running, parts))
-
-    def outcome(self, max_running: int, preempted: list[int], refused: int, steps: int
-                ) -> Outcome:
-        sums = self.waiting if self.waiting.steps else self.all
-        seen = sums.steps or 1
-        shares = {part: value / seen / self.slots if self.slots else 0.0
-                  for part, value in sums.parts.items()}
-        every = max(1, -(-len(self.samples) // SAMPLES))  # thinned to at most SAMPLES
-        return Outcome(shares, sums.running / seen, max_running, preempted, refused, steps,
-                       self.samples[::every])
-
-
-def _stride(requests: Sequence[Request], slots: int) -> int:
-    """Steps between samples: the run's likely length over SAMPLES."""
-    tokens = sum(r.output_tokens for r in requests)
-    held = sum(r.prompt_tokens + r.output_tokens / 2 for r in requests) / max(1, len(requests))
-    in_flight = max(1.0, min(len(requests), slots / max(1.0, held)))
-    return max(1, math.ceil(tokens / in_flight / SAMPLES))
-
-
 def contiguous(requests: Sequence[Request], slots: int, window_slots: int,
                max_output_tokens: int) -> Outcome:
     """The backlog served with one reserved range per request, placed first-fit."""
-    meter = _Meter(slots, _stride(requests, slots))
+    meter = Meter(slots, sample_stride(requests, slots))
     starts: list[int] = [0]  # free ranges, by start
     sizes: list[int] = [slots]
 
@@ -208,8 +139,8 @@ def paged(requests: Sequence[Request], slots: int, window_slots: int, block_size
     size = block_size
     blocks = slots // size
     window_blocks = -(-window_slots // size)
-    stride = _stride(requests, slots)
-    meter = _Meter(blocks * size, stride)
+    stride = sample_stride(requests, slots)
+    meter = Meter(blocks * size, stride)
     count = len(requests)
     length0 = [r.prompt_tokens for r in requests]  # the length it is (re)admitted with
     remaining = [r.output_tokens for r in requests]  # tokens still to generate then
@@ -302,7 +233,7 @@ def paged(requests: Sequence[Request], slots: int, window_slots: int, block_size
     return meter.outcome(max_running, preempted, refused, max(finishing, default=step))
 
 
-def _paged_sample(meter: _Meter, step: int, running: int, tokens: int, held: int,
+def _paged_sample(meter: Meter, step: int, running: int, tokens: int, held: int,
                   blocks: int, size: int, window_blocks: int) -> None:
     used = tokens + running * window_blocks * size
     meter.samples.append((step, running, {

@@ -1,20 +1,23 @@
 """Shared serving physics: the one place a sim asks what a GPU, a model or a step costs.
 
 Every sim that needs a bandwidth, a FLOP rate, a model's size or a step time asks this
-module; no sim keeps its own copy of any figure. The pieces, each in its own module:
+package (`from sims.physics import ...`); no sim keeps its own copy of any figure. The
+pieces, each in its own module of the package:
 
-- `sims.hardware`: GPUs from the catalogue (content/catalogue/gpus/), and the efficiencies
-  this model assumes (COMPUTE_EFFICIENCY, MEMORY_EFFICIENCY);
-- `sims.shapes`: model shapes from their config.json (content/catalogue/models/);
-- `sims.precision`: number formats per tensor class (weights, experts, activations, KV);
-- `sims.pricing`: a step priced operator by operator (the formulas are stated there);
-- `sims.collectives`: all-reduce, all-to-all and sends, fitted to measured NCCL times.
+- `hardware`: GPUs from the catalogue (content/catalogue/gpus/, through the generated
+  `catalogue_data`), and the efficiencies this model assumes;
+- `shapes`: model shapes from their config.json (content/catalogue/models/);
+- `precision`: number formats per tensor class (weights, experts, activations, KV);
+- `pricing`: a step priced operator by operator (the formulas are stated there);
+- `collectives`: all-reduce, all-to-all and sends, fitted to measured NCCL times;
+- `capacity`: how many sequences fit; `drafters`: speculative decoding's drafters.
 
-This module puts them together behind stable names (GPUS, MODELS, step_cost, decode_step,
-prefill, memory_fit, allreduce_time, ...) and checks what a sim may ask: a group no larger
-than the GPU's scale-up domain, a format the GPU can compute in, a tensor-parallel degree
-that divides the model's heads. Those refusals are InputErrors naming the input (`tp`,
-`weights`, `activations`, `layout`), so a page shows them next to the control.
+This module (the package's own) puts them together behind stable names (GPUS, MODELS,
+step_cost, decode_step, prefill, memory_fit, allreduce_time, ...) and checks what a sim may
+ask: a group no larger than the GPU's scale-up domain, a format the GPU can compute in, a
+tensor-parallel degree that divides the model's heads. Those refusals are InputErrors
+naming the input (`tp`, `weights`, `activations`, `layout`), so a page shows them next to
+the control.
 """
 
 from __future__ import annotations
@@ -22,12 +25,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from sims import catalogue_data, collectives
-from sims.contract import Choice, InputError
-from sims.hardware import COMPUTE_EFFICIENCY, MEMORY_EFFICIENCY, Gpu, build_gpus
-from sims.precision import LABELS, PRECISIONS, Precision, bytes_per_value, wider
-from sims.pricing import KERNEL_OVERHEAD_S, LAYOUTS, StepCost, Work, pricer, touched_experts
-from sims.shapes import Model, build_models
+from sims.kit.contract import Choice, InputError
+from sims.physics import catalogue_data, collectives
+from sims.physics.hardware import COMPUTE_EFFICIENCY, MEMORY_EFFICIENCY, Gpu, build_gpus
+from sims.physics.precision import LABELS, PRECISIONS, Precision, bytes_per_value, wider
+from sims.physics.pricing import LAYOUTS, pricer
+from sims.physics.shapes import Model, build_models
+from sims.physics.step import KERNEL_OVERHEAD_S, StepCost, Work, touched_experts
 
 __all__ = [
     "COMPUTE_EFFICIENCY", "GPUS", "KERNEL_OVERHEAD_S", "KV_INPUT", "LAYOUTS", "MEMORY_EFFICIENCY",
@@ -114,7 +118,7 @@ def step_cost(
     gpu: Gpu, model: Model, work: Iterable[Work], tp: int = 1,
     precision: Precision | None = None, layout: str = "tp",
 ) -> StepCost:
-    """One forward step over `work` on a group of `tp` GPUs (sims.pricing states how).
+    """One forward step over `work` on a group of `tp` GPUs (sims.physics.pricing states how).
 
     `precision` defaults to `precision_for(gpu, model)`: the checkpoint's formats."""
     check_group(gpu, model, tp, layout)
@@ -128,7 +132,7 @@ def step_series(
 ) -> list[float]:
     """Times (s) of `count` steps, step k over `fixed` plus Work(new, first + k * stride,
     logit_tokens): a prefill cut into chunks of `new` tokens riding along the same work, as
-    step_cost would price each, in a fraction of its time (sims.pricing.Pricer.series)."""
+    step_cost would price each, in a fraction of its time (sims.physics.pricing.Pricer.series)."""
     check_group(gpu, model, tp, layout)
     chosen = precision or precision_for(gpu, model)
     return pricer(gpu, model, chosen, tp, layout).series(fixed, new, first, stride, count,
@@ -177,7 +181,7 @@ class MemoryFit(NamedTuple):
     @property
     def note(self) -> str:
         """What a chart's subtitle says when the configuration does not fit; empty when it
-        does (sims.charts.titled)."""
+        does (sims.kit.charts.titled)."""
         if self.fits:
             return ""
         return (f"does not fit: {self.needed_per_gpu_bytes / 1e9:.1f} of "

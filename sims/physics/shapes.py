@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from typing import Any, NamedTuple
 
-from sims.precision import Precision, bytes_per_value
+from sims.physics.precision import Precision, bytes_per_value
 
 EXPERT_COUNTS = ("num_experts", "num_local_experts", "n_routed_experts")
 EMBEDDING_PRECISION = "bf16"  # embedding and output head stay BF16 in every checkpoint here
