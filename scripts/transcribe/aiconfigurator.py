@@ -418,18 +418,26 @@ def check(system: System, points: list[dict[str, Any]]) -> None:
 
 
 def commit_of(root: Path, given: str | None) -> str:
+    """The commit the figures cite: the one given, or the checkout's own HEAD (never that
+    of a repository the folder merely sits inside)."""
     if given:
         return given
     try:
-        return subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], check=True,
-                              capture_output=True, text=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError) as error:
+        top, commit = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--show-toplevel", "HEAD"], check=True,
+            capture_output=True, text=True).stdout.split()
+    except (OSError, subprocess.CalledProcessError, ValueError) as error:
         raise SystemExit(f"{root} is not a git checkout: give its commit with --commit"
                          ) from error
+    if Path(top).resolve() != root:
+        raise SystemExit(f"{root} is inside the checkout {top}, not one of aiconfigurator: "
+                         f"give its commit with --commit")
+    return commit
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description="Transcribe aiconfigurator's per-operation profiles as calibration points.")
     parser.add_argument("checkout", type=Path, help="a checkout of ai-dynamo/aiconfigurator")
     parser.add_argument("--commit", help="its commit, when the folder has no .git")
     args = parser.parse_args(argv)
