@@ -10,6 +10,8 @@
 #   make bench   run the benchmarks
 #   make golden  rewrite the pipeline's golden files after an intended change
 #   make lock    re-resolve requirements.lock from pyproject.toml (needs network)
+#   make transcribe AIC=/path/to/aiconfigurator [AIC_COMMIT=<sha>]   rewrite the calibration
+#                points transcribed from aiconfigurator's profiles (a checkout of it)
 
 PYTHON ?= python3
 BUILDER ?= mkdocs
@@ -24,7 +26,7 @@ export NO_MKDOCS_2_WARNING := 1
 # the pipeline and the sims again, about 70 ms of each rebuild.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: system setup serve build publish check new test typecheck bench experiments golden lint lock clean
+.PHONY: system setup serve build publish check new test typecheck bench experiments transcribe golden lint lock clean
 
 setup: $(SETUP)
 
@@ -91,6 +93,12 @@ $(LIGHTHOUSE): scripts/bench/node/package-lock.json
 experiments: $(VENV)/.experiments-installed
 	$(PY) -m pytest -q -m experiments tests/experiments/test_routing_encoder.py
 	$(PY) scripts/run_experiments.py
+
+# Rewrites content/catalogue/calibration/aiconfigurator-*.yaml from a checkout of
+# ai-dynamo/aiconfigurator (AIC_COMMIT names its commit when the folder has no .git).
+transcribe: $(VENV)/.experiments-installed
+	@test -n "$(AIC)" || { echo "make transcribe AIC=/path/to/aiconfigurator"; exit 2; }
+	$(PY) scripts/transcribe/aiconfigurator.py "$(AIC)" $(if $(AIC_COMMIT),--commit $(AIC_COMMIT))
 
 $(VENV)/.experiments-installed: requirements-experiments.lock $(VENV)/.installed
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --require-hashes -r requirements-experiments.lock

@@ -97,6 +97,7 @@ LOADER_RULES = {
         r": points\[\d+\]\.(gpu|case\.model): '[^']*' is not known",
     "calibration figure missing or doubled": r": points\[\d+\]\.measured_ms: (missing|given with)",
     "calibration band missing or doubled": r": points\[\d+\]\.band: (missing|given with)",
+    "calibration sets without the split": r": split: missing: the points with a set need it ",
     "calibration case input missing": r": points\[\d+\]\.case\.\w+: missing for a \w+ point",
     # Each page, as staging (and `make check`) checks it.
     **{f"page markup refused: {kind}": rf": html: .*: {re.escape(why)} \("

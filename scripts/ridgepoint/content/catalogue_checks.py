@@ -5,9 +5,10 @@ collectives, measured or assumed from a measured GPU; a model's attention and mi
 experts fields must describe one consistent shape (all of the latent-attention fields or
 none, no more experts per token than experts, one entry of layer_types per layer...); a
 calibration point must name a GPU and model of the catalogue, the inputs its kind needs and
-a band or the reason it has none. These are the catalogue kinds' rules (ridgepoint.content.kinds,
-ridgepoint.content.checks.Check); like every rule they read the raw data defensively, since a file
-may also have failed its schema.
+a band, the reason it has none, or the set it belongs to (training or held out: a file
+with such points says how they were split). These are the catalogue kinds' rules
+(ridgepoint.content.kinds, ridgepoint.content.checks.Check); like every rule they read the raw data
+defensively, since a file may also have failed its schema.
 """
 
 from __future__ import annotations
@@ -216,6 +217,9 @@ def _layers(document: Document, config: dict[str, Any]) -> Iterator[ContentError
 CASE_FIELDS = {
     "linear": ("tokens", "k", "n"),
     "attention": ("heads", "head_dim", "tokens"),
+    "attention_decode": ("heads", "kv_heads", "head_dim", "batch", "context"),
+    "moe": ("tokens", "hidden", "expert_ffn", "experts", "experts_per_token", "ep", "tp",
+            "experts_format"),
     "all_reduce": ("gpus", "bytes"),
     "layer": ("model", "tokens", "tp"),
     "decode": ("model", "tp", "batch", "context"),
@@ -226,13 +230,19 @@ CASE_FIELDS = {
 
 def calibration(documents: Documents, other: CrossFile) -> Iterator[ContentError]:
     """Point keys are unique across the sets; each point names a catalogue GPU (and model),
-    gives one measured figure, a band or why it has none, and the inputs its kind needs."""
+    gives one measured figure, a band, why it has none or its set, and the inputs its kind
+    needs; a file with points in sets says how they were split."""
     seen: dict[str, str] = {}
     for document in documents.values():
-        points = document.data.get("points") if isinstance(document.data, dict) else None
-        for index, point in enumerate(points if isinstance(points, list) else ()):
+        data = document.data if isinstance(document.data, dict) else {}
+        points = data.get("points")
+        points = points if isinstance(points, list) else []
+        for index, point in enumerate(points):
             if isinstance(point, dict):
                 yield from _point(document, ["points", index], point, seen, other)
+        if "split" not in data and any(isinstance(p, dict) and "set" in p for p in points):
+            yield document.error(["split"], "missing: the points with a set need it",
+                                 "how the points were split into training and held-out sets")
 
 
 def _one_of(document: Document, place: list[Any], point: dict[str, Any], fields: tuple[str, str],
@@ -257,8 +267,12 @@ def _point(document: Document, place: list[Any], point: dict[str, Any], seen: di
                              f"a GPU key of {other.folders.get('gpus', 'the catalogue')}/")
     yield from _one_of(document, place, point, ("measured_ms", "measured_tflops"),
                        "one measured figure: measured_ms, or measured_tflops for a rate")
-    yield from _one_of(document, place, point, ("band", "unbanded"),
-                       "a band, or unbanded: why the point is held to none")
+    if "set" not in point:
+        yield from _one_of(document, place, point, ("band", "unbanded"),
+                           "a band, or unbanded: why the point is held to none")
+    elif "band" in point and "unbanded" in point:  # a point in a set may have either or none
+        yield document.error([*place, "band"], "given with unbanded",
+                             "a band, or unbanded: why the point is held to none", at=place)
     case, kind = point.get("case"), point.get("kind")
     if not isinstance(case, dict) or kind not in CASE_FIELDS:
         return

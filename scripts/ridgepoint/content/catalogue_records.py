@@ -188,26 +188,37 @@ class CalibrationCase:
     k: int | None = None
     n: int | None = None
     heads: int | None = None
+    kv_heads: int | None = None  # grouped-query attention's KV heads (None: as many as heads)
     head_dim: int | None = None
     gpus: int | None = None
     bytes: int | None = None
+    implementation: str | None = None  # an all-reduce's: nccl | custom (None: NCCL)
     tp: int | None = None
     batch: int | None = None
     context: int | None = None
     output: int | None = None
+    hidden: int | None = None  # an MoE layer's: hidden width, each expert's width,
+    expert_ffn: int | None = None
+    experts: int | None = None  # routed experts, experts each token is sent to,
+    experts_per_token: int | None = None
+    ep: int | None = None  # and the expert-parallel group (tp: each expert's split)
     model: str | None = None
     weights: str | None = None
     activations: str | None = None
     kv: str | None = None
+    experts_format: str | None = None  # the routed experts' weights
+    distribution: str | None = None  # how tokens were routed: balanced, or a skew's name
 
 
 @dataclass(frozen=True)
 class CalibrationPoint:
     """One published measurement: what, on which catalogue GPU, the figure (a time, or a
-    rate compared as the time it implies), where in the source, its band and its case."""
+    rate compared as the time it implies), where in the source, its band (or the set it
+    belongs to) and its case."""
 
     key: str
-    kind: str  # linear | attention | all_reduce | layer | decode | prefill | request
+    kind: str  # linear | attention | attention_decode | moe | all_reduce | layer | decode |
+    #            prefill | request
     what: str
     gpu: str
     where: str
@@ -215,7 +226,8 @@ class CalibrationPoint:
     measured_ms: float | None = None
     measured_tflops: float | None = None
     band: float | None = None  # the largest allowed |ours / measured - 1|, or
-    unbanded: str | None = None  # why the point is shown but held to no band
+    unbanded: str | None = None  # why the point is shown but held to no band, or
+    set: str | None = None  # training | held_out: held by per-category targets, not a band
 
 
 @dataclass(frozen=True)
@@ -226,4 +238,5 @@ class CalibrationSet:
     publication: Citation
     measured_by: str
     points: tuple[CalibrationPoint, ...]
+    split: str | None = None  # how the points with a set were split, decided before fitting
     source: Path | None = None

@@ -1,8 +1,9 @@
 """The calibration page `calibration/`, "How close is this to a real GPU?".
 
 Every calibration point (content/catalogue/calibration/) beside the physics' own figure
-(ridgepoint.catalogue.calibration), grouped by kind, with the largest remaining errors named and
-what the model leaves out said plainly; the points held to no band follow, each with its reason.
+(ridgepoint.catalogue.calibration), grouped by kind, with the largest remaining errors named
+and what the model leaves out said plainly; the points held to no band follow, each with its reason,
+then the points in a training or held-out set: their errors per category, and each point.
 The banded rows are what tests/sims/test_calibration.py holds to their bands.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from ridgepoint.base import urls
 from ridgepoint.base.markup import esc, link
-from ridgepoint.catalogue.calibration import Row, table
+from ridgepoint.catalogue.calibration import Row, summary, table
 from ridgepoint.content.model import Site
 from ridgepoint.pages.common import heading, page, paragraph
 from ridgepoint.sims.simcode import SimCode
@@ -21,9 +22,10 @@ GROUPS = (
     (("layer", "decode", "prefill"), "Whole layers and steps", "steps",
      "Many operators in a row: a layer's every operator but attention, a whole decode step, "
      "and whole prefills from prompt to first token."),
-    (("attention",), "Attention kernels", "attention",
+    (("attention", "attention_decode"), "Attention kernels", "attention",
      "The best rates FlashAttention-3 reports on an H100, compared as the time they imply "
      "for one long sequence."),
+    (("moe",), "Mixture-of-experts layers", "moe", "One GPU's share of an MoE layer."),
     (("all_reduce",), "All-reduce", "all-reduce",
      "The measured NCCL times the collectives are fitted to: these rows show how far the "
      "fitted line lies from its own points."),
@@ -103,12 +105,15 @@ def calibration_page(site: Site, code: SimCode) -> str:
     blocks += [heading(2, "The largest remaining errors", "largest"), _largest(banded)]
     blocks += [heading(2, "What the model leaves out", "leaves-out"),
                "<ul>" + "".join(f"<li>{esc(item)}</li>" for item in LEAVES_OUT) + "</ul>"]
-    unbanded = [row for row in rows if row.within is None]
+    unbanded = [row for row in rows if row.within is None and row.point.set is None]
     if unbanded:
         blocks += [heading(2, "Held to no band", "unbanded"), paragraph(esc(
             "Published figures the physics is shown beside but not held to, each with the "
             "reason: whole requests through an engine, and measurements whose conditions the "
             "model does not describe."), "rp-note"), _table(unbanded, reasons=True)]
+    in_sets = [row for row in rows if row.point.set is not None]
+    if in_sets:
+        blocks += _sets(in_sets)
     return page("How close is this to a real GPU?", *blocks,
                 description="The shared physics against published measurements, point by "
                             "point, and what it leaves out.")
@@ -140,6 +145,43 @@ def _table(rows: list[Row], reasons: bool = False) -> str:
             f"<tbody>{body}</tbody></table>")
 
 
+def _sets(rows: list[Row]) -> list[str]:
+    """The points in a training or held-out set: errors per category and set, how each
+    publication split its points, then every point in one compact row."""
+    note = ("Measured kernels and collectives, each in a training set (what a fit of the "
+            "physics may use) or a held-out set (what nothing is fitted to), split by the "
+            "publication's stated rule before any fitting. They are held to targets per "
+            "category, not to a band per point. |error| is |ours / measured - 1|.")
+    head = "".join(f"<th>{esc(cell)}</th>" for cell in (
+        "Category", "Set", "Points", "Median |error|", "90th percentile |error|",
+        "Median ours / measured"))
+    body = "".join(
+        f'<tr data-category="{esc(category)}" data-set="{esc(chosen)}">' + "".join(
+            f"<td>{esc(value)}</td>" for value in (
+                category, chosen.replace("_", " "), str(errors.count), f"{errors.median:.0%}",
+                f"{errors.p90:.0%}", f"{errors.median_ratio:.2f}")) + "</tr>"
+        for (category, chosen), errors in summary(rows).items())
+    blocks = [heading(2, "Training and held-out sets", "sets"), paragraph(esc(note), "rp-note"),
+              f'<table class="rp-calibration"><thead><tr>{head}</tr></thead>'
+              f"<tbody>{body}</tbody></table>"]
+    publications = {id(row.publication): row.publication for row in rows}
+    for publication in publications.values():
+        source = publication.publication
+        cited = link(source.url, source.title) if source.url else esc(source.title)
+        blocks.append(paragraph(f"{cited}, measured by {esc(publication.measured_by)}. "
+                                f"{esc(publication.split or '')}", "rp-note"))
+    cells = "".join(f"<th>{esc(cell)}</th>" for cell in (
+        "Point", "GPU", "Set", "Measured", "Ours", "Ours / measured"))
+    points = "".join(
+        f'<tr data-set="{esc(row.point.set or "")}">' + "".join(
+            f"<td>{esc(value)}</td>" for value in (
+                row.point.key, row.point.gpu, (row.point.set or "").replace("_", " "),
+                _ms(row.measured_s), _ms(row.ours_s), f"{row.ratio:.2f}")) + "</tr>"
+        for row in rows)
+    return [*blocks, f'<table class="rp-calibration"><thead><tr>{cells}</tr></thead>'
+                     f"<tbody>{points}</tbody></table>"]
+
+
 def _plain(rows: list[Row]) -> str:
     linear = [row for row in rows if row.plain_ratio is not None]
     if not linear:
@@ -161,7 +203,7 @@ def _largest(rows: list[Row]) -> str:
     items = "".join(
         f"<li>{esc(row.point.what)} on the {esc(row.point.gpu)}: ours / measured "
         f"{row.ratio:.2f} (band ±{row.point.band:.0%}). "
-        f"{esc(CAUSES[row.point.kind])}</li>"
+        f"{esc(CAUSES.get(row.point.kind, ''))}</li>"
         for row in ranked
     )
     return f"<ol>{items}</ol>"
