@@ -13,7 +13,8 @@ and writes the words in its place, or fails the page when the comparison is fals
 A claim is `<left> <comparison> <right> | <words>`, tokens separated by spaces:
 
     left        a term, or `<term> / <term>` (a ratio) or `<term> - <term>` (a difference)
-    comparison  `>`, `<`, `>=`, `<=` against a term, or `in LO..HI` (both ends included)
+    comparison  `>`, `<`, `>=`, `<=` against a right side written as the left is, or
+                `in LO..HI` (both ends included)
     term        a figure (`sim:<module>.<metric> [input=value ...] [x<factor>]` or
                 `data:<experiment>.<key>... [x<factor>]`, as a figure placeholder writes it,
                 without a format) or a plain number (`2`, `0.5`, `1e-3`)
@@ -34,7 +35,7 @@ from typing import Any
 from ridgepoint.errors import ContentError
 
 FORMS = (
-    "{{ claim: <term> [/ or - <term>] (> or < or >= or <=) <term> | <words> }} or"
+    "{{ claim: <term> [/ or - <term>] (> or < or >= or <=) <term> [/ or - <term>] | <words> }} or"
     " {{ claim: <term> [/ or - <term>] in LO..HI | <words> }}, a term being"
     " sim:<module>.<metric> [input=value ...] [x<factor>], data:<experiment>.<key>... or a number"
 )
@@ -75,14 +76,33 @@ class Term:
 
 
 @dataclass(frozen=True)
-class Claim:
-    """One parsed claim: `left [arithmetic right_of_left] comparison bound`."""
+class Side:
+    """A term, or two terms and the `/` or `-` between them."""
 
-    left: Term
-    arithmetic: str | None
-    second: Term | None
+    first: Term
+    arithmetic: str | None = None
+    second: Term | None = None
+
+    def value(self, figure_value: FigureValue) -> tuple[float, str]:
+        """The side's value, and the values it came from as an error shows them."""
+        value = self.first.value(figure_value)
+        shown = self.first.shown(value)
+        if self.second is None:
+            return value, shown
+        second = self.second.value(figure_value)
+        if self.arithmetic == "/" and second == 0:
+            raise ValueError(f"{self.second.shown(second)}: cannot divide by zero")
+        result = value / second if self.arithmetic == "/" else value - second
+        return result, f"{shown} {self.arithmetic} {self.second.shown(second)} = {_number(result)}"
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One parsed claim: `left comparison bound`, the bound a side or a range."""
+
+    left: Side
     comparison: str
-    bound: Term | tuple[float, float]
+    bound: Side | tuple[float, float]
 
 
 def words(body: str) -> str:
@@ -114,19 +134,22 @@ def parse(body: str) -> Claim:
             return Term(token, "")
         raise ValueError(f"cannot read {token!r} where a figure or a number belongs")
 
-    left = term()
-    arithmetic = second = None
-    if position < len(tokens) and tokens[position] in ARITHMETIC:
-        arithmetic = tokens[position]
-        position += 1
-        second = term()
+    def side() -> Side:
+        nonlocal position
+        first = term()
+        if position < len(tokens) and tokens[position] in ARITHMETIC:
+            position += 1
+            return Side(first, tokens[position - 1], term())
+        return Side(first)
+
+    left = side()
     if position >= len(tokens):
         raise ValueError("states no comparison")
     comparison = tokens[position]
     position += 1
     if comparison not in (*COMPARISONS, "in"):
         raise ValueError(f"cannot read {comparison!r} where a comparison belongs")
-    bound: Term | tuple[float, float]
+    bound: Side | tuple[float, float]
     if comparison == "in":
         if position >= len(tokens) or not (match := RANGE.match(tokens[position])):
             found = tokens[position] if position < len(tokens) else "nothing"
@@ -137,34 +160,26 @@ def parse(body: str) -> Claim:
         bound = (low, high)
         position += 1
     else:
-        bound = term()
+        bound = side()
     if position < len(tokens):
         raise ValueError(f"cannot read {' '.join(tokens[position:])!r} after the comparison")
-    return Claim(left, arithmetic, second, comparison, bound)
+    return Claim(left, comparison, bound)
 
 
 def check(body: str, figure_value: FigureValue) -> str:
     """The words a claim shows, once its comparison holds; FalseClaim with the values when
     it does not, ValueError/KeyError/LookupError when it cannot be read or evaluated."""
     claim = parse(body)
-    left = claim.left.value(figure_value)
-    shown = claim.left.shown(left)
-    if claim.second is not None:
-        second = claim.second.value(figure_value)
-        if claim.arithmetic == "/" and second == 0:
-            raise ValueError(f"{claim.second.shown(second)}: cannot divide by zero")
-        result = left / second if claim.arithmetic == "/" else left - second
-        shown = f"{shown} {claim.arithmetic} {claim.second.shown(second)} = {_number(result)}"
-        left = result
+    left, shown = claim.left.value(figure_value)
     if isinstance(claim.bound, tuple):
         low, high = claim.bound
         holds = low <= left <= high
         expected = f"within {_number(low)}..{_number(high)}"
     else:
-        right = claim.bound.value(figure_value)
+        right, right_shown = claim.bound.value(figure_value)
         holds = {">": left > right, "<": left < right,
                  ">=": left >= right, "<=": left <= right}[claim.comparison]
-        expected = f"{claim.comparison} {claim.bound.shown(right)}"
+        expected = f"{claim.comparison} {right_shown}"
     if not holds:
         said = words(body) or body.partition("|")[0].strip()
         raise FalseClaim(f'claim "{said}" is false: {shown}, expected {expected}')

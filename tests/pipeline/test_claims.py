@@ -84,6 +84,9 @@ FORMS = [
     ("data:streaming.delivery.buffered.ttft_ms / data:streaming.delivery.sse.ttft_ms < 30",
      False),
     (f"10 > {HIGH}", True), (f"1 > {HIGH}", False),
+    (f"{HIGH} / {LOW} > sim:toy.gap_s rate=20 / sim:toy.gap_s", True),
+    (f"{HIGH} / {LOW} < sim:toy.gap_s rate=20 / sim:toy.gap_s", False),
+    (f"{HIGH} - {LOW} >= 4 / 2", True), (f"{HIGH} - {LOW} > 4.2 / 2", False),
     (f"{LOW} / 0.5 in 0.5..0.6", True), ("2 - 1 in 2..3", False),
 ]
 
@@ -118,6 +121,16 @@ def test_a_false_comparison_states_both_figures(root: Layout) -> None:
     assert errors(root, text) == [
         'content/explainers/x.md:1: claim: claim "is longer" is false:'
         " sim:toy.wait_s x1000 = 279, expected > sim:toy.wait_s rate=20 x1000 = 2347"
+    ]
+
+
+def test_a_ratio_against_a_ratio_states_all_four_figures(root: Layout) -> None:
+    text = (f"The gap {{{{ claim: sim:toy.gap_s rate=20 / sim:toy.gap_s > {HIGH} / {LOW}"
+            " | grows faster than the wait }}.\n")
+    assert errors(root, text) == [
+        'content/explainers/x.md:1: claim: claim "grows faster than the wait" is false:'
+        " sim:toy.gap_s rate=20 = 0.031 / sim:toy.gap_s = 0.03 = 1.033,"
+        " expected > sim:toy.wait_s rate=20 = 2.347 / sim:toy.wait_s = 0.279 = 8.412"
     ]
 
 
@@ -190,9 +203,10 @@ def test_a_malformed_claim_names_its_line_the_claim_and_the_problem(
     [error] = errors(root, f"# Title\n\nThe wait {placeholder} here.\n")
     assert error.startswith(f"content/explainers/x.md:3: claim: {placeholder}: {message}")
     assert error.endswith("(expected {{ claim: <term> [/ or - <term>] (> or < or >= or <=)"
-                          " <term> | <words> }} or {{ claim: <term> [/ or - <term>] in LO..HI"
-                          " | <words> }}, a term being sim:<module>.<metric> [input=value ...]"
-                          " [x<factor>], data:<experiment>.<key>... or a number)")
+                          " <term> [/ or - <term>] | <words> }} or {{ claim: <term>"
+                          " [/ or - <term>] in LO..HI | <words> }}, a term being"
+                          " sim:<module>.<metric> [input=value ...] [x<factor>],"
+                          " data:<experiment>.<key>... or a number)")
 
 
 def test_every_bad_claim_and_figure_of_a_page_is_reported_in_one_pass(root: Layout) -> None:
