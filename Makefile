@@ -62,6 +62,7 @@ TYPECHECK := node_modules/.bin/tsc -p tsconfig.json && node_modules/.bin/tsc -p 
 
 test: $(SETUP)
 	$(PY) -m ruff check .
+	$(VENV)/bin/lint-imports --no-cache
 	$(TYPECHECK)
 	$(PY) -m pytest
 
@@ -95,6 +96,7 @@ golden: $(VENV)/.installed
 
 lint: $(VENV)/.installed
 	$(PY) -m ruff check .
+	$(VENV)/bin/lint-imports --no-cache
 
 lock:
 	$(PYTHON) -m pip install --quiet uv

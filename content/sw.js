@@ -2,7 +2,7 @@
 // Ridgepoint's service worker: the site keeps working offline after one visit.
 //
 // It lives at the site root so that its scope is the whole site. The builder
-// (scripts/ridgepoint/offline.py) replaces RELEASE below with this build's release: its
+// (scripts/ridgepoint/finishing/offline.py) replaces RELEASE below with this build's release: its
 // id (a hash of every built file), a manifest (every file's path and content hash), the
 // files to cache at install (the site's scripts and styles, the sims, the chart library,
 // the search index) and the Python runtime (Pyodide and its snapshot), which install takes
@@ -31,7 +31,7 @@
 const RELEASE = /* RIDGEPOINT_RELEASE */ null;
 
 /**
- * What the build writes in place of null above (ridgepoint/offline.py).
+ * What the build writes in place of null above (ridgepoint/finishing/offline.py).
  * @typedef {object} Release
  * @property {string} id a hash of every built file
  * @property {string[]} precache the files cached at install

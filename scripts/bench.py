@@ -22,7 +22,7 @@ from pathlib import Path
 
 from bench import report
 from bench.run import GROUPS, everything
-from ridgepoint.layout import repository
+from ridgepoint.base.layout import repository
 
 
 def main(argv: list[str] | None = None) -> int:

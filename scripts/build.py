@@ -6,7 +6,7 @@
 
 On a content error or a failed build it exits 1 and site/ is left as it was. Either
 way, building the repository rewrites the value sets editors complete from, as `make check`
-does (ridgepoint.valuesets).
+does (ridgepoint.editing.valuesets).
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from ridgepoint import adapters, valuesets
-from ridgepoint.builder import build
-from ridgepoint.layout import repository
+from ridgepoint import adapters
+from ridgepoint.base.layout import repository
+from ridgepoint.build.builder import build
+from ridgepoint.editing import valuesets
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -5,7 +5,7 @@ Security Policy's rules at the page's own lines, links, `{{ sim:... }}` figures,
 blocks) without rendering anything. Prints every problem as `path:line: field: what is
 wrong (expected ...)` on stderr and exits 1, or prints one line counting what loaded and
 exits 0. Either way it then writes the value sets editors complete from
-(build/editor/values.schema.json, ridgepoint.valuesets), so that the editor knows every
+(build/editor/values.schema.json, ridgepoint.editing.valuesets), so that the editor knows every
 tag, term, reading and sim as soon as the file naming it exists. An optional argument
 names another repository-shaped tree to check instead of this one (checked with its own
 mkdocs.yml, or this repository's when it has none; its value sets are not written: the
@@ -17,11 +17,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ridgepoint import valuesets
-from ridgepoint.errors import ContentErrors
-from ridgepoint.kinds import KINDS
-from ridgepoint.layout import repository
-from ridgepoint.stage import check_content
+from ridgepoint.base.errors import ContentErrors
+from ridgepoint.base.layout import repository
+from ridgepoint.content.kinds import KINDS
+from ridgepoint.editing import valuesets
+from ridgepoint.staging.stage import check_content
 
 
 def main(argv: list[str]) -> int:

@@ -2,7 +2,7 @@
 a hub, an explainer, an article, a catalogue GPU, model or calibration set).
 
 Writes the file with its modeline, every field with what belongs in it and its allowed
-values, today's date where one is needed (ridgepoint.scaffold); an explainer also gets its
+values, today's date where one is needed (ridgepoint.editing.scaffold); an explainer also gets its
 sim. Refuses, in one line on stderr and with exit status 2, anything it cannot write.
 """
 
@@ -12,14 +12,14 @@ import sys
 from datetime import date
 
 import sims
-from ridgepoint.layout import repository
-from ridgepoint.scaffold import Refused, scaffold
+from ridgepoint.base.layout import repository
+from ridgepoint.editing.scaffold import Refused, scaffold
 
 USAGE = "usage: make new KIND=<kind> SLUG=<slug> [SIM=<module>] (KIND: {kinds})"
 
 
 def main(argv: list[str]) -> int:
-    from ridgepoint.kinds import KINDS
+    from ridgepoint.content.kinds import KINDS
 
     if len(argv) not in (2, 3) or not all(argv[:2]):
         print(USAGE.format(kinds="|".join(kind.key for kind in KINDS)), file=sys.stderr)

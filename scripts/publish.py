@@ -4,7 +4,7 @@
     python scripts/publish.py                        # the address from $SITE_URL
 
 Refuses, with one line and exit status 2, an address that is unset, not http(s), or local
-to this machine (ridgepoint/publish.py says why); then builds exactly as `make build` does,
+to this machine (ridgepoint/build/publish.py says why); then builds exactly as `make build` does,
 with that address in feeds, canonical links, link previews and robots.txt.
 """
 
@@ -16,9 +16,9 @@ import sys
 from pathlib import Path
 
 from ridgepoint import adapters
-from ridgepoint.builder import build
-from ridgepoint.layout import repository
-from ridgepoint.publish import PublishError, publication_url
+from ridgepoint.base.layout import repository
+from ridgepoint.build.builder import build
+from ridgepoint.build.publish import PublishError, publication_url
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,7 +18,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 
-from ridgepoint.layout import repository
+from ridgepoint.base.layout import repository
 
 # The registry: one package per experiment, in the order they run.
 EXPERIMENTS = [

@@ -5,8 +5,8 @@
     python scripts/serve.py --builder zensical    # Zensical's server (make serve BUILDER=...)
 
 Saving a file under content/, glossary/, feed/ or sims/ re-stages, rebuilds the pages the
-save changed and reloads the page (the builder's adapter: ridgepoint.mkdocs_hooks,
-ridgepoint.adapters.zensical_serve); a broken file shows its errors on the page and in the
+save changed and reloads the page (the builder's adapter: ridgepoint.serve.mkdocs_hooks,
+ridgepoint.serve.zensical_serve); a broken file shows its errors on the page and in the
 terminal while the server keeps serving the last good version. A port already in use is said
 in one line, before anything is built.
 """
@@ -20,11 +20,12 @@ import socket
 import sys
 
 from ridgepoint import adapters
-from ridgepoint.errors import ContentErrors
-from ridgepoint.layout import repository
-from ridgepoint.runtime import StagingError
-from ridgepoint.snapshot import POLICY_VARIABLE
-from ridgepoint.stage import stage_site
+from ridgepoint.base.errors import ContentErrors
+from ridgepoint.base.layout import repository
+from ridgepoint.browser.runtime import StagingError
+from ridgepoint.browser.snapshot import POLICY_VARIABLE
+from ridgepoint.serve import serve
+from ridgepoint.staging.stage import stage_site
 
 
 def address(text: str) -> tuple[str, int]:
@@ -83,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     except StagingError as error:
         print(f"cannot stage the browser runtime: {error}", file=sys.stderr)
         return 1
-    return adapters.named(args.builder).serve(layout, host, port)
+    return serve(args.builder, layout, host, port)
 
 if __name__ == "__main__":
     sys.exit(main())

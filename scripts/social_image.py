@@ -10,7 +10,8 @@ nothing or a third-party placeholder. It is drawn as SVG here and rasterised by 
 depend on the machine's). The motif is the roofline the site is named after: a bandwidth
 slope meeting a compute roof at the ridge point. 1200 x 630 px is the size Open Graph and
 Twitter's large card expect. It lives outside assets/ so that the service worker does not
-cache it at install (scripts/ridgepoint/offline.py): readers never load it, link previews do.
+cache it at install (scripts/ridgepoint/finishing/offline.py): readers never load it, link previews
+do.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 
 import vl_convert
 
-from ridgepoint.layout import repository
+from ridgepoint.base.layout import repository
 
 LAYOUT = repository()
 ROOT = LAYOUT.root

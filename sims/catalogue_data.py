@@ -1,7 +1,7 @@
 """The catalogue of GPUs and models, for the sims. GENERATED: edit the YAML instead.
 
 Written from content/catalogue/gpus/*.yaml and content/catalogue/models/*.yaml by
-scripts/ridgepoint/catalogue_module.py whenever `make check`, `make build` or `make serve`
+scripts/ridgepoint/catalogue/sims_module.py whenever `make check`, `make build` or `make serve`
 finds the YAML changed (tests/sims/test_catalogue_data.py keeps the two in sync).
 GPU figures are in base units (FLOP/s, bytes, bytes/s), but for measured all-reduce times:
 [GPUs, message bytes, milliseconds], as the YAML writes them. A model is its config.json

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import functools
 
-from ridgepoint import simcode
-from ridgepoint.layout import repository
-from ridgepoint.simsource import SimSource
+from ridgepoint.base.layout import repository
+from ridgepoint.sims import simcode
+from ridgepoint.sims.simsource import SimSource
 
 LAYOUT = repository()
 REPO = LAYOUT.root

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from bench import synthetic
 from bench.stats import median
-from ridgepoint.layout import Layout
+from ridgepoint.base.layout import Layout
 
 ENVIRONMENT = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
 

@@ -21,7 +21,7 @@ from bench.buildcost import Cost, run
 from bench.stats import median
 from ridgepoint import adapters
 from ridgepoint.adapters import mkdocs, zensical
-from ridgepoint.layout import repository
+from ridgepoint.base.layout import repository
 
 
 def step_command(builder: str, stage_dir: Path, out: Path) -> list[str]:

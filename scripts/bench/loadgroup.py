@@ -13,7 +13,7 @@ from playwright.sync_api import Playwright
 from bench import pageload
 from bench.report import Figure
 from bench.stats import median, ratio
-from ridgepoint.layout import Layout
+from ridgepoint.base.layout import Layout
 
 # Targets (issues 7 and 22).
 FIRST_CHART_MS = 300

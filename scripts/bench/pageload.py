@@ -34,8 +34,8 @@ from playwright.sync_api import Page, Playwright
 
 from bench.chromium import LongestTask, MainThreadTrace, profile, wait_until
 from bench.server import Ledger, python_bytes
-from ridgepoint.layout import Layout
-from ridgepoint.simsource import SimSource
+from ridgepoint.base.layout import Layout
+from ridgepoint.sims.simsource import SimSource
 
 T = TypeVar("T")
 

@@ -37,8 +37,8 @@ from playwright.sync_api import Page, Playwright
 from bench import synthetic
 from bench.chromium import profile
 from bench.tree import copy_tree
-from ridgepoint.layout import Layout
-from ridgepoint.sim_embed.display import display
+from ridgepoint.base.layout import Layout
+from ridgepoint.sims.display import display
 
 START_TIMEOUT_S = 300  # the first full build, at 10x on a busy machine
 SHOW_TIMEOUT_S = 20  # an edit not shown by then counts as this, and says so

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ridgepoint.layout import Layout
+from ridgepoint.base.layout import Layout
 
 
 @dataclass

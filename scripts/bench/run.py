@@ -18,7 +18,7 @@ from bench.loadgroup import EXPLAINER, REFERENCE_SIM, page_load_group
 from bench.report import Figure
 from bench.server import HOSTS, serve
 from bench.stats import growth_exponent, percentile, ratio
-from ridgepoint.layout import Layout
+from ridgepoint.base.layout import Layout
 
 # Targets (issue 7).
 INTERACTION_P95_MS = 16

@@ -27,8 +27,8 @@ from pathlib import Path
 import yaml
 
 import sims
-from ridgepoint.load import load_site
-from ridgepoint.validate import schemas
+from ridgepoint.content.load import load_site
+from ridgepoint.content.validate import schemas
 
 COPIED = ("mkdocs.yml", "overrides", "content", "glossary", "feed")
 WORDS = (

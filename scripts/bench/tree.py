@@ -13,7 +13,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from ridgepoint.layout import Layout
+from ridgepoint.base.layout import Layout
 
 COPIED = ("mkdocs.yml", "overrides", "content", "glossary", "feed", "sims", "scripts")
 CACHES = shutil.ignore_patterns("__pycache__", ".pytest_cache")

@@ -8,7 +8,7 @@ from pathlib import Path
 import yaml
 
 from bench import synthetic
-from ridgepoint.stage import stage_site
+from ridgepoint.staging.stage import stage_site
 from tests.repo import LAYOUT, REPO
 
 

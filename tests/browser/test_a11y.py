@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 import sims
-from ridgepoint.sim_embed.display import display
+from ridgepoint.sims.display import display
 from tests.browser.conftest import READY_MS
 from tests.browser.sim_pages import wake_every_sim
 from tests.repo import LAYOUT

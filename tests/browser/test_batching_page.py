@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Locator, Page, Route, expect
 
 import sims
-from ridgepoint.sim_embed.display import display
+from ridgepoint.sims.display import display
 from tests.browser.conftest import READY_MS, Recorder
 from tests.repo import LAYOUT
 

@@ -4,7 +4,7 @@ that vega-interpreter draws; and case by case, for the semantics that are easy t
 
 Runs under Node with the pinned Vega, Vega-Lite and vega-interpreter (no browser needed),
 with the evaluator staged as the site stages it: beside vega-interpreter's module as
-ridgepoint.runtime writes it (reading the vega global, exporting its tables).
+ridgepoint.browser.runtime writes it (reading the vega global, exporting its tables).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 import sims
-from ridgepoint import runtime
+from ridgepoint.browser import runtime
 from tests.browser.test_live_charts import chart_pairs
 from tests.repo import LAYOUT
 

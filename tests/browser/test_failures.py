@@ -18,10 +18,10 @@ import pytest
 from playwright.sync_api import Page, Route, Worker, expect
 
 import sims
-from ridgepoint.sim_embed.blocks import SimBlock
-from ridgepoint.sim_embed.display import display
-from ridgepoint.sim_embed.widget import widget_html
-from ridgepoint.simrun import SimRuns
+from ridgepoint.sims.blocks import SimBlock
+from ridgepoint.sims.display import display
+from ridgepoint.sims.simrun import SimRuns
+from ridgepoint.sims.widget import widget_html
 from sims.contract import defaults
 from tests.browser.conftest import READY_MS
 from tests.browser.sim_pages import EXPLAINERS, SIM_ARTICLE, wake_every_sim

@@ -21,8 +21,8 @@ from playwright.sync_api import BrowserContext, Page, Playwright, expect
 from playwright.sync_api import Error as PlaywrightError
 
 import sims
-from ridgepoint.offline import stamp_service_worker
-from ridgepoint.sim_embed.display import display
+from ridgepoint.finishing.offline import stamp_service_worker
+from ridgepoint.sims.display import display
 from tests.browser.conftest import READY_MS, SearchParts, launch, serve
 from tests.repo import LAYOUT
 

@@ -21,10 +21,10 @@ from playwright.sync_api import Error as PlaywrightError
 
 from bench.reload import edits, prepare, serving
 from ridgepoint import adapters
-from ridgepoint.adapters.zensical_serve import served_folder
-from ridgepoint.csp import policy, scan, source_hash
-from ridgepoint.layout import Layout
-from ridgepoint.sim_embed.display import display
+from ridgepoint.base.layout import Layout
+from ridgepoint.finishing.csp import policy, scan, source_hash
+from ridgepoint.serve.zensical_serve import served_folder
+from ridgepoint.sims.display import display
 from tests.browser.conftest import launch
 from tests.browser.test_a11y import AXE, BLOCKING, SCHEMES
 from tests.browser.test_csp import RECORD_VIOLATIONS
@@ -157,7 +157,7 @@ def test_every_save_in_a_row_is_shown_by_live_reload(served: str, tree: Layout, 
     """Several saves of a reading, a second apart once each shows: the feed page reloads to
     each by itself. (Every restage used to rewrite the banner's script, and Zensical then
     reloaded every open page ahead of its rebuild: the page showed the previous build and
-    often missed the reload that followed; ridgepoint.devserver.write_errors.)"""
+    often missed the reload that followed; ridgepoint.serve.devserver.write_errors.)"""
     [reading] = [change for change in edits(tree) if change.kind == "reading"]
     path = tree.root / reading.path
     original = path.read_text(encoding="utf-8")

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import BrowserContext, Page, Response, Route, Worker, expect
 
 import sims
-from ridgepoint.sim_embed.display import display
+from ridgepoint.sims.display import display
 from tests.browser.conftest import READY_MS, Recorder
 
 PATH = "explainers/batching/"

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from ridgepoint.load import load_site
-from ridgepoint.model import Site
+from ridgepoint.content.load import load_site
+from ridgepoint.content.model import Site
 from tests.builders import builder_of, parametrize_builders
 from tests.repo import LAYOUT
 
@@ -58,7 +58,7 @@ def built_sample(request: pytest.FixtureRequest, sample_builds: dict[str, Path],
 def sample_build(builder: str, builds: dict[str, Path],
                  tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The sample site as `builder` builds it, from `builds` or built into it now."""
-    from ridgepoint.builder import build  # here, so unit tests do not need the build chain
+    from ridgepoint.build.builder import build  # here, so unit tests do not need the build chain
 
     if builder not in builds:
         base = tmp_path_factory.mktemp(f"sample-build-{builder}")
@@ -74,7 +74,7 @@ def sample_build(builder: str, builds: dict[str, Path],
 @pytest.fixture(scope="session")
 def built_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The real site, built once into temporary folders: returns its site/ folder."""
-    from ridgepoint.builder import build
+    from ridgepoint.build.builder import build
 
     base = tmp_path_factory.mktemp("repo-build")
     site = base / "site"

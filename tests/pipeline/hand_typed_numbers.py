@@ -4,10 +4,10 @@ A time, a size in bytes, a rate or a speedup in an article or explainer must com
 `{{ sim:... }}` or `{{ data:... }}` placeholder, so that it follows the sims when they
 change. The exceptions are written as such in the source: `{{ cited: ... }}` for a figure
 quoted from the outside source the sentence names, `{{ input: ... }}` for an input or a
-stated assumption (see scripts/ridgepoint/figures.py). Everything else with one of those
+stated assumption (see scripts/ridgepoint/prose/figures.py). Everything else with one of those
 units, written in digits, is reported.
 
-A `{{ claim: ... }}` (ridgepoint.claims) is read as the words it shows: the figures it
+A `{{ claim: ... }}` (ridgepoint.prose.claims) is read as the words it shows: the figures it
 compares are references, but the words after its `|` are prose like any other.
 
 Not prose, and not looked at: the front matter, fenced code (sim blocks, worked formulas),
@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import re
 
-from ridgepoint.claims import words
-from ridgepoint.figures import FENCE, PLACEHOLDER
+from ridgepoint.prose.claims import words
+from ridgepoint.prose.figures import FENCE, PLACEHOLDER
 
 DIGITS = r"\d[\d,]*(?:\.\d+)?"
 NUMBER = rf"(?<![\w.,\-]){DIGITS}(?:-{DIGITS})?"  # a figure, or a range such as 2.3-2.8

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from ridgepoint.figures import FENCE, PLACEHOLDER, FigureSource, render_figures
-from ridgepoint.load import split_front_matter
-from ridgepoint.sim_embed.blocks import iter_blocks, read_block
-from ridgepoint.simrun import SimRuns
+from ridgepoint.content.load import split_front_matter
+from ridgepoint.prose.figures import FENCE, PLACEHOLDER, FigureSource, render_figures
+from ridgepoint.sims.blocks import iter_blocks, read_block
+from ridgepoint.sims.simrun import SimRuns
 from tests.repo import LAYOUT
 
 ARTICLES = sorted((LAYOUT.content / "articles").glob("*.md"))

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from ridgepoint.figures import PLACEHOLDER, FigureSource
+from ridgepoint.prose.figures import PLACEHOLDER, FigureSource
 from tests.repo import LAYOUT
 
 ARTICLES = {

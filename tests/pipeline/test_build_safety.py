@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ridgepoint.builder import build
+from ridgepoint.build.builder import build
 from tests.pipeline.conftest import sample_tree
 from tests.repo import LAYOUT
 

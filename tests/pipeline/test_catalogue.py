@@ -13,11 +13,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ridgepoint import quantities
-from ridgepoint.catalogue import collectives_note, gpu_figures, gpu_sims, published_params
-from ridgepoint.kinds import KINDS
-from ridgepoint.load import load_site
-from ridgepoint.validate import schemas
+from ridgepoint.catalogue.units import (
+    collectives_note,
+    gpu_figures,
+    gpu_sims,
+    published_params,
+    quantities,
+)
+from ridgepoint.content.kinds import KINDS
+from ridgepoint.content.load import load_site
+from ridgepoint.content.validate import schemas
 from tests.pipeline.test_load import MUTATION, load_cleanly, mutate
 
 REPO = Path(__file__).resolve().parents[2]

@@ -1,5 +1,6 @@
 """Claims the build checks: `{{ claim: ... | words }}` shows its words while its comparison of
-computed figures holds, and fails the page with the values when it does not (ridgepoint.claims).
+computed figures holds, and fails the page with the values when it does not
+(ridgepoint.prose.claims).
 
 Issue 36 found "about twice as many" beside a figure that had become a third fewer: the
 words around a computed figure went stale when the physics moved. These tests hold the
@@ -17,10 +18,10 @@ from typing import Any
 import pytest
 from hand_typed_numbers import hand_typed_figures
 
-from ridgepoint.errors import ContentErrors
-from ridgepoint.figures import FigureSource, render_figures
-from ridgepoint.layout import Layout
-from ridgepoint.stage import check_content, stage_site
+from ridgepoint.base.errors import ContentErrors
+from ridgepoint.base.layout import Layout
+from ridgepoint.prose.figures import FigureSource, render_figures
+from ridgepoint.staging.stage import check_content, stage_site
 from tests.pipeline.conftest import sample_tree
 from tests.repo import LAYOUT
 

@@ -1,5 +1,5 @@
 """Each sims file's imports and compiled code, kept on disk between builds
-(ridgepoint.compiledfiles): what a later build reads is what reading and compiling the same
+(ridgepoint.sims.compiledfiles): what a later build reads is what reading and compiling the same
 bytes gives, an edited file is read afresh, and an entry is never read for other bytes,
 another file name or other code."""
 
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from ridgepoint import compiledfiles, simcode, simsource
-from ridgepoint.errors import ContentErrors
-from ridgepoint.simsource import SimSource
+from ridgepoint.base.errors import ContentErrors
+from ridgepoint.sims import compiledfiles, simcode, simsource
+from ridgepoint.sims.simsource import SimSource
 from tests.pipeline.test_simcode import TOY, toy_sims
 
 

@@ -1,4 +1,4 @@
-"""The Content Security Policy the builder writes into every page (ridgepoint.csp)."""
+"""The Content Security Policy the builder writes into every page (ridgepoint.finishing.csp)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from ridgepoint import adapters, csp
-from ridgepoint.builder import _finish
-from ridgepoint.csp import BASE_DIRECTIVES, PolicyError, apply_policy, scan, source_hash
+from ridgepoint import adapters
+from ridgepoint.build.builder import _finish
+from ridgepoint.finishing import csp
+from ridgepoint.finishing.csp import BASE_DIRECTIVES, PolicyError, apply_policy, scan, source_hash
 
 META = re.compile(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">')
 PAGE = """<!doctype html>

@@ -18,8 +18,8 @@ from urllib.parse import urljoin
 
 import pytest
 
-from ridgepoint.config import SiteConfig
-from ridgepoint.publish import PublishError, publication_url
+from ridgepoint.base.config import SiteConfig
+from ridgepoint.build.publish import PublishError, publication_url
 from tests.pipeline.html_tools import Page, read_page
 
 REPO = Path(__file__).resolve().parents[2]

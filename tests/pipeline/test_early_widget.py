@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from ridgepoint import urls
-from ridgepoint.modulegraph import static_imports
-from ridgepoint.sim_embed import render_sim_blocks
-from ridgepoint.sim_embed.widget import WidgetScript
-from ridgepoint.simrun import SimRuns
-from ridgepoint.stage import WIDGET_SCRIPT
-from ridgepoint.stagecache import context_digest
+from ridgepoint.base import urls
+from ridgepoint.browser.modulegraph import static_imports
+from ridgepoint.sims.embed import render_sim_blocks
+from ridgepoint.sims.simrun import SimRuns
+from ridgepoint.sims.widget import WidgetScript
+from ridgepoint.staging.stage import WIDGET_SCRIPT
+from ridgepoint.staging.stagecache import context_digest
 from tests.repo import LAYOUT
 
 RUNS = SimRuns.of(LAYOUT)

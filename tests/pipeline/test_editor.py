@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from ridgepoint.kinds import KINDS, VOCABULARY, VOCABULARY_SCHEMA
-from ridgepoint.modeline import SCHEMAS
-from ridgepoint.schemafiles import SCHEMA_DIR, VALUES, schemas
+from ridgepoint.content.kinds import KINDS, VOCABULARY, VOCABULARY_SCHEMA
+from ridgepoint.content.modeline import SCHEMAS
+from ridgepoint.content.schemafiles import SCHEMA_DIR, VALUES, schemas
 from tests.clone import clone, run
 from tests.pipeline.lsp import SERVER, LanguageServer
 from tests.repo import LAYOUT, REPO

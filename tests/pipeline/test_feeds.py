@@ -7,8 +7,8 @@ import json
 
 import feedparser
 
-from ridgepoint.feeds import generate_feeds, newest_content_date
-from ridgepoint.model import Site
+from ridgepoint.content.model import Site
+from ridgepoint.pages.feeds import generate_feeds, newest_content_date
 from tests.pipeline.conftest import SITE_URL
 
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from ridgepoint.errors import ContentErrors
-from ridgepoint.figures import FigureSource, render_figures
-from ridgepoint.layout import Layout
+from ridgepoint.base.errors import ContentErrors
+from ridgepoint.base.layout import Layout
+from ridgepoint.prose.figures import FigureSource, render_figures
 from tests.repo import LAYOUT
 
 

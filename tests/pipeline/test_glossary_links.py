@@ -7,8 +7,8 @@ from html.parser import HTMLParser
 
 import markdown
 
-from ridgepoint.glossary_links import TermLinker
-from ridgepoint.model import Term
+from ridgepoint.content.model import Term
+from ridgepoint.prose.glossary_links import TermLinker
 
 GLOSSARY = "../glossary/index.md"
 TERMS = [

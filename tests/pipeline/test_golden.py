@@ -18,9 +18,9 @@ import os
 
 import pytest
 
-from ridgepoint.feeds import generate_feeds
-from ridgepoint.load import load_site
+from ridgepoint.content.load import load_site
 from ridgepoint.pages import generate_pages
+from ridgepoint.pages.feeds import generate_feeds
 from tests.pipeline.conftest import GOLDEN, SITE_URL
 from tests.repo import sims_code
 

@@ -91,7 +91,7 @@ def test_only_the_check_it_yourself_section_is_skipped() -> None:
 
 def test_a_marked_figure_still_renders_as_typed() -> None:
     """The marking costs the reader nothing: staging writes the figure unchanged."""
-    from ridgepoint.figures import FigureSource, render_figures
+    from ridgepoint.prose.figures import FigureSource, render_figures
 
     text = "Medusa-2 gave {{ cited: 2.3-2.8x }}.\n"
     assert render_figures(text, "x.md", FigureSource(LAYOUT)) == "Medusa-2 gave 2.3-2.8x.\n"

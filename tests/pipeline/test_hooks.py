@@ -15,9 +15,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from ridgepoint import devserver, mkdocs_hooks
-from ridgepoint.errors import ContentError
-from ridgepoint.sim_embed import charts
+from ridgepoint.base.errors import ContentError
+from ridgepoint.serve import devserver, mkdocs_hooks
+from ridgepoint.sims import charts
 from tests.pipeline.conftest import sample_tree
 from tests.repo import LAYOUT
 
@@ -247,7 +247,7 @@ def test_the_banner_script_is_linked_page_relative() -> None:
 
 def test_the_banner_files_are_written_only_when_their_bytes_change(tmp_path: Path) -> None:
     """Zensical's server reloads every open page when a script in its folder is written,
-    ahead of its rebuild of what a save changed (ridgepoint.devserver.write_errors): a save
+    ahead of its rebuild of what a save changed (ridgepoint.serve.devserver.write_errors): a save
     with no new problem must leave the banner's files untouched."""
     folder = tmp_path / devserver.FOLDER
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ridgepoint.html_fixes import fix_pages, without_toggle_autocomplete
+from ridgepoint.finishing.html_fixes import fix_pages, without_toggle_autocomplete
 
 
 def test_the_themes_toggles_lose_autocomplete_and_text_inputs_keep_it() -> None:

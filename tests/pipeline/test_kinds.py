@@ -1,6 +1,6 @@
 """Each content kind is declared once: its schema and its record agree, field for field.
 
-Records are built generically from the validated data (ridgepoint.records), so what can
+Records are built generically from the validated data (ridgepoint.content.records), so what can
 drift is the declaration itself: a property added to a schema but not to its record (it
 would be validated, then dropped) or the reverse. `disagreements` compares the two at every
 depth (properties and fields, which ones are optional, and their types); the tests below
@@ -19,12 +19,12 @@ from typing import Any
 
 import pytest
 
-from ridgepoint import records
-from ridgepoint.kinds import KINDS, VOCABULARY, VOCABULARY_RECORD, VOCABULARY_SCHEMA, Kind
-from ridgepoint.load import load_site, split_front_matter
-from ridgepoint.model import HubSection, Site, Term
-from ridgepoint.schemafiles import resolve, schemas
-from ridgepoint.yamldoc import parse
+from ridgepoint.content import records
+from ridgepoint.content.kinds import KINDS, VOCABULARY, VOCABULARY_RECORD, VOCABULARY_SCHEMA, Kind
+from ridgepoint.content.load import load_site, split_front_matter
+from ridgepoint.content.model import HubSection, Site, Term
+from ridgepoint.content.schemafiles import resolve, schemas
+from ridgepoint.content.yamldoc import parse
 from tests.pipeline.conftest import SAMPLE
 
 GIVEN = {"source"}  # filled by the loader, from no property (with each kind's slug field)

@@ -1,4 +1,4 @@
-"""The repository's layout is declared once (ridgepoint.layout) and handed down."""
+"""The repository's layout is declared once (ridgepoint.base.layout) and handed down."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from ridgepoint.atomic import write_atomic
-from ridgepoint.layout import Layout
+from ridgepoint.base.atomic import write_atomic
+from ridgepoint.base.layout import Layout
+from ridgepoint.content.kinds import sources
 from tests.repo import LAYOUT
 
 PIPELINE = LAYOUT.scripts / "ridgepoint"
@@ -45,11 +46,11 @@ def test_the_caches_live_under_one_folder() -> None:
 
 def test_serve_watches_every_source_staging_reads(tmp_path: Path) -> None:
     tree = Layout.of(tmp_path)
-    assert tree.sources() == ()  # nothing exists yet
+    assert sources(tree) == ()  # nothing exists yet
     for name in ("content", "glossary", "feed", "sims"):
         (tmp_path / name).mkdir()
     (tmp_path / "mkdocs.yml").write_text("site_name: x\n")
-    assert [path.name for path in tree.sources()] == [
+    assert [path.name for path in sources(tree)] == [
         "content", "glossary", "feed", "sims", "mkdocs.yml"
     ]
 

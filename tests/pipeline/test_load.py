@@ -16,13 +16,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import sims
-from ridgepoint import modeline
-from ridgepoint.errors import ContentError, ContentErrors
-from ridgepoint.kinds import KINDS, VOCABULARY_SCHEMA
-from ridgepoint.kinds import VOCABULARY as VOCABULARY_PATH
-from ridgepoint.load import load_site, split_front_matter
-from ridgepoint.model import HubSection
-from ridgepoint.stage import check_content
+from ridgepoint.base.errors import ContentError, ContentErrors
+from ridgepoint.content import modeline
+from ridgepoint.content.kinds import KINDS, VOCABULARY_SCHEMA
+from ridgepoint.content.kinds import VOCABULARY as VOCABULARY_PATH
+from ridgepoint.content.load import load_site, split_front_matter
+from ridgepoint.content.model import HubSection
+from ridgepoint.staging.stage import check_content
 from tests.limits import within
 from tests.repo import LAYOUT, REPO
 

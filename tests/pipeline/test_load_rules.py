@@ -20,10 +20,11 @@ from typing import Any
 import pytest
 from jsonschema.exceptions import ValidationError
 
-from ridgepoint import sourcepolicy, validate
-from ridgepoint.errors import ContentError, ContentErrors
-from ridgepoint.load import load_site
-from ridgepoint.schemafiles import schemas
+from ridgepoint.base.errors import ContentError, ContentErrors
+from ridgepoint.content import validate
+from ridgepoint.content.load import load_site
+from ridgepoint.content.schemafiles import schemas
+from ridgepoint.prose import sourcepolicy
 from tests.pipeline.test_load import BAD, CASES, FIXTURE_SIMS, check_fixture, write_tree
 
 # The keywords that can fail. `additionalProperties` fails only where it is false (a schema

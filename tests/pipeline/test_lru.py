@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ridgepoint import lru
+from ridgepoint.base import lru
 
 
 def test_the_least_recently_used_entries_go_first(tmp_path: Path) -> None:

@@ -7,8 +7,8 @@ import html
 import markdown
 import pytest
 
-from ridgepoint import urls
-from ridgepoint.markup import count, md_inline, short_authors
+from ridgepoint.base import urls
+from ridgepoint.base.markup import count, md_inline, short_authors
 from ridgepoint.pages.hub import counts_line
 
 EXTENSIONS = ["toc", "attr_list", "md_in_html", "abbr", "pymdownx.tilde", "pymdownx.mark"]

@@ -14,12 +14,12 @@ from tests.repo import REPO
 PROBE = f"""
 import sys
 from pathlib import Path
-import ridgepoint.builder, ridgepoint.stage, ridgepoint.feeds, ridgepoint.pages
-from ridgepoint.feeds import generate_feeds
-from ridgepoint.load import load_site
+import ridgepoint.build.builder, ridgepoint.staging.stage, ridgepoint.pages.feeds, ridgepoint.pages
+from ridgepoint.pages.feeds import generate_feeds
+from ridgepoint.content.load import load_site
 from ridgepoint.pages import generate_pages
-from ridgepoint.simcode import load
-from ridgepoint.simsource import SimSource
+from ridgepoint.sims.simcode import load
+from ridgepoint.sims.simsource import SimSource
 
 site = load_site(Path({str(SAMPLE)!r}))
 code = load(SimSource.read(Path({str(REPO / "sims")!r})))

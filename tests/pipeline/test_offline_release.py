@@ -1,5 +1,5 @@
-"""The service worker's release (ridgepoint.offline): what it lists, caches and is named by.
-Its behaviour in a browser is tests/browser/test_offline.py."""
+"""The service worker's release (ridgepoint.finishing.offline): what it lists, caches and is named
+by. Its behaviour in a browser is tests/browser/test_offline.py."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from ridgepoint.offline import (
+from ridgepoint.browser.runtime import PYODIDE_FILES
+from ridgepoint.finishing.offline import (
     PLACEHOLDER,
     OfflineError,
     release,
     stamp_service_worker,
 )
-from ridgepoint.runtime import PYODIDE_FILES
 from tests.repo import LAYOUT
 
 TEMPLATE = LAYOUT.content / "sw.js"

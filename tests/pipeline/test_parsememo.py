@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from ridgepoint import parsememo
-from ridgepoint.errors import ContentErrors
-from ridgepoint.load import load_site
-from ridgepoint.parsememo import ParseMemo
+from ridgepoint.base.errors import ContentErrors
+from ridgepoint.content import parsememo
+from ridgepoint.content.load import load_site
+from ridgepoint.content.parsememo import ParseMemo
 from tests.pipeline.conftest import sample_tree
 
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from ridgepoint import runtime
-from ridgepoint.runtime import PYODIDE_FILES, StagingError, stage_runtime
-from ridgepoint.simsource import SimSource
+from ridgepoint.browser import runtime
+from ridgepoint.browser.runtime import PYODIDE_FILES, StagingError, stage_runtime
+from ridgepoint.sims.simsource import SimSource
 from tests.repo import LAYOUT
 
 SIMS = SimSource.read(LAYOUT.sims)
@@ -83,7 +83,7 @@ def test_a_release_with_other_imports_or_exports_fails_the_build(
     source.parent.mkdir(parents=True)
     text = (NODE_MODULES / runtime.INTERPRETER_SOURCE).read_text()
     source.write_text(text.replace(line, line.replace(" }", ", more }")))
-    with pytest.raises(StagingError, match="update ridgepoint.runtime"):
+    with pytest.raises(StagingError, match="update ridgepoint.browser.runtime"):
         runtime.interpreter_module(tmp_path / "node_modules")
     source.write_text(text)
     assert runtime.interpreter_module(tmp_path / "node_modules").count("export ") == 1
@@ -105,7 +105,7 @@ def test_a_missing_package_says_how_to_get_it(tmp_path: Path) -> None:
 
 def test_vega_lite_matches_what_vl_convert_renders() -> None:
     """The prerendered SVG and the live chart must come from the same Vega-Lite minor."""
-    from ridgepoint.sim_embed.charts import VL_VERSION
+    from ridgepoint.sims.charts import VL_VERSION
 
     package = json.loads((NODE_MODULES / "vega-lite" / "package.json").read_text())
     major, minor, _ = package["version"].split(".")

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ridgepoint import modeline
-from ridgepoint.kinds import KINDS, VOCABULARY
+from ridgepoint.content import modeline
+from ridgepoint.content.kinds import KINDS, VOCABULARY
 from tests.clone import clone, run
 from tests.repo import REPO
 
@@ -97,7 +97,7 @@ def free_tag(root: Path) -> str:
 
 
 def required(kind_key: str) -> set[str]:
-    from ridgepoint.schemafiles import resolve, schemas
+    from ridgepoint.content.schemafiles import resolve, schemas
 
     kind = next(kind for kind in KINDS if kind.key == kind_key)
     return set(resolve(kind.schema, schemas()[kind.schema])[1]["required"])

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from ridgepoint.kinds import KINDS, VOCABULARY, VOCABULARY_SCHEMA
-from ridgepoint.schemafiles import SCHEMA_DIR, schemas
+from ridgepoint.content.kinds import KINDS, VOCABULARY, VOCABULARY_SCHEMA
+from ridgepoint.content.schemafiles import SCHEMA_DIR, schemas
 from tests.repo import REPO
 
 MODELINE = "# yaml-language-server: $schema="

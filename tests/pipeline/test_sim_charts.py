@@ -7,8 +7,9 @@ import re
 import pytest
 
 import sims
-from ridgepoint.sim_embed import charts, render_sim_blocks
-from ridgepoint.simrun import SimRuns
+from ridgepoint.sims import charts
+from ridgepoint.sims.embed import render_sim_blocks
+from ridgepoint.sims.simrun import SimRuns
 from tests.repo import LAYOUT
 
 RUNS = SimRuns.of(LAYOUT)

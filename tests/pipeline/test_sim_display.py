@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from ridgepoint.sim_embed.display import display, exact
+from ridgepoint.sims.display import display, exact
 from tests.repo import LAYOUT
 
 FORMAT_JS = LAYOUT.content / "assets" / "sim" / "format.js"

@@ -9,12 +9,13 @@ from html.parser import HTMLParser
 import pytest
 
 import sims
-from ridgepoint import urls
-from ridgepoint.errors import ContentErrors
-from ridgepoint.sim_embed import render_sim_blocks, widget
-from ridgepoint.sim_embed.blocks import modules_in
-from ridgepoint.sim_embed.display import display
-from ridgepoint.simrun import SimRuns
+from ridgepoint.base import urls
+from ridgepoint.base.errors import ContentErrors
+from ridgepoint.sims import widget
+from ridgepoint.sims.blocks import modules_in
+from ridgepoint.sims.display import display
+from ridgepoint.sims.embed import render_sim_blocks
+from ridgepoint.sims.simrun import SimRuns
 from tests.repo import LAYOUT
 
 RUNS = SimRuns.of(LAYOUT)

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 import sims as imported_sims
-from ridgepoint import simcode
-from ridgepoint.errors import ContentErrors
-from ridgepoint.simsource import SimSource
+from ridgepoint.base.errors import ContentErrors
+from ridgepoint.sims import simcode
+from ridgepoint.sims.simsource import SimSource
 from tests.pipeline.test_simsource import fake_sims
 from tests.repo import LAYOUT
 

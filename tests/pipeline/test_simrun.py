@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 import sims
-from ridgepoint.simrun import SimRuns
-from ridgepoint.simsource import SimSource
+from ridgepoint.sims.simrun import SimRuns
+from ridgepoint.sims.simsource import SimSource
 from tests.pipeline.test_simcode import toy_sims
 from tests.repo import LAYOUT
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ridgepoint.errors import ContentErrors
-from ridgepoint.simsource import SimSource
+from ridgepoint.base.errors import ContentErrors
+from ridgepoint.sims.simsource import SimSource
 from tests.repo import LAYOUT
 
 

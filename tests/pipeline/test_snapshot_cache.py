@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from ridgepoint import runtime, snapshot
-from ridgepoint.layout import Layout
-from ridgepoint.simsource import SimSource
+from ridgepoint.base.layout import Layout
+from ridgepoint.browser import runtime, snapshot
+from ridgepoint.sims.simsource import SimSource
 from tests.repo import LAYOUT
 
 NODE_MODULES = LAYOUT.node_modules

@@ -7,12 +7,12 @@ from __future__ import annotations
 import markdown
 import pytest
 
-from ridgepoint.csp import scan
-from ridgepoint.sourcepolicy import refusals
+from ridgepoint.finishing.csp import scan
+from ridgepoint.prose.sourcepolicy import refusals
 
 # The Markdown extensions of mkdocs.yml that decide what becomes HTML.
 EXTENSIONS = ["tables", "attr_list", "admonition", "md_in_html", "footnotes", "def_list",
-              "pymdownx.superfences", "pymdownx.details", "ridgepoint.table_align"]
+              "pymdownx.superfences", "pymdownx.details", "ridgepoint.adapters.table_align"]
 
 SNIPPETS = {
     "style attribute": '<p style="color: red">x</p>',

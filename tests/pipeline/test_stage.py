@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ridgepoint.errors import ContentErrors
-from ridgepoint.stage import _front_matter, stage_site
-from ridgepoint.sync import sync
+from ridgepoint.base.errors import ContentErrors
+from ridgepoint.staging.stage import _front_matter, stage_site
+from ridgepoint.staging.sync import sync
 from tests.pipeline.conftest import sample_tree
 from tests.repo import LAYOUT
 

@@ -17,13 +17,14 @@ from pathlib import Path
 import pytest
 
 from bench.tree import copy_tree
-from ridgepoint import simcode, urls
-from ridgepoint.layout import Layout
-from ridgepoint.load import load_site
+from ridgepoint.base import urls
+from ridgepoint.base.layout import Layout
+from ridgepoint.content.load import load_site
 from ridgepoint.pages import generate_pages
-from ridgepoint.sim_embed.display import display
-from ridgepoint.simsource import SimSource
-from ridgepoint.stage import stage_site
+from ridgepoint.sims import simcode
+from ridgepoint.sims.display import display
+from ridgepoint.sims.simsource import SimSource
+from ridgepoint.staging.stage import stage_site
 from tests.pipeline.conftest import sample_tree
 from tests.repo import LAYOUT
 

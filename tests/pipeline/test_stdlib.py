@@ -8,7 +8,7 @@ import zipfile
 
 import pytest
 
-from ridgepoint import stdlib
+from ridgepoint.browser import stdlib
 from tests.repo import LAYOUT
 
 FULL = (LAYOUT.node_modules / "pyodide" / "python_stdlib.zip").read_bytes()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ridgepoint.theme_bundle import (
+from ridgepoint.finishing.theme_bundle import (
     HINT,
     BundleError,
     hint_theme_bundle,

@@ -24,9 +24,9 @@ from typing import Any
 import pytest
 
 import sims
-from ridgepoint.sim_embed.blocks import SimBlock
-from ridgepoint.sim_embed.widget import widget_html
-from ridgepoint.simrun import SimRuns
+from ridgepoint.sims.blocks import SimBlock
+from ridgepoint.sims.simrun import SimRuns
+from ridgepoint.sims.widget import widget_html
 from sims.contract import defaults
 from tests.pipeline.html_tools import VOID
 from tests.repo import LAYOUT

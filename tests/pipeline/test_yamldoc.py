@@ -1,4 +1,4 @@
-"""The two YAML parsers behind ridgepoint.yamldoc agree: libyaml (what reads every document)
+"""The two YAML parsers behind ridgepoint.content.yamldoc agree: libyaml (what reads every document)
 gives the data and node lines the pure-Python parser gives for every document both read,
 and whatever libyaml refuses is explained by the pure-Python parser, with its message and
 line. (libyaml reads a few documents the pure-Python parser refuses although YAML allows
@@ -13,8 +13,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ridgepoint import yamldoc, yamlload
-from ridgepoint.errors import ContentErrors
+from ridgepoint.base.errors import ContentErrors
+from ridgepoint.content import yamldoc, yamlload
 from tests.repo import REPO
 
 KEYS = st.sampled_from(["term", "tags", "why", "path", "readings", "a b", "ü"]) | st.text(

@@ -11,9 +11,9 @@ import yaml
 
 from ridgepoint.adapters import zensical
 from ridgepoint.adapters.zensical_links import rebased
-from ridgepoint.csp import source_hash
-from ridgepoint.offline import release
-from ridgepoint.theme_bundle import HINT, BundleError, the_bundle
+from ridgepoint.finishing.csp import source_hash
+from ridgepoint.finishing.offline import release
+from ridgepoint.finishing.theme_bundle import HINT, BundleError, the_bundle
 from tests.pipeline.conftest import sample_build
 from tests.pipeline.html_tools import read_page
 from tests.repo import LAYOUT

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 
-from ridgepoint.figures import FigureSource, render_figures
+from ridgepoint.prose.figures import FigureSource, render_figures
 from sims.physics import COMPUTE_EFFICIENCY, MEMORY_EFFICIENCY, Gpu, Model
 from tests.repo import LAYOUT
 

@@ -5,7 +5,7 @@
 // stdout: {"python": version, "stdlib_bytes": n, "answers": [...]}, with per case the string
 //         sims._runner.run(module, inputs_json) returned: the very text the browser's worker
 //         posts to the page. The standard library is the trimmed zip the site ships
-//         (ridgepoint/stdlib.py), so a module the sims need and the zip lacks fails here.
+//         (ridgepoint/browser/stdlib.py), so a module the sims need and the zip lacks fails here.
 //
 // One Pyodide start for every case (it takes seconds). The sims files are written into
 // Pyodide's file system the way the worker writes them: only each module's closure.

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import sims
-from ridgepoint.sim_embed.charts import chart_svg
+from ridgepoint.sims.charts import chart_svg
 from sims.charts import DATASET, NARROW_PLOT_PX
 from sims.contract import Choice, InputError, Number
 from tests.repo import LAYOUT

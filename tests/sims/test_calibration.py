@@ -1,8 +1,8 @@
 """The physics against published measurements: every banded point within its band.
 
 The points are content (content/catalogue/calibration/, one file per publication); the
-prices are ridgepoint.calibration's, the sims' own physics run on the same catalogue. When a
-point leaves its band, fix the model rather than the band (the page says what the model
+prices are ridgepoint.catalogue.calibration's, the sims' own physics run on the same catalogue.
+When a point leaves its band, fix the model rather than the band (the page says what the model
 leaves out): the bands themselves are held here to 15% for matmuls, attention and steps
 dominated by them, and 25% for collectives.
 """
@@ -13,10 +13,10 @@ import functools
 
 import pytest
 
-from ridgepoint.calibration import Row, table
-from ridgepoint.kinds import KINDS
-from ridgepoint.load import load_site
-from ridgepoint.model import Site
+from ridgepoint.catalogue.calibration import Row, table
+from ridgepoint.content.kinds import KINDS
+from ridgepoint.content.load import load_site
+from ridgepoint.content.model import Site
 from ridgepoint.pages.calibration import calibration_page
 from tests.repo import LAYOUT, sims_code
 

@@ -1,7 +1,7 @@
 """sims/catalogue_data.py: the catalogue YAML as the sims read it, kept in sync.
 
 The sims carry no YAML parser (they run in the browser), so the catalogue reaches them as a
-generated module (ridgepoint.catalogue_module). These tests hold the committed module to the
+generated module (ridgepoint.catalogue.sims_module). These tests hold the committed module to the
 YAML, show when it is rewritten and when not, and prove the promise of the README: adding a
 GPU or a model is one YAML file, and after staging it is on the catalogue page and among
 every sim's choices.
@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from ridgepoint.catalogue_module import MODULE, SOURCES, render, sync_sims_module
-from ridgepoint.kinds import KINDS
-from ridgepoint.layout import Layout
-from ridgepoint.load import load_site
+from ridgepoint.base.layout import Layout
+from ridgepoint.catalogue.sims_module import MODULE, SOURCES, render, sync_sims_module
+from ridgepoint.content.kinds import KINDS
+from ridgepoint.content.load import load_site
 from tests.repo import LAYOUT
 
 CATALOGUE_KINDS = [kind for kind in KINDS if kind.name in SOURCES]
@@ -94,8 +94,8 @@ def test_a_content_tree_served_by_other_code_never_rewrites_its_sims(tmp_path: P
 PROBE = """
 import json, sys
 from pathlib import Path
-from ridgepoint.layout import Layout
-from ridgepoint.stage import stage_site
+from ridgepoint.base.layout import Layout
+from ridgepoint.staging.stage import stage_site
 root = Path(sys.argv[1])
 stage_site(Layout.of(root), stage_dir=root / "stage" / "docs")
 import sims

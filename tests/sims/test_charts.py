@@ -3,7 +3,7 @@ every other legend is left as the sim gave it."""
 
 from __future__ import annotations
 
-from ridgepoint.sim_embed.charts import SVG_WIDTH
+from ridgepoint.sims.charts import SVG_WIDTH
 from sims.charts import NARROW_PLOT_PX, chart
 
 

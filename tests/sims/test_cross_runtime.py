@@ -3,8 +3,8 @@ for byte, at its defaults and at inputs taken from its declared ranges.
 
 The browser receives exactly the string `sims._runner.run` returns, so that is what is
 compared. Pyodide starts once for all cases; each module sees only the files the site would
-ship for it (`ridgepoint.simsource.SimSource.files_of`), which also checks that import
-closure, and only the trimmed standard library the site ships (`ridgepoint.stdlib`), which
+ship for it (`ridgepoint.sims.simsource.SimSource.files_of`), which also checks that import
+closure, and only the trimmed standard library the site ships (`ridgepoint.browser.stdlib`), which
 checks that the trimming left nothing out the sims need on any of these inputs.
 """
 
@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 
 import sims
-from ridgepoint import snapshot
-from ridgepoint.simsource import SimSource
+from ridgepoint.browser import snapshot
+from ridgepoint.sims.simsource import SimSource
 from sims import _runner
 from sims.contract import Choice, Number
 from tests.repo import LAYOUT

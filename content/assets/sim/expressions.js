@@ -13,7 +13,7 @@
 // What each node does is vega-interpreter 2.3.2's (build/vega-interpreter.js, Visitors,
 // interpret and expression), node for node, and its tables (functions, operators,
 // constants, disallowed methods, adjustSpatial) are imported from the staged copy of it
-// (scripts/ridgepoint/runtime.py exports them), so a pinned upgrade brings its changes.
+// (scripts/ridgepoint/browser/runtime.py exports them), so a pinned upgrade brings its changes.
 // What is decided once instead of per evaluation: a node's kind, a name's meaning (a
 // member's or key's name, datum/event/item, a constant or a parameter), an operator, and
 // whether a regular expression literal must be fresh. Two differences that no Vega function

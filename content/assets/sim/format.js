@@ -1,7 +1,7 @@
 // @ts-check
 // Results as the page shows them: readable numbers, identical to the prerendered table.
 //
-// The twin of ridgepoint.sim_embed.display (Python), character for character, so that the
+// The twin of ridgepoint.sims.display (Python), character for character, so that the
 // table the build wrote and the one the live sim writes compare as text; a test runs both
 // on the same numbers. Both start from the number's shortest round-trip digits (JavaScript's
 // String(number), which Python reproduces exactly) and round those digits as decimal text,

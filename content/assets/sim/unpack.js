@@ -77,7 +77,7 @@ function joined(first, second) {
 /**
  * The heap back from its sparse form into `heap`, page by page as it arrives (no copy of
  * the whole sparse form is made): magic "RPS1", u32 page size, heap size, page count, the
- * non-zero pages' indexes, then their bytes (little-endian; see ridgepoint/snapshot.py).
+ * non-zero pages' indexes, then their bytes (little-endian; see ridgepoint/browser/snapshot.py).
  * `heap` is zeroed and sized by the manifest (which the header must agree with): Pyodide
  * is handed it before the download ends (worker.js restore).
  * @param {ReadableStream<Uint8Array>} body the inflated stream

@@ -34,7 +34,7 @@ const startInfo = {
 };
 const mark = (/** @type {string} */ step) => { startInfo.marks[step] = performance.now(); };
 
-// The runtime's manifest (ridgepoint/runtime.py stage_snapshot): the snapshot's file and heap
+// The runtime's manifest (ridgepoint/browser/runtime.py stage_snapshot): the snapshot's file and heap
 // size, the standard library's, the XORed length, the files the build gzipped with the hash
 // their inflated copies are kept under (`unpacked`), Pyodide's lock without packages.
 /**
@@ -165,7 +165,7 @@ function progress(/** @type {number} */ step, /** @type {string} */ text) {
   post({ type: "progress", step, of: STEPS, text });
 }
 
-// The build's memory snapshot (ridgepoint/snapshot.py): the manifest names the file, which
+// The build's memory snapshot (ridgepoint/browser/snapshot.py): the manifest names the file, which
 // is gzip(sparse heap), and the heap's size. Inflating checks the gzip trailer (CRC-32,
 // length), so a damaged download is refused; Pyodide then checks the magic number and its
 // own build id. A failure wipes the magic number of the heap Pyodide already holds.

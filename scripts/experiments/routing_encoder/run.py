@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ridgepoint.layout import repository
+from ridgepoint.base.layout import repository
 
 from . import dataset as ds
 from .classifiers import NearestCentroid, SoftmaxRegression, Split, log_loss, select_l2

@@ -38,7 +38,7 @@ from experiments.streaming.proxy import BufferingProxy
 from experiments.streaming.reading import read_along, seconds_per_token
 from experiments.streaming.server import RequestRecord, StreamingServer
 from experiments.streaming.tokens import TokenSource
-from ridgepoint.layout import repository
+from ridgepoint.base.layout import repository
 
 RESULT_PATH = repository().experiments / "streaming.json"
 

@@ -1,20 +1,19 @@
-"""The MkDocs adapter: `mkdocs build --strict` on the staged tree, and `mkdocs serve --dirty`
-with the serve hook (ridgepoint.mkdocs_hooks, the half of this adapter MkDocs loads itself).
-MkDocs runs as a subprocess, so the pipeline imports nothing of it.
+"""The MkDocs adapter: `mkdocs build --strict` on the staged tree (its dev server, `mkdocs
+serve --dirty` with the serve hook, is ridgepoint.serve.mkdocs_serve). MkDocs runs as a
+subprocess, so the pipeline imports nothing of it.
 """
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import yaml
 
-from ridgepoint.adapters import environment
-from ridgepoint.config import SiteConfig, load_mkdocs_yaml
-from ridgepoint.layout import Layout
+from ridgepoint.adapters.process import environment
+from ridgepoint.base.config import load_mkdocs_yaml
+from ridgepoint.base.layout import Layout
 
 SEARCH_INDEX = "search/search_index.json"  # Material's search plugin
 
@@ -39,7 +38,7 @@ def derived_config(config_file: Path, stage_dir: Path, purpose: str, **settings:
 
 
 def mkdocs_command(layout: Layout, *args: str) -> tuple[list[str], dict[str, str]]:
-    """The MkDocs CLI of this interpreter, and its environment (adapters.environment)."""
+    """The MkDocs CLI of this interpreter, and its environment (adapters.process)."""
     return [sys.executable, "-m", "mkdocs", *args], environment(layout)
 
 
@@ -59,20 +58,6 @@ class MkDocs:
             print("mkdocs build failed", file=sys.stderr)
             return False
         return True
-
-    def serve(self, layout: Layout, host: str, port: int) -> int:
-        """`mkdocs serve --dirty` with the hook; this process becomes the server, so Ctrl-C
-        and a stop signal reach MkDocs itself."""
-        from ridgepoint import mkdocs_hooks  # imports MkDocs: only for serving with it
-
-        hooks = [str(Path(mkdocs_hooks.__file__).resolve())]
-        stage_dir = SiteConfig.read(layout.mkdocs_yml).docs_dir
-        config = derived_config(layout.mkdocs_yml, stage_dir, "serve", hooks=hooks)
-        command, variables = mkdocs_command(layout, "serve", "--dirty", "--config-file",
-                                            str(config), "--dev-addr", f"{host}:{port}")
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os.execve(command[0], command, variables)
 
     def runtime_styles(self, site_dir: Path) -> tuple[str, ...]:
         """None: Material styles its elements through the CSSOM, which the policy allows."""

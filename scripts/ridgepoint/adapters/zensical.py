@@ -7,7 +7,7 @@ What it needs that MkDocs does not, all handled here:
   file, so the derived config is written beside the staging tree (build/) with both folders
   under it, and the built site is moved to where the pipeline wants it;
 - it writes a `.cache/` beside its config: build/.cache, ignored with the rest of build/;
-- it reads plain YAML: mkdocs.yml's `!ENV` tags are resolved first (ridgepoint.config);
+- it reads plain YAML: mkdocs.yml's `!ENV` tags are resolved first (ridgepoint.base.config);
 - it reads a relative link in a page's raw HTML from the page's source file, not from its
   URL as MkDocs does: a Markdown extension of ours puts them right first (zensical_links);
 - `theme.variant: classic` gives Material's look (its own default is a new design);
@@ -15,7 +15,7 @@ What it needs that MkDocs does not, all handled here:
   styles its dialog with a <style> element the bundle adds at run time, whose text is found
   in the built bundle (runtime_styles) so the policy can allow it by hash.
 
-The dev server is ridgepoint.adapters.zensical_serve.
+The dev server is ridgepoint.serve.zensical_serve.
 """
 
 from __future__ import annotations
@@ -30,10 +30,10 @@ from pathlib import Path
 
 import yaml
 
-from ridgepoint.adapters import environment
-from ridgepoint.config import load_mkdocs_yaml
-from ridgepoint.layout import Layout
-from ridgepoint.theme_bundle import BundleError, the_bundle
+from ridgepoint.adapters.process import environment
+from ridgepoint.base.config import load_mkdocs_yaml
+from ridgepoint.base.layout import Layout
+from ridgepoint.finishing.theme_bundle import BundleError, the_bundle
 
 SEARCH_INDEX = "search.json"
 RAW_LINKS = "ridgepoint.adapters.zensical_links"  # raw HTML links as Zensical reads them
@@ -91,11 +91,6 @@ class Zensical:
             return True
         finally:
             shutil.rmtree(work, ignore_errors=True)
-
-    def serve(self, layout: Layout, host: str, port: int) -> int:
-        from ridgepoint.adapters.zensical_serve import serve
-
-        return serve(layout, host, port)
 
     def runtime_styles(self, site_dir: Path) -> tuple[str, ...]:
         """The search dialog's style text, read from the built bundle (it is a constant of

@@ -1,4 +1,8 @@
-"""Generated pages: plain functions from the content model to Markdown strings.
+"""Generated pages and feeds: plain functions from the content model to Markdown strings
+(tag hubs, listings, the glossary, the reading feed, the catalogue and calibration pages),
+Atom and JSON feeds, robots.txt.
+
+Stage: generated pages. May import base, content, sims and catalogue.
 
 Nothing here imports MkDocs (a test proves it): any builder that reads mkdocs.yml can build
 the staged result.
@@ -6,15 +10,15 @@ the staged result.
 
 from __future__ import annotations
 
-from ridgepoint import urls
-from ridgepoint.model import Site
+from ridgepoint.base import urls
+from ridgepoint.content.model import Site
 from ridgepoint.pages.calibration import calibration_page
 from ridgepoint.pages.catalogue import catalogue_page
 from ridgepoint.pages.glossary import glossary_page
 from ridgepoint.pages.hub import hub_page
 from ridgepoint.pages.listings import articles_page, explainers_page, tag_articles_page, tags_page
 from ridgepoint.pages.readings import readings_page
-from ridgepoint.simcode import SimCode
+from ridgepoint.sims.simcode import SimCode
 
 
 def generate_pages(site: Site, code: SimCode) -> dict[str, str]:

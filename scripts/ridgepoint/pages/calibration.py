@@ -1,19 +1,19 @@
 """The calibration page `calibration/`, "How close is this to a real GPU?".
 
 Every calibration point (content/catalogue/calibration/) beside the physics' own figure
-(ridgepoint.calibration), grouped by kind, with the largest remaining errors named and what
-the model leaves out said plainly; the points held to no band follow, each with its reason.
+(ridgepoint.catalogue.calibration), grouped by kind, with the largest remaining errors named and
+what the model leaves out said plainly; the points held to no band follow, each with its reason.
 The banded rows are what tests/sims/test_calibration.py holds to their bands.
 """
 
 from __future__ import annotations
 
-from ridgepoint import urls
-from ridgepoint.calibration import Row, table
-from ridgepoint.markup import esc, link
-from ridgepoint.model import Site
+from ridgepoint.base import urls
+from ridgepoint.base.markup import esc, link
+from ridgepoint.catalogue.calibration import Row, table
+from ridgepoint.content.model import Site
 from ridgepoint.pages.common import heading, page, paragraph
-from ridgepoint.simcode import SimCode
+from ridgepoint.sims.simcode import SimCode
 
 GROUPS = (
     (("linear",), "Linear layers", "linear",

@@ -1,7 +1,7 @@
 """The catalogue page `catalogue/`: every GPU and model, its figures, their sources, and what
 the physics derives from them, each under its own anchor (`urls.catalogue_entry`).
 
-The figures are the YAML's, as loaded (ridgepoint.catalogue); the derived ones (ridge points,
+The figures are the YAML's, as loaded (ridgepoint.catalogue.units); the derived ones (ridge points,
 fitted all-reduce, parameter counts, KV bytes per token) come from the sims' own physics run
 on the same records, so the page shows exactly what every sim uses. Ends with the physics
 calculator (sims/calculator.py) as a live widget.
@@ -12,19 +12,19 @@ from __future__ import annotations
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from ridgepoint import urls
-from ridgepoint.catalogue import (
+from ridgepoint.base import urls
+from ridgepoint.base.markup import count, esc, link
+from ridgepoint.catalogue.units import (
     collectives_note,
     config_fields,
     gpu_figures,
     published_params,
     sims_data,
 )
-from ridgepoint.catalogue_records import Citation, Gpu, LanguageModel
-from ridgepoint.markup import count, esc, link
-from ridgepoint.model import Site
+from ridgepoint.content.catalogue_records import Citation, Gpu, LanguageModel
+from ridgepoint.content.model import Site
 from ridgepoint.pages.common import heading, page, paragraph
-from ridgepoint.simcode import SimCode
+from ridgepoint.sims.simcode import SimCode
 
 if TYPE_CHECKING:
     from sims import hardware, shapes

@@ -6,7 +6,7 @@ import re
 
 import yaml
 
-from ridgepoint.markup import esc, md_inline
+from ridgepoint.base.markup import esc, md_inline
 
 
 def page(

@@ -6,12 +6,12 @@ anchors, so the slug is the term's address.
 
 from __future__ import annotations
 
-from ridgepoint import urls
-from ridgepoint.items import term_entry
-from ridgepoint.markup import count, esc
-from ridgepoint.model import Site
-from ridgepoint.order import terms_alphabetical
+from ridgepoint.base import urls
+from ridgepoint.base.markup import count, esc
+from ridgepoint.content.model import Site
 from ridgepoint.pages.common import page, paragraph
+from ridgepoint.pages.items import term_entry
+from ridgepoint.pages.order import terms_alphabetical
 
 
 def glossary_page(site: Site) -> str:

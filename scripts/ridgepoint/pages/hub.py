@@ -6,12 +6,12 @@ description stands in for the intro and the readings on the tag are listed newes
 
 from __future__ import annotations
 
-from ridgepoint import urls
-from ridgepoint.items import explainer_grid, reading_list, term_row
-from ridgepoint.markup import count, esc, link
-from ridgepoint.model import Hub, Site
-from ridgepoint.order import explainers_by_level, newest_readings, terms_alphabetical
+from ridgepoint.base import urls
+from ridgepoint.base.markup import count, esc, link
+from ridgepoint.content.model import Hub, Site
 from ridgepoint.pages.common import anchor_slug, heading, page, paragraph
+from ridgepoint.pages.items import explainer_grid, reading_list, term_row
+from ridgepoint.pages.order import explainers_by_level, newest_readings, terms_alphabetical
 
 
 def counts_line(explainers: int, terms: int, readings: int) -> str:

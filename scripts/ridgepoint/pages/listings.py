@@ -6,12 +6,12 @@ stays the same size however much content there is.
 
 from __future__ import annotations
 
-from ridgepoint import urls
-from ridgepoint.items import article_list, explainer_grid
-from ridgepoint.markup import count, esc, link
-from ridgepoint.model import Site
-from ridgepoint.order import explainers_by_level, newest_articles
+from ridgepoint.base import urls
+from ridgepoint.base.markup import count, esc, link
+from ridgepoint.content.model import Site
 from ridgepoint.pages.common import page, paragraph
+from ridgepoint.pages.items import article_list, explainer_grid
+from ridgepoint.pages.order import explainers_by_level, newest_articles
 
 
 def tag_articles_page(site: Site, tag: str) -> str:

@@ -6,12 +6,12 @@ the site even when it has no URL of its own.
 
 from __future__ import annotations
 
-from ridgepoint import urls
-from ridgepoint.items import reading_list
-from ridgepoint.markup import count, esc, link
-from ridgepoint.model import Site
-from ridgepoint.order import newest_readings
+from ridgepoint.base import urls
+from ridgepoint.base.markup import count, esc, link
+from ridgepoint.content.model import Site
 from ridgepoint.pages.common import page, paragraph
+from ridgepoint.pages.items import reading_list
+from ridgepoint.pages.order import newest_readings
 
 
 def readings_page(site: Site) -> str:

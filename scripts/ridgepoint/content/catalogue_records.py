@@ -1,0 +1,229 @@
+"""The catalogue's records: GPUs, models and calibration sets, as their files hold them.
+
+Three content kinds (ridgepoint.content.kinds), one file each under content/catalogue/gpus/,
+models/ and calibration/, built generically from their schemas like every other kind
+(ridgepoint.content.records), so each field here is a schema property of the same name. Figures stay
+as written ("3.35 TB/s"); ridgepoint.catalogue.units converts them to base units for the pages and
+for the sims' data module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Citation:
+    """Where figures come from: a title, and a URL only where it is certain."""
+
+    title: str
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A quantity as written ("989 TFLOP/s", "80 GB", "3.35 TB/s"), the name of one of the
+    file's sources, and the row or field of that source it comes from."""
+
+    value: str
+    source: str
+    row: str
+
+
+@dataclass(frozen=True)
+class Count:
+    """A whole number (of GPUs), with its source and row."""
+
+    value: int
+    source: str
+    row: str
+
+
+@dataclass(frozen=True)
+class DenseRates:
+    """The dense tensor-core rate per precision; a precision the GPU lacks is None."""
+
+    bf16: Figure
+    fp8: Figure | None = None
+    fp4: Figure | None = None
+
+
+@dataclass(frozen=True)
+class Memory:
+    capacity: Figure
+    bandwidth: Figure
+
+
+@dataclass(frozen=True)
+class ScaleUp:
+    """The fabric between the GPUs of one node."""
+
+    link: str
+    bandwidth_per_direction: Figure
+    gpus: Count  # the size of the domain
+
+
+@dataclass(frozen=True)
+class HostLink:
+    link: str
+    bandwidth_per_direction: Figure
+
+
+@dataclass(frozen=True)
+class ScaleOut:
+    bandwidth_per_direction: Figure
+
+
+@dataclass(frozen=True)
+class AllReduceTime:
+    """One measured all-reduce: GPUs, message bytes, milliseconds, and the source's rows."""
+
+    gpus: int
+    bytes: int
+    ms: float
+    rows: str
+
+
+@dataclass(frozen=True)
+class Collectives:
+    """Measured times (source, all_reduce), or the GPU they are assumed from (like, assumption)."""
+
+    source: str | None = None
+    all_reduce: tuple[AllReduceTime, ...] = ()
+    like: str | None = None
+    assumption: str | None = None
+
+
+@dataclass(frozen=True)
+class Gpu:
+    """content/catalogue/gpus/<slug>.yaml."""
+
+    slug: str
+    name: str
+    sources: dict[str, Citation]
+    dense_flops: DenseRates
+    memory: Memory
+    scale_up: ScaleUp
+    host_link: HostLink | None = None
+    scale_out: ScaleOut | None = None
+    collectives: Collectives | None = None
+    source: Path | None = None
+
+
+@dataclass(frozen=True)
+class ParamCounts:
+    """The publisher's own parameter counts, as written ("671B"), and where they are stated."""
+
+    title: str
+    params_total: str
+    url: str | None = None
+    params_active: str | None = None
+
+
+@dataclass(frozen=True)
+class Quantization:
+    """config.json's quantization_config, its fields as there."""
+
+    quant_method: str
+    fmt: str | None = None
+    activation_scheme: str | None = None
+    weight_block_size: tuple[int, ...] | None = None
+    modules_to_not_convert: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """The fields of a model's config.json the physics reads, named and valued as there."""
+
+    hidden_size: int
+    num_hidden_layers: int
+    num_attention_heads: int
+    vocab_size: int
+    intermediate_size: int | None = None
+    num_key_value_heads: int | None = None
+    head_dim: int | None = None
+    tie_word_embeddings: bool | None = None
+    attention_bias: bool | None = None
+    max_position_embeddings: int | None = None
+    torch_dtype: str | None = None
+    num_experts: int | None = None
+    num_local_experts: int | None = None
+    n_routed_experts: int | None = None
+    num_experts_per_tok: int | None = None
+    moe_intermediate_size: int | None = None
+    n_shared_experts: int | None = None
+    first_k_dense_replace: int | None = None
+    moe_layer_freq: int | None = None
+    decoder_sparse_step: int | None = None
+    mlp_only_layers: tuple[int, ...] | None = None
+    q_lora_rank: int | None = None
+    kv_lora_rank: int | None = None
+    qk_nope_head_dim: int | None = None
+    qk_rope_head_dim: int | None = None
+    v_head_dim: int | None = None
+    sliding_window: int | None = None
+    layer_types: tuple[str, ...] | None = None
+    quantization_config: Quantization | None = None
+
+
+@dataclass(frozen=True)
+class LanguageModel:
+    """content/catalogue/models/<slug>.yaml."""
+
+    slug: str
+    name: str
+    config_json: Citation  # the config.json the fields under `config` come from
+    config: ModelConfig
+    published: ParamCounts | None = None
+    source: Path | None = None
+
+
+@dataclass(frozen=True)
+class CalibrationCase:
+    """The inputs under which the physics prices what was measured (which ones a point
+    needs depends on its kind: ridgepoint.content.catalogue_checks.CASE_FIELDS)."""
+
+    tokens: int | None = None
+    k: int | None = None
+    n: int | None = None
+    heads: int | None = None
+    head_dim: int | None = None
+    gpus: int | None = None
+    bytes: int | None = None
+    tp: int | None = None
+    batch: int | None = None
+    context: int | None = None
+    output: int | None = None
+    model: str | None = None
+    weights: str | None = None
+    activations: str | None = None
+    kv: str | None = None
+
+
+@dataclass(frozen=True)
+class CalibrationPoint:
+    """One published measurement: what, on which catalogue GPU, the figure (a time, or a
+    rate compared as the time it implies), where in the source, its band and its case."""
+
+    key: str
+    kind: str  # linear | attention | all_reduce | layer | decode | prefill | request
+    what: str
+    gpu: str
+    where: str
+    case: CalibrationCase
+    measured_ms: float | None = None
+    measured_tflops: float | None = None
+    band: float | None = None  # the largest allowed |ours / measured - 1|, or
+    unbanded: str | None = None  # why the point is shown but held to no band
+
+
+@dataclass(frozen=True)
+class CalibrationSet:
+    """content/catalogue/calibration/<slug>.yaml: the points one publication measured."""
+
+    slug: str
+    publication: Citation
+    measured_by: str
+    points: tuple[CalibrationPoint, ...]
+    source: Path | None = None
