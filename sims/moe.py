@@ -43,7 +43,7 @@ from sims.physics import (
     touched_experts,
 )
 
-TITLE = "A trillion parameters, thirty-seven billion at a time"
+TITLE = "671 billion parameters, 37 billion at a time"
 # Issue 19 allows its sims 100 ms at their most expensive inputs (the others get 20).
 WORST_MS = 100
 

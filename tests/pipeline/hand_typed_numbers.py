@@ -7,6 +7,9 @@ quoted from the outside source the sentence names, `{{ input: ... }}` for an inp
 stated assumption (see scripts/ridgepoint/prose/figures.py). Everything else with one of those
 units, written in digits, is reported.
 
+A `{{ claim: ... }}` (ridgepoint.prose.claims) is read as the words it shows: the figures it
+compares are references, but the words after its `|` are prose like any other.
+
 Not prose, and not looked at: the front matter, fenced code (sim blocks, worked formulas),
 inline code, link targets, HTML comments, and an explainer's "Check it yourself" section,
 whose worked arithmetic is typed by hand on purpose and compared with the shared physics
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+from ridgepoint.prose.claims import words
 from ridgepoint.prose.figures import FENCE, PLACEHOLDER
 
 DIGITS = r"\d[\d,]*(?:\.\d+)?"
@@ -39,10 +43,16 @@ _SECTION = re.compile(r"^##\s+(.*?)\s*#*\s*$")
 WORKED_SECTION = "check it yourself"
 
 
+def _shown(placeholder: re.Match[str]) -> str:
+    """What is read of a placeholder: a claim's words, nothing of any other."""
+    return f" {words(placeholder.group(2))} " if placeholder.group(1) == "claim" else " "
+
+
 def _prose(line: str) -> str:
     """The line with everything that is not read as prose blanked out. Placeholders are
     found as staging finds them, so a misspelt kind ({{ cite: ... }}) is not excused."""
-    for pattern in (PLACEHOLDER, _CODE_SPAN, _LINK_TARGET, _COMMENT):
+    line = PLACEHOLDER.sub(_shown, line)
+    for pattern in (_CODE_SPAN, _LINK_TARGET, _COMMENT):
         line = pattern.sub(" ", line)
     return line
 

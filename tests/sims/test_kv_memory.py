@@ -206,7 +206,8 @@ def page_figures() -> list[tuple[str, float, str]]:
     held = 2048 + 128 + 8
     victim = alike["mean_preempted_tokens"]
     swap_bytes = victim * space.bytes_per_token
-    matmuls = 2 * model.params_active * victim
+    outside_head = model.params_active - model.vocab * model.hidden  # head: last position
+    matmuls = 2 * outside_head * victim
     return [
         ("Llama 3.1 8B has {} layers", model.layers, "d"),
         ("each with {} KV heads", model.kv_heads, "d"),
@@ -228,6 +229,7 @@ def page_figures() -> list[tuple[str, float, str]]:
         ("2,109 × 131,072 = {} MB", swap_bytes / 1e6, ".0f"),
         ("PCIe Gen5 at {} GB/s", gpu.host_link_bytes_per_s / 1e9, ".0f"),
         ("64,000 s = {} ms", alike["swap_s_per_preemption"] * 1e3, ".1f"),
+        ("tokens: {} billion parameters (all", outside_head / 1e9, ".2f"),
         ("per token make {} TFLOP", matmuls / 1e12, ".1f"),
         ("TFLOP, {} ms at 692.3", matmuls / (gpu.bf16_flops * COMPUTE_EFFICIENCY) * 1e3, ".0f"),
         ("the sim prices it at {} ms", alike["recompute_s_per_preemption"] * 1e3, ".0f"),

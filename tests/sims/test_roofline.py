@@ -223,12 +223,12 @@ def test_page_starts_at_the_defaults_it_derives_from() -> None:
 def test_page_claims_hold_in_the_sim() -> None:
     text = rendered_page()
     assert "a ridge of 295 FLOP per byte" in text
-    assert "moves the ridge to 258 FLOP per byte" in text
+    assert "moves the ridge down to 258 FLOP per byte" in text
     assert "Decode slides to an intensity of about 1 FLOP" in text
     assert round(summary(batch_size=1)["decode_intensity"]) == 1
     # "It still sits below the ridge at 256 requests" (short sequence).
     assert summary(batch_size=256, seq_len=512)["decode_bound"] == "memory"
-    # "barely moves once the batch passes a dozen or so requests" at 32,768 tokens.
+    # "rises only slowly once the batch passes a dozen or so requests" at 32,768 tokens.
     at_16 = summary(batch_size=16, seq_len=32768)["decode_intensity"]
     at_256 = summary(batch_size=256, seq_len=32768)["decode_intensity"]
     assert at_256 - at_16 < 0.25 * at_256

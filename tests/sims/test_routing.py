@@ -184,9 +184,8 @@ def test_page_figures_hold() -> None:
     text = rendered_page()
     above_rr = history_hits(result, "round_robin") * 100
     above_sticky = history_hits(result, "sticky") * 100
-    assert f"sticky sessions reuse {above_sticky:.1f} points" in text
-    assert f"round-robin only {above_rr:.1f}" in text
-    assert 0.6 < 1 - above_rr / above_sticky < 2 / 3  # "almost two thirds"
+    assert "round-robin finds less than half of the history" in text
+    assert above_rr < above_sticky / 2
     # "nearly twice sticky's"
     assert 1.7 * result["sticky_mean_ttft_s"] < result["round_robin_mean_ttft_s"] < (
         2 * result["sticky_mean_ttft_s"])

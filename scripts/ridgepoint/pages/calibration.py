@@ -33,10 +33,11 @@ GROUPS = (
 
 # Why the largest errors of each kind remain (shown for the three largest).
 CAUSES = {
-    "all_reduce": "Small messages scatter from run to run (their medians range over 15-66 "
-                  "us at one size on the A100), and NCCL changes algorithm and channel count "
-                  "with the size: one fixed time and one bandwidth per number of GPUs "
-                  "cannot follow every step of that.",
+    "all_reduce": "Small messages scatter: over two A100s the medians of the 37 sizes from "
+                  "92 KB to 387 KB (Vidur's CSV, rows 1005-1041) range over 15-66 us with no "
+                  "trend in the size, and NCCL changes algorithm and channel count with the "
+                  "size: one fixed time and one bandwidth per number of GPUs cannot follow "
+                  "every step of that.",
     "attention": "FlashAttention-3 reaches a smaller share of the FP8 peak (about 61%) than "
                  "of the BF16 peak (75%); the model assumes one efficiency for every format.",
     "linear": "Real GEMMs run in tiles and waves, so their time steps with the token count "

@@ -19,6 +19,9 @@ placeholder; staging writes the text as it is:
 
     {{ cited: 2.3-2.8x }}   a figure quoted from the outside source the sentence names
     {{ input: 30 µs }}      an input the reader sets, or an assumption the page states
+
+Words that compare computed figures ("about twice as many") are a `{{ claim: ... }}`, which
+staging evaluates with the same figures and replaces by its words (ridgepoint.prose.claims).
 """
 
 from __future__ import annotations
@@ -26,13 +29,16 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from ridgepoint.base.errors import ContentError, ContentErrors
 from ridgepoint.base.layout import Layout
+from ridgepoint.content.model import Site
+from ridgepoint.prose import claims
 from ridgepoint.sims.simrun import SimRuns
 
-PLACEHOLDER = re.compile(r"\{\{\s*(sim|data|cited|input):(.*?)\s*\}\}")
+PLACEHOLDER = re.compile(r"\{\{\s*(sim|data|cited|input|claim):(.*?)\s*\}\}")
 MARKED = ("cited", "input")  # hand-typed figures, written as they are
 FENCE = re.compile(r"^\s*(```|~~~)")
 SCALE = re.compile(r"^x(\d+(?:\.\d+)?(?:e-?\d+)?)$")
@@ -78,22 +84,9 @@ class FigureSource:
         return value
 
 
-def _format(value: Any, scale: float | None, spec: str) -> str:
-    if scale is not None:
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ValueError(f"cannot scale {value!r}: not a number")
-        value = value * scale
-    return format(value, spec)
-
-
-def _resolve(source: FigureSource, kind: str, body: str) -> str:
-    """One placeholder's text, or ValueError/KeyError/LookupError saying what is wrong."""
-    if kind in MARKED:
-        if not any(character.isdigit() for character in body):
-            raise ValueError(f"a {kind} figure must contain the figure it marks")
-        return body.strip()
-    reference, _, spec = body.partition("|")
-    words = reference.split()
+def figure_value(source: FigureSource, kind: str, words: list[str]) -> Any:
+    """The value a `sim` or `data` reference names (`words`: its target, then its options),
+    scaled by its x<factor>; ValueError/KeyError/LookupError saying what is wrong."""
     if not words:
         raise ValueError("empty figure reference")
     target, options = words[0], words[1:]
@@ -117,7 +110,45 @@ def _resolve(source: FigureSource, kind: str, body: str) -> str:
         if not path:
             raise ValueError(f"{target!r} is not <experiment>.<key>[.<key>...]")
         value = source.data_value(experiment, path)
-    return _format(value, scale, spec.strip())
+    if scale is not None:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"cannot scale {value!r}: not a number")
+        value = value * scale
+    return value
+
+
+def _resolve(source: FigureSource, kind: str, body: str) -> str:
+    """One placeholder's text, or ValueError/KeyError/LookupError saying what is wrong."""
+    if kind in MARKED:
+        if not any(character.isdigit() for character in body):
+            raise ValueError(f"a {kind} figure must contain the figure it marks")
+        return body.strip()
+    if kind == "claim":
+        return claims.check(body, lambda kind, words: figure_value(source, kind, words))
+    reference, _, spec = body.partition("|")
+    return format(figure_value(source, kind, reference.split()), spec.strip())
+
+
+def render_text(text: str, source: FigureSource) -> str:
+    """A front-matter string (a hook, a summary) with its placeholders filled in. One that
+    does not resolve is left as written: the page's own pass reports it at its line."""
+
+    def substitute(found: re.Match[str]) -> str:
+        try:
+            return _resolve(source, found.group(1), found.group(2))
+        except (ValueError, KeyError, LookupError):
+            return found.group(0)
+
+    return PLACEHOLDER.sub(substitute, text)
+
+
+def with_figures(site: Site, source: FigureSource) -> Site:
+    """The Site with each hook and summary as pages and feeds show it: filled in."""
+    explainers = {slug: replace(e, hook=render_text(e.hook, source))
+                  for slug, e in site.explainers.items()}
+    articles = {slug: replace(a, summary=render_text(a.summary, source))
+                for slug, a in site.articles.items()}
+    return replace(site, explainers=explainers, articles=articles)
 
 
 def render_figures(markdown: str, relpath: str, source: FigureSource) -> str:
@@ -139,6 +170,9 @@ def render_figures(markdown: str, relpath: str, source: FigureSource) -> str:
             try:
                 return _resolve(source, found.group(1), found.group(2))
             except (ValueError, KeyError, LookupError) as error:
+                if found.group(1) == "claim":
+                    errors.append(claims.error(relpath, number, found.group(0), error))
+                    return found.group(0)
                 message = error.args[0] if error.args else str(error)
                 errors.append(
                     ContentError(

@@ -4,11 +4,12 @@ The whole tree is computed in memory first and only then synchronised to disk
 (ridgepoint.staging.sync), so a content error leaves the last good staging as it was.
 
 Markdown from content/ is staged in this order, each step keeping line numbers so errors
-point at the editor's file: figures (`{{ sim:... }}`), glossary links (explainers and
-articles only), sim blocks (```sim -> widget HTML); then the front matter is rewritten with
-its title and description escaped, since Material prints them unescaped. Each page is
-checked first against the built page's Content Security Policy (ridgepoint.prose.sourcepolicy),
-and every page's links against every staged file (ridgepoint.prose.links).
+point at the editor's file: figures and claims (`{{ sim:... }}`, `{{ claim:... }}`, also in
+the front matter), glossary links (explainers and articles only), sim blocks (```sim ->
+widget HTML); then the front matter is rewritten with its title and description escaped,
+since Material prints them unescaped. Each page is checked first against the built page's
+Content Security Policy (ridgepoint.prose.sourcepolicy), and every page's links against every
+staged file (ridgepoint.prose.links).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from ridgepoint.content.parsememo import ParseMemo
 from ridgepoint.pages import generate_pages
 from ridgepoint.pages.feeds import generate_feeds
 from ridgepoint.pages.robots import robots_txt
-from ridgepoint.prose.figures import FigureSource, render_figures
+from ridgepoint.prose.figures import FigureSource, render_figures, with_figures
 from ridgepoint.prose.glossary_links import TermLinker
 from ridgepoint.prose.links import broken_links
 from ridgepoint.prose.sourcepolicy import refusals
@@ -52,7 +53,6 @@ WIDGET_SCRIPT = "assets/sim/widget.js"  # also in mkdocs.yml's extra_javascript
 SIM_MARKER = re.compile(r'data-sim="([A-Za-z_][A-Za-z0-9_]*)"')
 # Folders under content/ that hold a YAML kind (the catalogue): not copied into the site.
 DATA_FOLDERS = tuple(f"{kind.folder}/" for kind in KINDS if not kind.markdown)
-
 
 
 def _front_matter(meta: dict[str, object]) -> str:
@@ -82,7 +82,7 @@ class Stager:
     def __init__(self, layout: Layout, site: Site, config: SiteConfig, runs: SimRuns,
                  check_only: bool = False) -> None:
         self.layout = layout
-        self.site = site
+        self.site = with_figures(site, FigureSource(layout, runs.run))  # hooks, summaries
         self.config = config
         self.runs = runs
         self.check_only = check_only
@@ -120,7 +120,7 @@ class Stager:
     def _stage(self, relative: str, text: str) -> str:
         """The page staged, or ContentErrors with every problem each step found."""
         source = self.layout.relative(self.layout.content / relative)
-        meta, body, body_line = split_front_matter(text, source)
+        _, body, body_line = split_front_matter(text, source)
         errors = refusals(body, source, body_line)
         try:
             text = render_figures(text, source, FigureSource(self.layout, self.runs.run))
@@ -131,7 +131,7 @@ class Stager:
             if errors:
                 raise ContentErrors(errors)
             return text
-        _, body, _ = split_front_matter(text, source)
+        meta, body, _ = split_front_matter(text, source)  # its placeholders filled in
         head = text[: len(text) - len(body)]
         if relative.startswith(LINKED_SECTIONS):
             glossary = posixpath.relpath(
