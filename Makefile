@@ -4,10 +4,13 @@
 #   (build, serve and publish take BUILDER=mkdocs|zensical; MkDocs is the default)
 #   make publish SITE_URL=https://...   the same, for publication at that address
 #   make check   validate content only (fast)
-#   make new     KIND=term|reading|hub|explainer|article|gpu|model|calibration SLUG=... [SIM=...]: a new content file
+#   make new     KIND=term|reading|hub|explainer|article|gpu|model|kernels|calibration SLUG=... [SIM=...]: a new content file
 #   make test    set up (Chromium and Java too, with apt, if missing) and run every test
 #   make typecheck  type-check the browser JavaScript (TypeScript's checker, no output)
 #   make bench   run the benchmarks
+#   make calibration  the physics against every measurement: errors per category, training
+#                and held-out sets side by side (a few seconds)
+#   make fit     refit the kernel profiles (content/catalogue/kernels/) to the training points
 #   make golden  rewrite the pipeline's golden files after an intended change
 #   make lock    re-resolve requirements.lock from pyproject.toml (needs network)
 #   make transcribe AIC=/path/to/aiconfigurator [AIC_COMMIT=<sha>]   rewrite the calibration
@@ -26,7 +29,7 @@ export NO_MKDOCS_2_WARNING := 1
 # the pipeline and the sims again, about 70 ms of each rebuild.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: system setup serve build publish check new test typecheck bench experiments transcribe golden lint lock clean
+.PHONY: system setup serve build publish check new test typecheck bench calibration fit experiments transcribe golden lint lock clean
 
 setup: $(SETUP)
 
@@ -86,6 +89,14 @@ bench: $(SETUP) $(LIGHTHOUSE)
 $(LIGHTHOUSE): scripts/bench/node/package-lock.json
 	npm ci --prefix scripts/bench/node --no-audit --no-fund --loglevel=error
 	touch $@
+
+calibration: $(VENV)/.installed
+	$(PY) scripts/calibration.py
+
+# Fits each profile's constants to its training points alone and writes them with the errors
+# they make (tests/sims/test_kernel_fit.py fails while the committed profiles are not a fit's).
+fit: $(VENV)/.installed
+	$(PY) scripts/calibration.py --fit
 
 # Reruns every experiment and rewrites content/data/experiments/*.json (takes minutes).
 # Experiment-only packages come from their own lock, installed exactly as listed (--no-deps:

@@ -1,5 +1,5 @@
 """`make new KIND=<kind> SLUG=... [SIM=module]`: a new content file of any kind (a term, a reading,
-a hub, an explainer, an article, a catalogue GPU, model or calibration set).
+a hub, an explainer, an article, a catalogue GPU, model, kernel profile or calibration set).
 
 Writes the file with its modeline, every field with what belongs in it and its allowed
 values, today's date where one is needed (ridgepoint.editing.scaffold); an explainer also gets its

@@ -34,7 +34,8 @@ from sims.batching_charts import (
     timeline_rows,
 )
 from sims.kit.contract import Choice, InputError, Number, simulation
-from sims.physics import GPUS, MODELS, Work, decode_step, memory_fit, step_cost
+from sims.physics import GPUS, MODELS, Work, memory_fit, precision_for, step_cost
+from sims.physics.accuracy import step_regime
 
 TITLE = "A batch is only as fast as its slowest member"
 
@@ -72,6 +73,7 @@ METRICS = {
     "full_step_ms": "One step with every slot decoding, at the prompt's context (ms)",
     "fits": "Weights and every slot's KV cache fit on the GPU",
     "memory": "Memory the GPU needs, against what it can use",
+    "accuracy": "Regime of the step with every slot decoding and the measured error there",
 }
 
 
@@ -198,10 +200,12 @@ def simulate(
         idle = run.idle_slot_steps / (run.steps * batch_size)
         summary[f"{policy}_idle_fraction"] = round(idle, 3)
         summary[f"{policy}_steps"] = run.steps
-    full = decode_step(chip, shape, batch_size, prompt_tokens)
-    summary["full_step_ms"] = round(full.time_s * 1e3, 3)
+    full = [Work(1, prompt_tokens, count=batch_size)]
+    summary["full_step_ms"] = round(price(full) * 1e3, 3)
     summary["fits"] = fit.fits
     summary["memory"] = fit.reason
+    regime = step_regime(chip, shape, precision_for(chip, shape), 1, "tp", full)
+    summary["accuracy"] = f"Decode step with every slot busy: {regime}"
     summary = {key: summary[key] for key in METRICS}  # the page lists them in METRICS order
 
     timeline = [row for p in POLICIES for row in timeline_rows(p, runs[p], batch_size)]

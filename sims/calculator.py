@@ -30,6 +30,7 @@ from sims.physics import (
     precision_for,
     step_cost,
 )
+from sims.physics.accuracy import step_note
 from sims.physics.precision import PRECISIONS
 from sims.physics.pricing import pricer
 
@@ -67,6 +68,7 @@ METRICS = {
     "fits": "Weights and KV fit in each GPU's usable memory",
     "memory": "Memory each GPU needs, against what it can use",
     "precision": "Formats of weights, activations and KV",
+    "accuracy": "Regime of the step and the measured error there",
 }
 
 STEP_KEYS = ("time_s", "compute_s", "memory_s", "collective_s", "flops", "bytes", "fits")
@@ -101,7 +103,8 @@ def simulate(
     work, held = _work(phase, batch, context, prompt_tokens)
     cost = step_cost(chip, shape, [work], gpus, precision, layout)
     fit = memory_fit(chip, shape, batch, held, gpus, precision, layout)
-    parts = pricer(chip, shape, precision, gpus, layout).parts([work])
+    priced = pricer(chip, shape, precision, gpus, layout)
+    parts = priced.parts([work])
     rows = [{"part": part, "ms": seconds * 1e3, "order": i}
             for i, (part, seconds) in enumerate(parts.items())]
     return {
@@ -110,6 +113,8 @@ def simulate(
             "collective_s": cost.collective_s, "flops": cost.flops, "bytes": cost.bytes,
             "bound": cost.bound, "fits": fit.fits, "memory": fit.reason,
             "precision": precision.label,
+            "accuracy": f"{phase.capitalize()} step: "
+                        + step_note(chip, priced.classes([work])),
         },
         "charts": [charts.chart(
             charts.titled(f"Where one GPU's {phase} step goes", fit.note),
@@ -159,8 +164,13 @@ def catalogue_json() -> dict[str, Any]:
             "scale_out_bytes_per_s": gpu.scale_out_bytes_per_s,
             "peak_ridge_flops_per_byte": gpu.ridge_flops_per_byte,
             "effective_ridge_flops_per_byte": gpu.effective_ridge_flops_per_byte,
-            "allreduce_latency_s": {str(n): fit.latency_s
-                                    for n, fit in gpu.collectives.fits.items()},
+            "topology": gpu.topology,
+            "kernel_profile": gpu.kernels.key,
+            "allreduce_latency_s": {
+                name: {algorithm.traffic: {str(n): s for n, s in algorithm.latency_s.items()}
+                       for algorithm in fit.algorithms
+                       if algorithm.traffic != "in_switch" or gpu.topology == "switch"}
+                for name, fit in gpu.kernels.all_reduce.items()},
         }
         for key, gpu in GPUS.items()
     }

@@ -35,13 +35,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from sims.chunked_prefill_charts import (
-    DECODE,
-    MIXED,
-    PREFILL,
-    sweep_chart,
-    timelines,
-)
+from sims.chunked_prefill_charts import DECODE, MIXED, PREFILL, sweep_chart, timelines
 from sims.kit.contract import Choice, InputError, Number, simulation
 from sims.physics import (
     GPUS,
@@ -60,6 +54,7 @@ from sims.physics import (
     step_cost,
     step_series,
 )
+from sims.physics.accuracy import step_regime
 
 TITLE = "A long prompt should not stall everyone else"
 
@@ -106,6 +101,7 @@ METRICS = {
     "chunked_ttft_s": "Chunked: time to the prompt's first token (s)",
     "fits": "Weights and every KV cache fit on the GPUs",
     "memory": "Memory each GPU needs, against what it can use",
+    "accuracy": "Regime of a chunked step and the measured error there",
 }
 
 
@@ -277,6 +273,10 @@ def simulate(
     ]
     fit = memory_fit(setup.gpu, setup.model, streams, context_tokens + 1, setup.tp,
                      setup.precision, more=[(1, prompt_tokens + 1)])
+    # The first slice's step, as slice_times prices it: the streams plus one chunk.
+    first = min(chunk, prompt_tokens)
+    regime = step_regime(chip, shape, setup.precision, setup.tp, "tp",
+        [setup.decodes(), Work(first, 0, logit_tokens=int(first == prompt_tokens))])
     return {
         "summary": {
             "ridge_chunk_tokens": ridge,
@@ -289,6 +289,8 @@ def simulate(
             "chunked_ttft_s": ttft(sliced),
             "fits": fit.fits,
             "memory": fit.reason,
+            "accuracy": f"Chunked step, {first:,} prompt tokens beside a decode batch of "
+                        f"{streams}: {regime}",
         },
         "charts": [
             *timelines(drawn, (ttft(alone), ttft(sliced)), streams, prompt_tokens, chunk,

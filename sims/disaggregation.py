@@ -42,6 +42,7 @@ from sims.physics import (
     TP_DEGREES,
     Gpu,
     Model,
+    Work,
     check_group,
     memory_fit,
     p2p_time,
@@ -50,7 +51,9 @@ from sims.physics import (
     ridge_tokens,
     scale_out_time,
 )
+from sims.physics.accuracy import step_note, throughput_note
 from sims.physics.capacity import sequences_that_fit
+from sims.physics.pricing import pricer
 from sims.serving.arrivals import Request, percentile, poisson_requests, weighted_quantiles
 from sims.serving.engine import Job, Served, StepClock, serve, step_clock
 
@@ -108,6 +111,7 @@ METRICS = {
     "colocated_instances": "One pool: instances (instances)",
     "prefill_instances": "Two pools: prefill instances (instances)",
     "decode_instances": "Two pools: decode instances (instances)",
+    "accuracy": "Regime of a decode instance's step and of whole runs, and the measured error",
 }
 
 
@@ -197,6 +201,8 @@ class Setup:
             raise InputError("tp", f"expected enough GPUs per instance to hold one request; "
                                    f"on {tp}, it {fit.reason}")
         self.clock = step_clock(gpu, model, tp, precision)
+        self.gpu, self.pricer = gpu, pricer(gpu, model, precision, tp, "tp")
+        self.prompt, self.output = prompt, output
         self.chunk = chunk
         self.budget = max(prompt, ridge_tokens(gpu, model, precision))
         shard = memory_fit(gpu, model, 1, prompt, tp, precision).kv_per_gpu_bytes
@@ -209,6 +215,20 @@ class Setup:
         two = disaggregated(requests, self.clock, self.prefills, self.decodes, self.budget,
                             self.capacity, self.transfer)
         return Outcome(requests, one), Outcome(requests, two)
+
+    def accuracy(self, rate: float, two: Outcome) -> str:
+        """The regime of a decode instance's step: by Little's law, each holds its share of
+        the arrival rate times the time a request spends decoding (its gaps, at their mean),
+        each request holding its prompt and half its reply."""
+        gaps = sum(count for _, count in two.gaps)
+        mean_gap = sum(s * count for s, count in two.gaps) / gaps if gaps else 0.0
+        decoding = rate / self.decodes * (self.output - 1) * mean_gap
+        step = Work(1, round(self.prompt + self.output / 2),
+                    count=min(self.capacity, max(1, round(decoding))))
+        regime = step_note(self.gpu, self.pricer.classes([step]))
+        runs = throughput_note(self.gpu, named=False)
+        return (f"Decode step at batch {step.count}, about {step.context_tokens:,} tokens each "
+                f"(a decode instance at this rate): {regime}. {runs}")
 
 
 @simulation(INPUTS)
@@ -239,6 +259,7 @@ def simulate(*, request_rate: float, prefill_gpus: int, decode_gpus: int, link: 
             "colocated_instances": setup.colocated,
             "prefill_instances": setup.prefills,
             "decode_instances": setup.decodes,
+            "accuracy": setup.accuracy(request_rate, two),
         },
         "charts": [
             arrivals_chart(requests, {COLOCATED: one, DISAGGREGATED: two}),

@@ -32,12 +32,21 @@ from sims.physics import (
     GPUS,
     MODELS,
     TP_DEGREES,
+    Work,
     check_group,
     precision_for,
     prefill,
 )
+from sims.physics.accuracy import step_regime, throughput_note
 from sims.serving.kv_space import kv_space
-from sims.serving.rate_sweep import SWEEP_HIGH, Scenario, Slo, capacity, sweep_rates
+from sims.serving.rate_sweep import (
+    SWEEP_HIGH,
+    Scenario,
+    Slo,
+    capacity,
+    saturated_decodes,
+    sweep_rates,
+)
 from sims.serving.replica import Policy
 from sims.serving.workload import ARRIVALS, draw, percentile
 
@@ -121,7 +130,16 @@ METRICS = {
     "refused": "Requests too long for the KV cache even alone (refused)",
     "fits": "The weights leave room for a KV cache",
     "memory": "What the weights leave for the KV cache on each GPU",
+    "accuracy": "Regime of a saturated decode step and of whole runs, and the measured error",
 }
+
+
+def saturated_step(policy: Policy, prompt_tokens: int, output_tokens: int) -> Work:
+    """A decode step of a replica that is never idle: as many sequences as the batch limit,
+    the token budget and the KV room allow, each holding its prompt and half its answer on
+    average (the step Scenario.saturation_rps prices)."""
+    decodes, held = saturated_decodes(policy, prompt_tokens, output_tokens)
+    return Work(1, round(held), count=decodes)
 
 
 @simulation(INPUTS)
@@ -150,6 +168,8 @@ def simulate(
     p50_ttft, p99_ttft = chosen.percentiles(chosen.ttft)
     p50_tpot, p99_tpot = chosen.percentiles(chosen.tpot)
     p99_prompt = round(percentile(sorted(r.prompt_tokens for r in drawn), 0.99))
+    step = saturated_step(policy, prompt_tokens, output_tokens)
+    regime = step_regime(chip, shape, precision, group, "tp", [step])
     summary = {
         "p50_ttft_s": p50_ttft,
         "p99_ttft_s": p99_ttft,
@@ -175,6 +195,9 @@ def simulate(
         "refused": sum(chosen.served.refused),
         "fits": space.fits,
         "memory": space.reason(chip.name),
+        "accuracy": f"Decode step at batch {step.count}, about {step.context_tokens:,} "
+                    f"tokens each (the replica saturated): {regime}. "
+                    f"{throughput_note(chip, named=False)}",
     }
     return {
         "summary": summary,

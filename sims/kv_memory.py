@@ -21,7 +21,8 @@ from typing import Any
 from sims import kv_memory_charts
 from sims.kit import memo
 from sims.kit.contract import Choice, Number, simulation
-from sims.physics import GPUS, MODELS, TP_DEGREES, check_group, precision_for
+from sims.physics import GPUS, MODELS, TP_DEGREES, Work, check_group, precision_for
+from sims.physics.accuracy import step_regime, throughput_note
 from sims.serving.kv_allocators import contiguous, paged
 from sims.serving.kv_meter import EXTERNAL, FUTURE, NEVER, SLACK, Outcome
 from sims.serving.kv_space import kv_space, swap_s
@@ -100,6 +101,8 @@ METRICS = {
     "refused": "Requests too long for the room even alone (refused)",
     "fits": "The weights leave room for a KV cache",
     "memory": "What the weights leave for the KV cache on each GPU",
+    "accuracy": "Regime of a decode step of the requests in flight and of whole runs, and "
+                "the measured error",
 }
 
 
@@ -146,6 +149,10 @@ def simulate(
     known = chip.host_link_bytes_per_s is not None
     swaps = [swap_s(space, chip, tokens) or 0.0 for tokens in victims]
     reserved, internal, external = _shares(chosen)
+    # The requests in flight on average, each holding its prompt and half its answer.
+    flight = Work(1, round(prompt_tokens + output_tokens / 2),
+                  count=max(1, round(chosen.mean_running)))
+    regime = step_regime(chip, shape, precision, group, "tp", [flight])
     summary = {
         "max_concurrent_requests": chosen.max_running,
         "mean_concurrent_requests": chosen.mean_running,
@@ -172,6 +179,9 @@ def simulate(
         "refused": chosen.refused,
         "fits": space.fits,
         "memory": space.reason(chip.name),
+        "accuracy": f"Decode step at batch {flight.count}, about {flight.context_tokens:,} "
+                    f"tokens each (the requests in flight on average): {regime}. "
+                    f"{throughput_note(chip, named=False)}",
     }
     return {
         "summary": summary,

@@ -36,12 +36,14 @@ from sims.physics import (
     Model,
     Precision,
     StepCost,
+    Work,
     check_group,
     decode_step,
     memory_fit,
     precision_for,
     touched_experts,
 )
+from sims.physics.accuracy import step_regime
 
 TITLE = "671 billion parameters, 37 billion at a time"
 # Issue 19 allows its sims 100 ms at their most expensive inputs (the others get 20).
@@ -86,6 +88,7 @@ METRICS = {
     "allreduce_s": "All-reduces in one tensor-parallel step (s)",
     "fits": "Weights and KV cache fit, chosen layout",
     "memory": "Memory each GPU needs, against what it can use",
+    "accuracy": "Regime of the decode step in the chosen layout and the measured error there",
 }
 
 
@@ -249,6 +252,8 @@ def simulate(*, model: str, gpu: str, gpus: str, expert_parallel: str, batch_siz
     steps = _steps(chip, shape, group, precision, batch_size, context_tokens)
     fit = memory_fit(chip, shape, batch_size, context_tokens + 1, group, precision, layout)
     step, dense = steps[chosen], steps[DENSE]
+    regime = step_regime(chip, shape, precision, group, layout,
+        [Work(1, context_tokens, count=batch_size)])
     return {
         "summary": {
             "params_b": shape.params / 1e9,
@@ -267,6 +272,8 @@ def simulate(*, model: str, gpu: str, gpus: str, expert_parallel: str, batch_siz
             "allreduce_s": steps[TP].collective_s,
             "fits": fit.fits,
             "memory": fit.reason,
+            "accuracy": f"Decode step, {'expert' if layout == 'ep' else 'tensor'} parallel: "
+                        f"{regime}",
         },
         "charts": [
             _touched_chart(shape, batch_size),

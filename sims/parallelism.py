@@ -39,8 +39,11 @@ from sims.physics import (
     Work,
     memory_fit,
     p2p_time,
+    precision_for,
     step_cost,
 )
+from sims.physics.accuracy import step_note
+from sims.physics.pricing import pricer
 
 ACTIVATION_BYTES = 2  # a stage hands on each request's hidden state in BF16
 
@@ -110,6 +113,7 @@ METRICS = {
             ("microbatches", "micro-batches used (micro-batches)"),
         )
     },
+    "accuracy": "Regime of tp8's decode step and the measured error there",
 }
 
 
@@ -287,5 +291,10 @@ def simulate(
         summary[f"{key}_throughput_tokens_per_s"] = run.throughput
         summary[f"{key}_busy_fraction"] = run.busy_fraction
         summary[f"{key}_microbatches"] = len(run.sizes)
+    # tp8's step holds every kind of kernel the three layouts run: the pipelines' stages
+    # run the same GEMMs and attention on fewer layers, with fewer all-reduces or none.
+    tp8 = pricer(chip, shape, precision_for(chip, shape), GPU_COUNT, "tp")
+    regime = step_note(chip, tp8.classes([Work(1, context_tokens, count=requests_in_flight)]))
+    summary["accuracy"] = f"tp8 decode step at batch {requests_in_flight}: {regime}"
     return {"summary": summary,
             "charts": [_chart(run, (0.0, end), fit.note) for run in runs]}

@@ -19,7 +19,8 @@ from typing import NamedTuple
 
 from sims.kit import charts
 from sims.kit.contract import Choice, Number, simulation
-from sims.physics import GPUS, MODELS, Gpu, Model, memory_fit, prefill
+from sims.physics import GPUS, MODELS, Gpu, Model, Work, memory_fit, precision_for, prefill
+from sims.physics.accuracy import step_regime
 from sims.serving.kv_blocks import PrefixCache, Segment
 
 TITLE = "Compute the system prompt once"
@@ -51,6 +52,7 @@ METRICS = {
     "last_prefill_s_with_cache": "Prefill time of the last request with the cache (s)",
     "fits": "Weights and the cache's KV fit on the GPU",
     "memory": "Memory the GPU needs, against what it can use",
+    "accuracy": "Regime of the last request's prefill and the measured error there",
 }
 
 FOUND = ("nothing", "the shared system prompt", "this user's conversation so far")
@@ -199,6 +201,9 @@ def simulate(
     fit = memory_fit(chip, shape, 1, cache.tokens)
     sent = sum(r.sent for r in requests)
     computed = sum(r.computed for r in requests)
+    last = requests[-1]
+    regime = step_regime(chip, shape, precision_for(chip, shape), 1, "tp",
+                         [Work(last.computed, last.cached, logit_tokens=1)])
     summary = {
         "prompt_tokens": sent,
         "computed_tokens_without_cache": sent,
@@ -212,6 +217,8 @@ def simulate(
         "last_prefill_s_with_cache": round(requests[-1].prefill_s_with, 5),
         "fits": fit.fits,
         "memory": fit.reason,
+        "accuracy": f"Prefill of the last request ({last.computed:,} tokens computed on "
+                    f"{last.cached:,} cached): {regime}",
     }
     table_rows = [
         {"request": r.number, "user": r.user, "turn": r.turn, "sent": r.sent,

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from sims.kit import charts
 from sims.kit.contract import Choice, InputError, Number, simulation
 from sims.physics import (
     GPUS,
@@ -34,14 +33,23 @@ from sims.physics import (
     Model,
     Precision,
     StepCost,
+    Work,
     check_group,
     decode_step,
     memory_fit,
     precision_for,
     prefill,
 )
+from sims.physics.accuracy import step_regime
 from sims.physics.capacity import sequences_that_fit
-from sims.physics.precision import LABELS, PRECISIONS, wider
+from sims.physics.precision import PRECISIONS, wider
+from sims.quantization_charts import (
+    BYTES_LINE,
+    DECODE_LINE,
+    PREFILL_LINE,
+    capacity_chart,
+    speedup_chart,
+)
 
 TITLE = "Fewer bytes, faster decode; faster tensor cores, faster prefill"
 # Issue 19 allows its sims 100 ms at their most expensive inputs (the others get 20).
@@ -53,10 +61,6 @@ MAX_BATCH = 256
 # short question to a long document.
 DECODE_SWEEP = tuple(2**k for k in range(9))  # 1 .. 256 sequences
 PREFILL_SWEEP = tuple(2**k for k in range(4, 15))  # 16 .. 16,384 tokens
-DECODE_LINE = "decode: speedup"
-BYTES_LINE = "decode: bytes read, BF16 / chosen (its bound)"
-PREFILL_LINE = "prefill: speedup"
-LINES = (DECODE_LINE, BYTES_LINE, PREFILL_LINE)
 
 INPUTS = (
     Choice("weights", "Weights", "fp8", PRECISIONS,
@@ -96,6 +100,7 @@ METRICS = {
     "precision": "Formats of weights, activations and KV",
     "fits": "Weights and the batch's KV cache fit, chosen formats",
     "memory": "Memory each GPU needs, against what it can use",
+    "accuracy": "Regime of the decode step in the chosen formats and the measured error there",
 }
 
 
@@ -127,95 +132,6 @@ def _speedups(gpu: Gpu, model: Model, tp: int, chosen: Precision, plain: Precisi
         rows.append({"line": PREFILL_LINE, "tokens": n, "speedup": speed,
                      "current": n == context})
     return rows
-
-
-def _speedup_chart(rows: list[dict[str, Any]], rate_ratio: float, gpu: Gpu,
-                   precision: Precision, note: str) -> dict[str, Any]:
-    top = max(rate_ratio, *(row["speedup"] for row in rows))
-    x = {"field": "tokens", "type": "quantitative",
-         "title": "Sequences in a decode step, or tokens in a prompt (tokens)",
-         "scale": {"type": "log", "base": 2, "domain": [1, PREFILL_SWEEP[-1]]},
-         "axis": {"values": [1, 16, 256, 4096, PREFILL_SWEEP[-1]], "format": ","}}
-    y = {"field": "speedup", "type": "quantitative", "title": "Speedup over BF16 (x)",
-         **charts.value_axis(top)}
-    series = {"field": "line", "type": "nominal", "title": None,
-              "scale": {"domain": list(LINES), "range": ["#4c78a8", "#4c78a8", "#f58518"]},
-              "legend": {"orient": "top", "columns": 1, "labelLimit": 320}}
-    dashes = {"field": "line", "type": "nominal", "title": None,
-              "scale": {"domain": list(LINES), "range": [[1, 0], [5, 3], [1, 0]]},
-              "legend": {"orient": "top", "columns": 1, "labelLimit": 320}}
-    tooltip = [{"field": "line", "title": "Series"},
-               {"field": "tokens", "type": "quantitative", "title": "Tokens", "format": ","},
-               {"field": "speedup", "type": "quantitative", "title": "Ratio (x)",
-                "format": ".2f"}]
-    rate = f"prefill's bound: tensor-core rate, {rate_ratio:.2f}x"
-    return charts.chart(
-        charts.titled("Decode gains what the bytes allow, prefill what the tensor cores allow",
-                      note),
-        f"Speedup of {precision.label} over BF16 on the {gpu.name}: a decode step against "
-        f"the number of sequences in it, with the bytes it reads in BF16 over the chosen "
-        f"formats as a dashed line (its bound), and a prefill against the prompt's length, "
-        f"with the tensor-core rate of its matmuls' format over BF16's ({rate_ratio:.2f}x) "
-        f"as a dashed rule (its bound). The current batch and context are the large dots.",
-        rows,
-        layer=[
-            {"mark": {"type": "rule", "strokeDash": [2, 3], "color": "#f58518"},
-             "encoding": {"y": {"datum": rate_ratio}}},
-            {"mark": {"type": "text", "align": "right", "baseline": "top", "dy": 3,
-                      "color": "#f58518"},  # below its rule: nothing sticks out above the plot
-             "encoding": {"x": {"value": "width"}, "y": {"datum": rate_ratio},
-                          "text": {"value": rate}}},
-            {"mark": {"type": "line", "point": True},
-             "encoding": {"x": x, "y": y, "tooltip": tooltip, "color": series,
-                          "strokeDash": dashes}},
-            {"transform": [{"filter": "datum.current"}],
-             "mark": {"type": "point", "filled": True, "size": 140, "opacity": 1},
-             "encoding": {"x": x, "y": y, "tooltip": tooltip,
-                          "color": {**series, "legend": None}}},
-        ],
-    )
-
-
-def _capacity_chart(gpu: Gpu, model: Model, tp: int, context: int, chosen: Precision
-                    ) -> dict[str, Any]:
-    """Requests in flight for every weights x KV format, the current pair marked."""
-    rows = []
-    for weights in PRECISIONS:
-        for kv in PRECISIONS:
-            precision = Precision(weights, weights, BF16, kv)
-            rows.append({
-                "weights": f"weights {LABELS[weights]}", "kv": f"KV {LABELS[kv]}",
-                "requests": sequences_that_fit(gpu, model, context, tp, precision),
-                "current": (weights, kv) == (chosen.weights, chosen.kv),
-            })
-    top = max(1, *(row["requests"] for row in rows))
-    x = {"field": "weights", "type": "nominal", "title": None,
-         "sort": [f"weights {LABELS[p]}" for p in PRECISIONS], "axis": {"labelAngle": 0}}
-    y = {"field": "requests", "type": "quantitative",
-         "title": "Requests at once (requests)", **charts.value_axis(top)}
-    kv_order = [f"KV {LABELS[p]}" for p in PRECISIONS]
-    return charts.chart(
-        # The context length goes in the chart's title, which a kept view takes as a
-        # parameter: in the axis title it would make every context change build a new view.
-        f"Smaller weights and cache: more requests of {context:,} tokens in flight",
-        f"How many requests of {context:,} tokens can hold their KV cache at once on "
-        f"{tp} x {gpu.name} for each format of the weights and of the KV cache; the "
-        f"outlined bar is the current choice.",
-        rows,
-        mark={"type": "bar", "strokeWidth": 2.5},
-        encoding={
-            "x": x, "y": y,
-            "xOffset": {"field": "kv", "sort": kv_order},
-            "color": {"field": "kv", "type": "nominal", "title": None, "sort": kv_order,
-                      "scale": {"range": ["#4c78a8", "#f58518", "#54a24b"]},
-                      "legend": {"orient": "top"}},
-            "stroke": {"condition": {"test": "datum.current", "value": "#e45756"},
-                       "value": None},
-            "tooltip": [{"field": "weights", "title": "Weights"},
-                        {"field": "kv", "title": "KV cache"},
-                        {"field": "requests", "type": "quantitative", "title": "Requests"}],
-        },
-    )
 
 
 def _row(phase: str, formats: str, cost: StepCost) -> dict[str, Any]:
@@ -250,6 +166,8 @@ def simulate(*, weights: str, activations: str, kv: str, model: str, gpu: str, t
     plain_fit = memory_fit(chip, shape, 1, context_tokens, shards, plain)
     one = memory_fit(chip, shape, 1, context_tokens, shards, chosen)
     rate_ratio = tensor_core_ratio(chip, chosen)
+    regime = step_regime(chip, shape, chosen, shards, "tp",
+        [Work(1, context_tokens, count=batch_size)])
     return {
         "summary": {
             "decode_step_s": decode.time_s,
@@ -272,12 +190,13 @@ def simulate(*, weights: str, activations: str, kv: str, model: str, gpu: str, t
             "precision": chosen.label,
             "fits": fit.fits,
             "memory": fit.reason,
+            "accuracy": f"Decode step in {chosen.label}: {regime}",
         },
         "charts": [
-            _speedup_chart(_speedups(chip, shape, shards, chosen, plain, context_tokens,
-                                     batch_size),
-                           rate_ratio, chip, chosen, fit.note),
-            _capacity_chart(chip, shape, shards, context_tokens, chosen),
+            speedup_chart(_speedups(chip, shape, shards, chosen, plain, context_tokens,
+                                    batch_size),
+                          rate_ratio, chip, chosen, fit.note, PREFILL_SWEEP[-1]),
+            capacity_chart(chip, shape, shards, context_tokens, chosen),
         ],
         "tables": [{
             "title": f"The two steps, BF16 against {chosen.label} ({shards} GPU"

@@ -26,15 +26,14 @@ from __future__ import annotations
 from sims.kit import charts
 from sims.kit.contract import Choice, Number, simulation
 from sims.physics import (
-    COMPUTE_EFFICIENCY,
     GPUS,
     KV_INPUT,
-    MEMORY_EFFICIENCY,
     MODELS,
     WEIGHTS_INPUT,
     Gpu,
     Precision,
     StepCost,
+    Work,
     decode_step,
     memory_fit,
     precision_for,
@@ -42,6 +41,7 @@ from sims.physics import (
     smallest_fitting_tp,
     tp_degrees,
 )
+from sims.physics.accuracy import step_regime
 from sims.physics.precision import LABELS, wider
 
 TITLE = "Two phases, two bottlenecks"
@@ -59,7 +59,7 @@ INPUTS = (
 )
 
 METRICS = {
-    "ridge_flops_per_byte": "Ridge point at the assumed efficiencies (FLOP/byte)",
+    "ridge_flops_per_byte": "Ridge point at the shares of peak its matmuls reach (FLOP/byte)",
     "peak_ridge_flops_per_byte": "Ridge point at datasheet peaks (FLOP/byte)",
     "prefill_intensity": "Prefill: arithmetic intensity (FLOP/byte)",
     "decode_intensity": "Decode: arithmetic intensity (FLOP/byte)",
@@ -73,6 +73,7 @@ METRICS = {
     "fits": "Weights and KV fit on those GPUs",
     "memory": "Memory each GPU needs, against what it can use",
     "precision": "Formats of weights, activations and KV",
+    "accuracy": "Regime of the decode step and the measured error there",
 }
 
 X_DOMAIN = (0.5, 65536.0)  # FLOP/byte: from batch-1 decode to the longest prefill
@@ -90,8 +91,9 @@ def attainable_tflops(gpu: Gpu, intensity: float, precision: str = "bf16",
                       efficient: bool = True) -> float:
     """The roofline: the lower of the compute roof and bandwidth times intensity."""
     compute, memory = gpu.flops(precision), gpu.hbm_bytes_per_s
-    if efficient:
-        compute, memory = compute * COMPUTE_EFFICIENCY, memory * MEMORY_EFFICIENCY
+    if efficient:  # the shares of them the GPU's matmuls reach (its kernel profile)
+        fit = gpu.kernels.for_format(gpu.kernels.gemm, precision, "GEMM")
+        compute, memory = compute * fit.compute_efficiency, memory * fit.memory_efficiency
     return min(compute, intensity * memory) / 1e12
 
 
@@ -100,7 +102,7 @@ def _roofline_chart(gpu: Gpu, phases: dict[str, StepCost], precision: Precision,
     grid = [2.0**k for k in range(-1, 17)]
     fmt = compute_format(precision)
     roofs = []
-    for efficient, series in ((False, "datasheet peak"), (True, "at assumed efficiencies")):
+    for efficient, series in ((False, "datasheet peak"), (True, "as its matmuls reach")):
         ridge = gpu.ridge(fmt, efficient)
         for x in sorted({*grid, ridge}):
             roofs.append({"kind": "roof", "series": series, "intensity": x,
@@ -127,7 +129,7 @@ def _roofline_chart(gpu: Gpu, phases: dict[str, StepCost], precision: Precision,
              "encoding": {
                  "x": x, "y": y,
                  "strokeDash": {"field": "series", "type": "nominal", "title": None,
-                                "scale": {"domain": ["at assumed efficiencies",
+                                "scale": {"domain": ["as its matmuls reach",
                                                      "datasheet peak"],
                                           "range": [[1, 0], [4, 4]]},
                                 "legend": {"orient": "top"}},
@@ -224,6 +226,8 @@ def simulate(*, gpu: str, model: str, weights: str, kv: str, batch_size: int,
     decode = phases["decode"]
     kv_bytes = batch_size * shape.kv_bytes(seq_len + 1, precision.kv)
     fmt = compute_format(precision)
+    regime = step_regime(device, shape, precision, tp, "tp",
+        [Work(1, seq_len, count=batch_size)])
     summary = {
         "ridge_flops_per_byte": round(device.ridge(fmt, efficient=True), 1),
         "peak_ridge_flops_per_byte": round(device.ridge(fmt), 1),
@@ -239,6 +243,7 @@ def simulate(*, gpu: str, model: str, weights: str, kv: str, batch_size: int,
         "fits": fit.fits,
         "memory": fit.reason,
         "precision": precision.label,
+        "accuracy": f"Decode step: {regime}",
     }
     table = [
         {"phase": name, "tokens": batch_size * (seq_len if name == "prefill" else 1),

@@ -36,7 +36,8 @@ from typing import NamedTuple
 
 from sims.kit import charts
 from sims.kit.contract import Choice, Number, simulation
-from sims.physics import GPUS, MODELS, memory_fit, prefill
+from sims.physics import GPUS, MODELS, Work, memory_fit, precision_for, prefill
+from sims.physics.accuracy import step_regime
 from sims.routing_charts import POLICY_LABELS, bar_chart, load_chart
 from sims.serving.kv_blocks import PrefixCache, Segment
 
@@ -87,6 +88,7 @@ METRICS = {
     "no_cache_mean_ttft_s": "Mean TTFT if nothing were cached (s)",
     "fits": "Weights and a full prefix cache fit on each replica's GPU",
     "memory": "Memory each replica's GPU needs, against what it can use",
+    "accuracy": "Regime of a mean cache-aware prefill and the measured error there",
 }
 
 
@@ -246,6 +248,14 @@ def simulate(
         sum(map(ttft_s, sent_tokens, [0] * len(requests))) / len(requests), 5)
     summary["fits"] = fit.fits
     summary["memory"] = fit.reason
+    # The cache-aware policy's mean request: its mean cached prefix and the rest computed.
+    reused = sum(outcomes["cache_aware"].cached)
+    cached = round(reused / len(requests))
+    new = max(1, round((sent - reused) / len(requests)))  # each request computes 1 or more
+    regime = step_regime(chip, shape, precision_for(chip, shape), 1, "tp",
+                         [Work(new, cached, logit_tokens=1)])
+    summary["accuracy"] = (f"Prefill of a mean cache-aware request ({new:,} tokens computed "
+                           f"on {cached:,} cached): {regime}")
     summary = {key: summary[key] for key in METRICS}
 
     return {

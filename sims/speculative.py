@@ -32,8 +32,10 @@ from sims.physics import (
     decode_step,
     drafters,
     memory_fit,
+    precision_for,
     step_cost,
 )
+from sims.physics.accuracy import step_regime
 from sims.physics.drafters import DRAFT_MODEL, DRAFTERS
 
 TITLE = "Verifying five tokens costs the same as making one"
@@ -83,6 +85,7 @@ METRICS = {
     "acceptance_rate_used": "Acceptance rate of the drafter (per guess)",
     "draft_cost_used": "One draft step over one target step at this batch (x target step)",
     "lookahead_used": "Guesses the drafter makes each step (tokens)",
+    "accuracy": "Regime of the verify pass and the measured error there",
 }
 
 
@@ -111,6 +114,13 @@ def _verify(gpu: str, model: str, tp: int, batch: int, lookahead: int) -> StepCo
     """The target's pass over each sequence's last token plus its `lookahead` guesses."""
     work = [Work(lookahead + 1, CONTEXT_TOKENS, count=batch)]
     return step_cost(GPUS[gpu], MODELS[model], work, tp)
+
+
+def _verify_note(gpu: str, model: str, tp: int, batch: int, lookahead: int) -> str:
+    """The kernels `_verify`'s pass spends its time in, and the error measured there."""
+    chip, shape = GPUS[gpu], MODELS[model]
+    work = [Work(lookahead + 1, CONTEXT_TOKENS, count=batch)]
+    return step_regime(chip, shape, precision_for(chip, shape), tp, "tp", work)
 
 
 def _target_s(gpu: str, model: str, tp: int, batch: int) -> float:
@@ -208,6 +218,8 @@ def simulate(
             "acceptance_rate_used": acceptance_rate,
             "draft_cost_used": draft_cost,
             "lookahead_used": lookahead,
+            "accuracy": f"Verify pass of {batch_size} x {lookahead + 1} tokens: "
+                        f"{_verify_note(gpu, model, shards, batch_size, lookahead)}",
         },
         "charts": [
             _speedup_chart(

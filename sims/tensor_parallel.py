@@ -7,10 +7,11 @@ the partial results on each GPU must be summed across all of them before the nex
 can start: an all-reduce, two per layer, every step.
 
 An all-reduce costs a fixed time per call (launch, synchronisation, the link's own latency)
-plus a part that grows with its message; both are fitted, for each number of GPUs, to
-measured NCCL times (`sims.physics.allreduce_time`, the GPU's catalogue file names the
-measurements). In decode the message is one hidden state per sequence, a few kilobytes to a
-few megabytes, so the fixed part is most of it, and it does not shrink when the shards do.
+plus a part that grows with its message; both come from the GPU's kernel profile, fitted to
+measured all-reduces (`sims.physics.allreduce_time`): engines' own kernels for small
+messages, NCCL's for large ones. In decode the message is one hidden state per sequence, a
+few kilobytes to a few megabytes, so the fixed part is most of it, and it does not shrink
+when the shards do.
 That is why the all-reduce share of a step grows with tp, and why its cost barely moves
 with the batch.
 
@@ -33,18 +34,22 @@ from sims.physics import (
     Gpu,
     Precision,
     StepCost,
+    Work,
+    allreduce_fit,
     check_group,
     decode_step,
     memory_fit,
     precision_for,
     tp_degrees,
 )
+from sims.physics.accuracy import step_regime
 
 TITLE = "Every layer stops to agree, twice"
 
 # The two batch sizes the comparison chart sets side by side: one sequence, and a batch
 # large enough that the all-reduce message is a few megabytes.
 SMALL_BATCH, LARGE_BATCH = 1, 256
+ALLREDUCE_BYTES = 2  # a hidden state's partial sums travel in BF16 (sims.physics.pricing)
 
 SHARD = "shard work (matmuls)"
 FIXED = "all-reduce: fixed latency"
@@ -78,15 +83,16 @@ METRICS = {
     "allreduce_time_s": "All-reduces of the step, together (s)",
     "allreduce_fraction": "Share of the step spent in all-reduce (fraction)",
     "allreduce_fixed_fraction": "Share of all-reduce time that is fixed latency (fraction)",
-    "allreduce_latency_us": "Fixed part of one all-reduce, fitted to measurements (µs)",
+    "allreduce_latency_us": "Fixed part of one all-reduce, from the kernel profile (µs)",
     "allreduce_gb_per_s": "Message rate of one all-reduce beyond the fixed part (GB/s)",
     "precision": "Formats of weights, activations and KV",
+    "accuracy": "Regime of the decode step and the measured error there",
 }
 
 
-def _parts(gpu: Gpu, cost: StepCost, tp: int) -> dict[str, float]:
+def _parts(gpu: Gpu, cost: StepCost, tp: int, message_bytes: float) -> dict[str, float]:
     """The step split three ways: shard work, all-reduce latency, all-reduce data (s)."""
-    fixed = cost.collectives * gpu.collectives.fits[tp].latency_s if tp > 1 else 0.0
+    fixed = cost.collectives * allreduce_fit(gpu, message_bytes, tp)[0] if tp > 1 else 0.0
     return {SHARD: cost.ops_s, FIXED: fixed, DATA: cost.collective_s - fixed}
 
 
@@ -148,7 +154,8 @@ def simulate(
     def priced(degree: int, batch: int) -> tuple[StepCost, dict[str, float], bool]:
         cost = decode_step(chip, shape, batch, context_tokens, degree, precision)
         fit = memory_fit(chip, shape, batch, context_tokens + 1, degree, precision)
-        return cost, _parts(chip, cost, degree), fit.fits
+        message = batch * shape.hidden * ALLREDUCE_BYTES
+        return cost, _parts(chip, cost, degree, message), fit.fits
 
     cost, parts, _ = priced(degree, batch_size)
     fit = memory_fit(chip, shape, batch_size, context_tokens + 1, degree, precision)
@@ -173,7 +180,10 @@ def simulate(
             ]
 
     allreduce_s = cost.collective_s
-    fitted = chip.collectives.fits.get(degree)
+    regime = step_regime(chip, shape, precision, degree, "tp",
+        [Work(1, context_tokens, count=batch_size)])
+    fitted = (allreduce_fit(chip, batch_size * shape.hidden * ALLREDUCE_BYTES, degree)
+              if degree > 1 else None)
     return {
         "summary": {
             "fits": fit.fits,
@@ -188,9 +198,10 @@ def simulate(
             "allreduce_time_s": allreduce_s,
             "allreduce_fraction": allreduce_s / cost.time_s,
             "allreduce_fixed_fraction": parts[FIXED] / allreduce_s if allreduce_s else 0.0,
-            "allreduce_latency_us": fitted.latency_s * 1e6 if fitted else 0.0,
-            "allreduce_gb_per_s": fitted.bytes_per_s / 1e9 if fitted else 0.0,
+            "allreduce_latency_us": fitted[0] * 1e6 if fitted else 0.0,
+            "allreduce_gb_per_s": fitted[1] / 1e9 if fitted else 0.0,
             "precision": precision.label,
+            "accuracy": f"Decode step on {_label(degree, True)}: {regime}",
         },
         "charts": [
             _split_chart(

@@ -31,6 +31,7 @@ from aiconfigurator_choice import (
     NCCL,
     PREFILL_FORMATS,
     PREFILL_SHAPES,
+    TRAINING_EP_MOE,
     TRTLLM,
     System,
     assign,
@@ -156,7 +157,8 @@ def attention(root: Path, system: System) -> Iterator[dict[str, Any]]:
 
 def moes(root: Path, system: System) -> Iterator[dict[str, Any]]:
     table = Table(root, system, f"moe/trtllm/{TRTLLM}/moe_perf.parquet", "trtllm", TRTLLM)
-    configs = BLACKWELL_MOE if system.key == "b200" else HOPPER_MOE
+    configs = ((*BLACKWELL_MOE, *TRAINING_EP_MOE["b200"]) if system.key == "b200" else
+               (*HOPPER_MOE, *TRAINING_EP_MOE.get(system.key, ())))
     columns = ("moe_dtype", "kernel_source", "num_tokens", "hidden_size", "inter_size", "topk",
                "num_experts", "moe_tp_size", "moe_ep_size", "distribution")
     for key, dtype, source, tp, ep, distribution in configs:

@@ -27,22 +27,25 @@ from typing import NamedTuple
 
 from sims.kit.contract import Choice, InputError
 from sims.physics import catalogue_data, collectives
-from sims.physics.hardware import COMPUTE_EFFICIENCY, MEMORY_EFFICIENCY, Gpu, build_gpus
+from sims.physics.hardware import Gpu, build_gpus
 from sims.physics.precision import LABELS, PRECISIONS, Precision, bytes_per_value, wider
 from sims.physics.pricing import LAYOUTS, pricer
+from sims.physics.profile import KernelProfile, build_profiles
 from sims.physics.shapes import Model, build_models
-from sims.physics.step import KERNEL_OVERHEAD_S, StepCost, Work, touched_experts
+from sims.physics.step import StepCost, Work, touched_experts
 
 __all__ = [
-    "COMPUTE_EFFICIENCY", "GPUS", "KERNEL_OVERHEAD_S", "KV_INPUT", "LAYOUTS", "MEMORY_EFFICIENCY",
-    "MODELS", "PRECISIONS", "SCALE_OUT_LATENCY_S", "TP_DEGREES", "USABLE_MEMORY_FRACTION",
-    "WEIGHTS_INPUT", "Gpu", "MemoryFit", "Model", "Precision", "StepCost", "Work",
-    "all_to_all_time", "allreduce_time", "check_group", "decode_step", "host_link_time",
-    "memory_fit", "p2p_time", "precision_for", "prefill", "ridge_tokens", "scale_out_time",
-    "smallest_fitting_tp", "step_cost", "step_series", "touched_experts", "tp_degrees",
+    "GPUS", "KV_INPUT", "LAYOUTS", "MODELS", "PRECISIONS", "PROFILES",
+    "SCALE_OUT_LATENCY_S", "TP_DEGREES", "USABLE_MEMORY_FRACTION", "WEIGHTS_INPUT", "Gpu",
+    "KernelProfile", "MemoryFit", "Model", "Precision", "StepCost", "Work",
+    "all_to_all_time", "allreduce_fit", "allreduce_time", "check_group", "decode_step",
+    "host_link_time", "memory_fit", "p2p_time", "precision_for", "prefill", "ridge_tokens",
+    "scale_out_time", "smallest_fitting_tp", "step_cost", "step_series", "touched_experts",
+    "tp_degrees",
 ]
 
-GPUS: dict[str, Gpu] = build_gpus(catalogue_data.GPUS)
+PROFILES: dict[str, KernelProfile] = build_profiles(catalogue_data.KERNELS)
+GPUS: dict[str, Gpu] = build_gpus(catalogue_data.GPUS, PROFILES)
 MODELS: dict[str, Model] = build_models(catalogue_data.MODELS)
 
 # Tensor-parallel degrees a sim offers; a GPU allows those within its scale-up domain.
@@ -206,16 +209,19 @@ def memory_fit(
     (sequences, context tokens) pairs), over `tp` GPUs.
 
     Tensor parallel: weights split evenly, KV heads split (copied beyond their number), a
-    latent cache held whole by every GPU. Expert parallel: routed experts split, everything
-    else held by every GPU, each GPU the KV of its own share of the sequences."""
+    latent cache held whole by every GPU. Expert parallel (attention data-parallel): routed
+    experts split, everything else held by every GPU, and each GPU holds whole sequences:
+    the busiest ceil(sequences / n) of each kind, never a part of one."""
     check_group(gpu, model, tp, layout)
     precision = precision or precision_for(gpu, model)
-    kv = sum(count * model.kv_bytes(context, precision.kv)
-             for count, context in ((batch, context_tokens), *more))
+    groups = ((batch, context_tokens), *more)
+    kv = sum(count * model.kv_bytes(context, precision.kv) for count, context in groups)
     weights = model.weight_bytes(precision)
     if layout == "ep":
         experts = model.expert_weight_bytes(precision)
-        per_gpu, kv_per_gpu = weights - experts + experts / tp, kv / tp
+        per_gpu = weights - experts + experts / tp
+        kv_per_gpu = sum(-(-count // tp) * model.kv_bytes(context, precision.kv)
+                         for count, context in groups)
     else:
         per_gpu = weights / tp
         kv_per_gpu = kv if model.latent else kv / min(tp, model.kv_heads)
@@ -239,27 +245,35 @@ def ridge_tokens(gpu: Gpu, model: Model, precision: Precision | None = None) -> 
 
     A matmul over n tokens does 2 FLOPs per weight per token and reads each weight once, so
     its intensity is 2n / (bytes per weight) FLOP per byte; setting that equal to the GPU's
-    ridge at this model's efficiencies, for the matmul's format, gives n. Attention, KV and
-    activations, left out here, move the real crossing a little."""
+    ridge at the shares of peak its GEMMs reach (its profile), for the matmul's format,
+    gives n. Attention, KV and activations, left out here, move the real crossing a little."""
     precision = precision or precision_for(gpu, model)
-    rate = gpu.flops(wider(precision.weights, precision.activations)) * COMPUTE_EFFICIENCY
-    bandwidth = gpu.hbm_bytes_per_s * MEMORY_EFFICIENCY
-    return round(rate / bandwidth * bytes_per_value(precision.weights) / 2)
+    fmt = wider(precision.weights, precision.activations)
+    return round(gpu.ridge(fmt, efficient=True) * bytes_per_value(precision.weights) / 2)
 
 
-def allreduce_time(gpu: Gpu, message_bytes: float, tp: int) -> float:
-    """One all-reduce of `message_bytes` over `tp` GPUs of `gpu`'s domain (s)."""
-    return collectives.allreduce_time(gpu.collectives, message_bytes, tp)
+def allreduce_time(gpu: Gpu, message_bytes: float, tp: int, implementation: str = "auto"
+                   ) -> float:
+    """One all-reduce of `message_bytes` over `tp` GPUs of `gpu`'s domain (s): NCCL's, an
+    engine's custom kernels', or (auto) what engines pick (sims.physics.collectives)."""
+    return collectives.allreduce_time(gpu, message_bytes, tp, implementation)
+
+
+def allreduce_fit(gpu: Gpu, message_bytes: float, tp: int, implementation: str = "auto"
+                  ) -> tuple[float, float]:
+    """(fixed latency in s, message bytes per second) of the all-reduce that runs for a
+    message of `message_bytes` over `tp` GPUs (sims.physics.collectives)."""
+    return collectives.allreduce_fit(gpu, message_bytes, tp, implementation)
 
 
 def all_to_all_time(gpu: Gpu, bytes_per_gpu: float, gpus: int) -> float:
     """One all-to-all in which each of `gpus` GPUs sends `bytes_per_gpu` (s)."""
-    return collectives.all_to_all_time(gpu.collectives, bytes_per_gpu, gpus)
+    return collectives.all_to_all_time(gpu, bytes_per_gpu, gpus)
 
 
 def p2p_time(gpu: Gpu, message_bytes: float) -> float:
     """A send between two GPUs of one domain, e.g. between pipeline stages (s)."""
-    return collectives.p2p_time(gpu.collectives, message_bytes)
+    return collectives.p2p_time(gpu, message_bytes)
 
 
 def scale_out_time(gpu: Gpu, message_bytes: float) -> float:

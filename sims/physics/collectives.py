@@ -1,132 +1,124 @@
-"""Collectives between GPUs, fitted to measured times: all-reduce, all-to-all, point to point.
+"""Collectives between GPUs of one scale-up domain: all-reduce by implementation and
+algorithm, all-to-all, point to point, each from the links the GPUs have and the GPU's
+kernel profile.
 
-An all-reduce over n GPUs of an S-byte message takes a + S / B: a fixed time a (kernel launch,
-synchronisation across the GPUs, the link's latency) and a bandwidth B, both fitted for each
-n to measured NCCL times (a least-squares fit of the relative error, so that a 30 us point
-weighs as much as a 300 us one). The measurements and their sources are in the GPU's
-catalogue file (`collectives:`); the fit happens here, once, when the catalogue is read.
+An all-reduce of S bytes over n GPUs runs one of its implementation's algorithms: a fixed
+latency (launch, synchronisation, the links' latency: the profile's, per n) plus the traffic
+the algorithm puts on each GPU's links (sims.physics.profile.TRAFFIC: (n - 1) S for a
+one-shot kernel that reads every peer's message, 2(n - 1)/n S for a ring or two-shot, S for
+a reduction in the switch) at its share of the per-GPU link bandwidth. The library or the
+engine picks the algorithm by size; the model takes the fastest, and a reduction in the
+switch only where there is a switch. The per-GPU link bandwidth is the GPU's scale-up
+bandwidth on a switch (NVSwitch: any GPU reaches any other at its full rate), and on a full
+mesh (MI300X's Infinity Fabric: one link to each peer) the n - 1 links to the others of the
+group, so that two GPUs of a mesh share a single link.
 
-What the fit stands for beyond the measurements, each an assumption of this model:
-
-- a number of GPUs between two measured ones takes their latency and their share of the
-  link's bandwidth, interpolated on log2(n); outside the measured range, the nearest;
-- a GPU without measurements (`collectives: like: <gpu>`) takes the measured GPU's latency
-  and its share of the link's bandwidth ("bus bandwidth" B * 2(n-1)/n over the link's rate
-  in one direction), over its own link;
-- an all-to-all over n GPUs, each sending S bytes of which (n-1)/n leave it, takes the
-  all-reduce's latency and the same share of the link, since no measured all-to-all was
-  found in the stored sources;
-- a send between two GPUs (pipeline stages) takes the two-GPU all-reduce's latency and
-  share of the link.
+Implementations: `nccl` (the collective library, its own choice of algorithm), `nvls` (NCCL
+with NVLink SHARP forced, as nccl-tests can be run), and where the profile has one, `custom`:
+the one-shot and two-shot kernels engines use (TensorRT-LLM's, vLLM's). `auto`, what engines
+do, takes custom where the profile has it. All-to-all and sends use NCCL's ring latency and
+share of the links.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable, Mapping
-from typing import NamedTuple
+from typing import TYPE_CHECKING
+
+from sims.physics.profile import TRAFFIC
+
+if TYPE_CHECKING:
+    from sims.physics.hardware import Gpu
+    from sims.physics.profile import AllReduceAlgorithm
+
+IMPLEMENTATIONS = ("auto", "nccl", "custom", "nvls")
 
 
-class Fit(NamedTuple):
-    """An all-reduce fitted at one number of GPUs."""
-
-    latency_s: float  # the fixed part, s
-    bytes_per_s: float  # message bytes per second of the size-dependent part
-
-    def time(self, message_bytes: float) -> float:
-        return self.latency_s + message_bytes / self.bytes_per_s
+def link_bytes_per_s(gpu: Gpu, group: int) -> float:
+    """One GPU's bandwidth (one direction) to the others of a group of `group` GPUs."""
+    if gpu.topology == "mesh":
+        return gpu.scale_up_bytes_per_s / (gpu.scale_up_gpus - 1) * (group - 1)
+    return gpu.scale_up_bytes_per_s
 
 
-def fit(points: Iterable[tuple[float, float]]) -> Fit:
-    """Least squares of (a + S b) / t - 1 over (S bytes, t seconds): closed form in (a, b)."""
-    s11 = s12 = s22 = s1 = s2 = 0.0
-    for size, seconds in points:
-        x1, x2 = 1 / seconds, size / seconds
-        s11, s12, s22, s1, s2 = s11 + x1 * x1, s12 + x1 * x2, s22 + x2 * x2, s1 + x1, s2 + x2
-    determinant = s11 * s22 - s12 * s12
-    latency = (s1 * s22 - s2 * s12) / determinant
-    per_byte = (s11 * s2 - s12 * s1) / determinant
-    return Fit(latency, 1 / per_byte)
-
-
-def bus_share(group: int, fitted: Fit, link_bytes_per_s: float) -> float:
-    """The fit's bus bandwidth, B * 2(n-1)/n, over the link's one-way rate."""
-    return fitted.bytes_per_s * 2 * (group - 1) / group / link_bytes_per_s
-
-
-def measured_fits(measured: Iterable[Iterable[float]]) -> dict[int, Fit]:
-    """Fits per number of GPUs from [GPUs, message bytes, milliseconds] measurements."""
-    by_group: dict[int, list[tuple[float, float]]] = {}
-    for group, size, milliseconds in measured:
-        by_group.setdefault(int(group), []).append((size, milliseconds / 1000))
-    return {group: fit(points) for group, points in sorted(by_group.items())}
-
-
-def fit_at(
-    fits: Mapping[int, Fit], link_bytes_per_s: float, group: int, own_link_bytes_per_s: float
-) -> Fit:
-    """The all-reduce at `group` GPUs on a link of `own_link_bytes_per_s`, from fits made on a
-    link of `link_bytes_per_s` (the same link for a measured GPU): latency and bus share
-    interpolated on log2(n) between the nearest fitted sizes, then applied to the own link."""
-    sizes = sorted(fits)
+def _latency(algorithm: AllReduceAlgorithm, group: int) -> float:
+    """The algorithm's latency at `group` GPUs: interpolated on log2(n) between the nearest
+    fitted sizes, the nearest outside them."""
+    fitted = algorithm.latency_s
+    sizes = sorted(fitted)
     below = max([n for n in sizes if n <= group], default=sizes[0])
     above = min([n for n in sizes if n >= group], default=sizes[-1])
-    weight = 0.0 if below == above else (
-        (math.log2(group) - math.log2(below)) / (math.log2(above) - math.log2(below)))
-    latency = fits[below].latency_s + weight * (fits[above].latency_s - fits[below].latency_s)
-    low, high = (bus_share(n, fits[n], link_bytes_per_s) for n in (below, above))
-    share = low + weight * (high - low)
-    return Fit(latency, share * own_link_bytes_per_s * group / (2 * (group - 1)))
+    if below == above:
+        return fitted[below]
+    low, high = fitted[below], fitted[above]
+    weight = (group.bit_length() - 1 - (below.bit_length() - 1)) / (
+        (above.bit_length() - 1) - (below.bit_length() - 1))
+    return low + weight * (high - low)
 
 
-class Collectives(NamedTuple):
-    """One GPU's collectives: an all-reduce fit for every group size of its domain."""
-
-    fits: dict[int, Fit]  # by number of GPUs, 2 .. scale-up domain
-    link_bytes_per_s: float  # one direction
-    note: str  # how they were obtained, for pages and tables
-
-    def share(self, group: int) -> float:
-        return bus_share(group, self.fits[group], self.link_bytes_per_s)
-
-
-def collectives_for(
-    domain: int, link_bytes_per_s: float, measured: Iterable[Iterable[float]],
-    reference: tuple[Mapping[int, Fit], float, str] | None,
-) -> Collectives:
-    """Fits for 2..`domain` GPUs: from this GPU's own measurements, or, when it has none, from
-    `reference` (a measured GPU's fits, its link's one-way rate, its name)."""
-    own = measured_fits(measured)
-    if own:
-        fits, link, note = own, link_bytes_per_s, "fitted to its measured all-reduce times"
-    elif reference is not None:
-        fits, link, name = reference
-        note = f"assumed from the {name}'s measured all-reduce (latency, share of the link)"
-    else:
-        return Collectives({}, link_bytes_per_s, "a single GPU: no collectives")
-    return Collectives(
-        {n: fit_at(fits, link, n, link_bytes_per_s) for n in range(2, domain + 1)},
-        link_bytes_per_s, note,
-    )
+def allreduce_implementation(gpu: Gpu, implementation: str = "auto") -> str:
+    """The implementation that runs: custom kernels when asked for or (auto) when the
+    profile has them, NCCL otherwise (nvls: NCCL's in-switch algorithm alone)."""
+    fits = gpu.kernels.all_reduce
+    if implementation == "custom" and "custom" not in fits:
+        raise ValueError(f"the {gpu.name} has no custom all-reduce in its profile")
+    if implementation == "auto":
+        return "custom" if "custom" in fits else "nccl"
+    return implementation
 
 
-def allreduce_time(collectives: Collectives, message_bytes: float, group: int) -> float:
-    """One all-reduce of `message_bytes` over `group` GPUs; nothing to agree on alone."""
+def _algorithms(gpu: Gpu, implementation: str) -> list[AllReduceAlgorithm]:
+    """The algorithms an implementation may pick among on this GPU's links."""
+    chosen = allreduce_implementation(gpu, implementation)
+    fit = gpu.kernels.all_reduce["nccl" if chosen == "nvls" else chosen]
+    usable = [a for a in fit.algorithms if a.traffic != "in_switch" or gpu.topology == "switch"]
+    if chosen == "nvls":
+        usable = [a for a in usable if a.traffic == "in_switch"]
+        if not usable:
+            raise ValueError(f"the {gpu.name} has no in-switch all-reduce (NVLink SHARP)")
+    return usable
+
+
+def _time(algorithm: AllReduceAlgorithm, gpu: Gpu, message_bytes: float, group: int) -> float:
+    traffic = TRAFFIC[algorithm.traffic](group) * message_bytes
+    rate = algorithm.bus_efficiency * link_bytes_per_s(gpu, group)
+    return _latency(algorithm, group) + traffic / rate
+
+
+def allreduce_fit(gpu: Gpu, message_bytes: float, group: int, implementation: str = "auto"
+                  ) -> tuple[float, float]:
+    """The algorithm that runs for this message (the fastest its implementation has), as
+    (its fixed latency in s, the message bytes per second beyond it)."""
+    best = min(_algorithms(gpu, implementation),
+               key=lambda algorithm: _time(algorithm, gpu, message_bytes, group))
+    rate = best.bus_efficiency * link_bytes_per_s(gpu, group) / TRAFFIC[best.traffic](group)
+    return _latency(best, group), rate
+
+
+def allreduce_time(gpu: Gpu, message_bytes: float, group: int,
+                   implementation: str = "auto") -> float:
+    """One all-reduce of `message_bytes` over `group` GPUs (nothing to agree on alone)."""
     if group == 1:
         return 0.0
-    return collectives.fits[group].time(message_bytes)
+    return min(_time(algorithm, gpu, message_bytes, group)
+               for algorithm in _algorithms(gpu, implementation))
 
 
-def all_to_all_time(collectives: Collectives, bytes_per_gpu: float, group: int) -> float:
+def _ring(gpu: Gpu) -> AllReduceAlgorithm:
+    """NCCL's ring: the latency and share of the links its point-to-point traffic gets."""
+    return next(a for a in gpu.kernels.all_reduce["nccl"].algorithms if a.traffic == "ring")
+
+
+def all_to_all_time(gpu: Gpu, bytes_per_gpu: float, group: int) -> float:
     """One all-to-all in which each of `group` GPUs sends `bytes_per_gpu`, (n-1)/n of it to
-    the others: the all-reduce's latency plus that traffic at its share of the link."""
+    the others: NCCL's ring latency plus that traffic at its share of the links."""
     if group == 1:
         return 0.0
-    rate = collectives.share(group) * collectives.link_bytes_per_s
-    return collectives.fits[group].latency_s + (group - 1) / group * bytes_per_gpu / rate
+    ring = _ring(gpu)
+    rate = ring.bus_efficiency * link_bytes_per_s(gpu, group)
+    return _latency(ring, group) + (group - 1) / group * bytes_per_gpu / rate
 
 
-def p2p_time(collectives: Collectives, message_bytes: float) -> float:
+def p2p_time(gpu: Gpu, message_bytes: float) -> float:
     """A send from one GPU to another of its domain (between pipeline stages)."""
-    rate = collectives.share(2) * collectives.link_bytes_per_s
-    return collectives.fits[2].latency_s + message_bytes / rate
+    ring = _ring(gpu)
+    return _latency(ring, 2) + message_bytes / (ring.bus_efficiency * link_bytes_per_s(gpu, 2))

@@ -11,16 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sims.physics.collectives import Collectives, collectives_for, measured_fits
 from sims.physics.precision import LABELS, PRECISIONS
-
-# Fraction of peak a well-tuned engine sustains. Large GEMMs on Hopper and Ampere reach about
-# 70% of dense peak (Vidur's measured Llama 3 8B linear layers on an A100 at 4,096 to 32,768
-# tokens run at 66-75%; FlashAttention-3 reports 75% for attention); streaming weights and
-# KV reaches about 80% of peak bandwidth. Both are assumptions of this model, stated on every
-# page that uses them and held to measurements by the calibration table.
-COMPUTE_EFFICIENCY = 0.7
-MEMORY_EFFICIENCY = 0.8
+from sims.physics.profile import KernelProfile
 
 
 @dataclass(frozen=True, eq=False)  # one object per catalogue entry: hashed by identity
@@ -35,10 +27,11 @@ class Gpu:
     scale_up_link: str  # e.g. "NVLink 4 through NVSwitch"
     scale_up_bytes_per_s: float  # one direction, bytes/s
     scale_up_gpus: int  # GPUs in one scale-up domain
+    topology: str  # switch (any GPU reaches any other at its full rate) | mesh (a link each)
     host_link: str | None  # e.g. "PCIe Gen5 x16"
     host_link_bytes_per_s: float | None  # one direction, bytes/s
     scale_out_bytes_per_s: float | None  # network per GPU, one direction, bytes/s
-    collectives: Collectives
+    kernels: KernelProfile  # how fast its kernels run, by class (fitted or assumed)
 
     def flops(self, precision: str) -> float:
         """The dense tensor-core rate for `precision`; ValueError if the GPU has none."""
@@ -55,9 +48,12 @@ class Gpu:
 
     def ridge(self, precision: str = "bf16", efficient: bool = False) -> float:
         """FLOP per byte at which compute time equals memory time: peak rate over peak
-        bandwidth, or (`efficient`) both at this model's efficiencies."""
+        bandwidth, or (`efficient`) both at the shares the GPU's GEMMs reach (its profile)."""
         ratio = self.flops(precision) / self.hbm_bytes_per_s
-        return ratio * COMPUTE_EFFICIENCY / MEMORY_EFFICIENCY if efficient else ratio
+        if not efficient:
+            return ratio
+        fit = self.kernels.for_format(self.kernels.gemm, precision, "GEMM")
+        return ratio * fit.compute_efficiency / fit.memory_efficiency
 
     @property
     def ridge_flops_per_byte(self) -> float:
@@ -66,22 +62,15 @@ class Gpu:
 
     @property
     def effective_ridge_flops_per_byte(self) -> float:
-        """The BF16 ridge at the efficiencies this model assumes."""
+        """The BF16 ridge at the shares of peak its GEMMs reach."""
         return self.ridge("bf16", efficient=True)
 
 
-def build_gpus(entries: Mapping[str, Mapping[str, Any]]) -> dict[str, Gpu]:
-    """Every catalogue entry as a Gpu; a GPU without measurements takes the collectives of
-    the measured GPU it names (`collectives_like`)."""
-    gpus = {}
-    for key, entry in entries.items():
-        like = entry["collectives_like"]
-        reference = None
-        if like is not None:
-            other = entries[like]
-            reference = (measured_fits(other["all_reduce"]), other["scale_up_bytes_per_s"],
-                         other["name"])
-        gpus[key] = Gpu(
+def build_gpus(entries: Mapping[str, Mapping[str, Any]],
+               profiles: Mapping[str, KernelProfile]) -> dict[str, Gpu]:
+    """Every catalogue entry as a Gpu, with the kernel profile it names."""
+    return {
+        key: Gpu(
             key=key,
             name=entry["name"],
             dense_flops=dict(entry["dense_flops"]),
@@ -90,10 +79,11 @@ def build_gpus(entries: Mapping[str, Mapping[str, Any]]) -> dict[str, Gpu]:
             scale_up_link=entry["scale_up_link"],
             scale_up_bytes_per_s=entry["scale_up_bytes_per_s"],
             scale_up_gpus=entry["scale_up_gpus"],
+            topology=entry["topology"],
             host_link=entry["host_link"],
             host_link_bytes_per_s=entry["host_link_bytes_per_s"],
             scale_out_bytes_per_s=entry["scale_out_bytes_per_s"],
-            collectives=collectives_for(entry["scale_up_gpus"], entry["scale_up_bytes_per_s"],
-                                        entry["all_reduce"], reference),
+            kernels=profiles[entry["kernels"]],
         )
-    return gpus
+        for key, entry in entries.items()
+    }

@@ -32,6 +32,18 @@ def wider(first: str, second: str) -> str:
     return first if BITS[first] >= BITS[second] else second
 
 
+def moe_variant(experts: str, activations: str) -> str:
+    """The kind of grouped-matmul kernel an MoE layer runs: its compute format, or for
+    experts stored narrower than the activations (gpt-oss's MXFP4 experts beside BF16 or FP8
+    activations) a weight-only kernel that widens them as it reads, named as engines name
+    them (W4A16, W4A8, W8A16): a kernel of its own, slower than either format's."""
+    compute = wider(experts, activations)
+    if compute == experts:
+        return compute
+    return f"w{int(BITS[experts])}a{int(BITS[activations])}"
+
+
+
 class Precision(NamedTuple):
     """The format of each tensor class in one deployment (see the module docstring)."""
 

@@ -2,9 +2,8 @@
 (`Work`), what it costs (`StepCost`), how much attention and which experts that work
 touches, and the sums of its operators as sims.physics.pricing adds them up (`_Step`).
 
-Each operator is priced on its own from its FLOPs and bytes: compute c at the rate given,
-memory m at the bandwidth given, combined as sqrt(c^2 + m^2) plus KERNEL_OVERHEAD_S per
-kernel (sims.physics.pricing says why that form).
+Each operator is one kernel priced by its class (sims.physics.kernels): an `Op` of compute,
+memory and fixed times; the step is their sum plus the collectives it waits for.
 """
 
 from __future__ import annotations
@@ -12,12 +11,8 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+from sims.physics.kernels import Op
 from sims.physics.shapes import Model
-
-# The fixed cost of one kernel beyond its roofline time: launch, the first wave's ramp-up,
-# the tail. Vidur's smallest measured kernels on an A100 (norms, a 4096 x 4096 matmul at one
-# token) take 4-5 us more than their bytes need.
-KERNEL_OVERHEAD_S = 4e-6
 
 
 class _WorkFields(NamedTuple):
@@ -89,6 +84,26 @@ def touched_experts(model: Model, tokens: float) -> float:
     return model.experts * (1 - (1 - model.experts_per_token / model.experts) ** tokens)
 
 
+def padded_rows(tokens: float, experts: int, per_token: int, local: float, tile: int
+                ) -> float:
+    """Rows `local` experts' matmuls compute once each expert's rows are rounded up to
+    whole tiles of `tile`, when `tokens` tokens each pick `per_token` of `experts` at random:
+    an expert's rows X are Binomial(tokens, k/E), and it runs a tile for every `tile` rows
+    it has begun, tile x sum over j >= 0 of P(X > j tile). The first term is exactly the
+    chance it is touched at all; the rest take the binomial as normal (erfc)."""
+    p = per_token / experts
+    touched = 1 - (1 - p) ** tokens
+    mean, spread = tokens * p, math.sqrt(2 * tokens * p * (1 - p)) or 1.0
+    tiles, j = touched, 1
+    while j * tile < tokens:
+        beyond = 0.5 * math.erfc((j * tile + 0.5 - mean) / spread)
+        if beyond < 1e-9:
+            break
+        tiles += beyond
+        j += 1
+    return local * tile * tiles
+
+
 def attended(new: int, context: int, window: int) -> float:
     """Positions `new` tokens after `context` cached ones attend to in all (causal, each
     token itself included; a window of 0 means no window)."""
@@ -105,55 +120,37 @@ PROJECTIONS, ATTENTION, MLP, EXPERTS, ELEMENTWISE, EDGES = (
 
 
 class _Step:
-    """Sums of one step's operators: FLOPs, bytes (every GPU) and per-GPU times, and when
-    `parts` is a dict, each kind of operator's time."""
+    """Sums of one step's operators: FLOPs and bytes (the operators whole, as if on one GPU)
+    and one GPU's times; when `parts` is a dict, each kind of operator's time, and when
+    `classes` is, each kernel class's (by class and format)."""
 
-    __slots__ = ("flops", "bytes", "compute", "memory", "ops", "parts", "record")
+    __slots__ = ("flops", "bytes", "compute", "memory", "ops", "parts", "record", "classes")
 
     def __init__(self, parts: dict[str, float] | None = None,
-                 record: list[tuple[float, float, float, int]] | None = None) -> None:
+                 record: list[tuple[float, Op]] | None = None,
+                 classes: dict[tuple[str, str], float] | None = None) -> None:
         self.flops = self.bytes = self.compute = self.memory = self.ops = 0.0
         self.parts = parts
-        self.record = record  # when a list: each operator's (layers, c, m, kernels)
+        self.record = record  # when a list: each operator's (layers, Op)
+        self.classes = classes
 
-    def add(self, part: str, layers: float, flops: float, first: float, second: float,
-            rate: float, share: tuple[float, float, float], bandwidth: float,
-            kernels: int = 1) -> None:
-        """`layers` copies of one operator doing `flops` and moving `first` and `second`
-        bytes (for a matmul its weights and its activations); `share` is the fraction of
-        each of the three one GPU of the group handles."""
-        compute = flops * share[0] / rate if rate else 0.0
-        memory = (first * share[1] + second * share[2]) / bandwidth
+    def add(self, part: str, layers: float, flops: float, moved: float, op: Op) -> None:
+        """`layers` copies of one operator doing `flops` and moving `moved` bytes in all,
+        which costs one GPU `op`."""
         self.flops += layers * flops
-        self.bytes += layers * (first + second)
-        self.compute += layers * compute
-        self.memory += layers * memory
-        time = layers * (math.hypot(compute, memory) + kernels * KERNEL_OVERHEAD_S)
+        self.bytes += layers * moved
+        self.compute += layers * op.compute_s
+        self.memory += layers * op.memory_s
+        time = layers * op.time_s
         self.ops += time
         if self.record is not None:
-            self.record.append((layers, compute, memory, kernels))
+            self.record.append((layers, op))
         if self.parts is not None:
             self.parts[part] = self.parts.get(part, 0.0) + time
+        if self.classes is not None:
+            key = (op.kind, op.variant)
+            self.classes[key] = self.classes.get(key, 0.0) + time
 
     def cost(self, collectives: int = 0, collective_s: float = 0.0) -> StepCost:
         return StepCost(self.flops, self.bytes, self.compute, self.memory, self.ops,
                         collectives, collective_s)
-
-    def attention(self, layers: float, heads: int, kv_heads: int, head_dim: int,
-                  new: float, pairs: float, cached: float, activation_bytes: float,
-                  kv_bytes: float, rate: float, share: tuple[float, float, float],
-                  bandwidth: float) -> None:
-        """`layers` copies of grouped-query attention: 4 * heads * head_dim FLOPs per
-        attended pair (scores and the weighted sum of values), the new tokens' queries and
-        outputs moved once, every cached token's K and V read once."""
-        self.add(ATTENTION, layers, 4 * heads * head_dim * pairs,
-                 new * 2 * heads * head_dim * activation_bytes,
-                 cached * 2 * kv_heads * head_dim * kv_bytes, rate, share, bandwidth)
-
-    def matmul(self, part: str, layers: float, tokens: float, k: int, n: int,
-               weight_bytes: float, activation_bytes: float, rate: float,
-               share: tuple[float, float, float], bandwidth: float) -> None:
-        """`layers` copies of a (tokens x k) @ (k x n) matmul: its weights read once, its
-        input and output activations once."""
-        self.add(part, layers, 2 * tokens * k * n, k * n * weight_bytes,
-                 tokens * (k + n) * activation_bytes, rate, share, bandwidth)

@@ -14,7 +14,9 @@ how much there is and what a preempted sequence costs, from the shared physics o
   speed, which small blocks copied one by one do not reach).
 
 Sizes are in bytes per GPU throughout: every GPU of a tensor-parallel group holds the same
-share, so one GPU running out is the whole replica running out.
+share, so one GPU running out is the whole replica running out. Under data-parallel
+attention ("ep") each GPU holds its own sequences whole, and the replica's room is its GPUs'
+rooms side by side.
 """
 
 from __future__ import annotations
@@ -65,11 +67,13 @@ class KvSpace(NamedTuple):
         return math.ceil(self.window_bytes / self.bytes_per_token)
 
 
-def kv_space(gpu: Gpu, model: Model, tp: int, precision: Precision) -> KvSpace:
-    """The room for KV on each GPU of `tp` GPUs serving `model` in `precision`."""
-    empty = memory_fit(gpu, model, 0, 0, tp, precision)
-    long = memory_fit(gpu, model, 1, _PAST_WINDOWS, tp, precision)
-    longer = memory_fit(gpu, model, 1, _PAST_WINDOWS + 1, tp, precision)
+def kv_space(gpu: Gpu, model: Model, tp: int, precision: Precision,
+             layout: str = "tp") -> KvSpace:
+    """The room for KV on each GPU of `tp` GPUs serving `model` in `precision`, laid out as
+    `layout` ("ep": each GPU holds whole sequences, so a token takes its full KV there)."""
+    empty = memory_fit(gpu, model, 0, 0, tp, precision, layout)
+    long = memory_fit(gpu, model, 1, _PAST_WINDOWS, tp, precision, layout)
+    longer = memory_fit(gpu, model, 1, _PAST_WINDOWS + 1, tp, precision, layout)
     per_token = longer.kv_per_gpu_bytes - long.kv_per_gpu_bytes
     window = long.kv_per_gpu_bytes - _PAST_WINDOWS * per_token
     return KvSpace(

@@ -110,17 +110,24 @@ class Scenario:
         decoding as the batch limit and the KV cache allow (each holding its prompt and half
         its answer on average), every second goes to decode steps for every request's
         answer and to the extra time prompt tokens add to those steps."""
-        policy = self.policy
-        limit = min(policy.max_batch, policy.token_budget)
-        held = prompt_mean + output_mean / 2
-        by_memory = policy.kv_slots / (held + policy.window_slots)
-        decodes = max(1, int(min(limit, by_memory)))
+        decodes, held = saturated_decodes(self.policy, prompt_mean, output_mean)
         context = decodes * held
-        prompt_room = max(1, policy.token_budget - decodes)
+        prompt_room = max(1, self.policy.token_budget - decodes)
         decode_s = self.table.time_s(decodes, context)
         per_prompt_token = (self.table.time_s(decodes, context, prompt_room, 0.0)
                             - decode_s) / prompt_room
         return 1 / (output_mean * decode_s / decodes + prompt_mean * per_prompt_token)
+
+
+def saturated_decodes(policy: Policy, prompt_mean: float, output_mean: float
+                      ) -> tuple[int, float]:
+    """The requests decoding at once in a replica that is never idle (as many as the batch
+    limit, the token budget and the KV room allow) and the context each holds on average
+    (its prompt and half its answer)."""
+    held = prompt_mean + output_mean / 2
+    by_memory = policy.kv_slots / (held + policy.window_slots)
+    limit = min(policy.max_batch, policy.token_budget)
+    return max(1, int(min(limit, by_memory))), held
 
 
 # Two changes' worth of runs: the sweep and the chosen rate, now and before.

@@ -52,8 +52,10 @@ GRID = (0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512
 class StepTable:
     """Step times for one (GPU, model, group, formats), from `step_cost` on a grid."""
 
-    def __init__(self, gpu: Gpu, model: Model, tp: int, precision: Precision) -> None:
+    def __init__(self, gpu: Gpu, model: Model, tp: int, precision: Precision,
+                 layout: str = "tp") -> None:
         self.gpu, self.model, self.tp, self.precision = gpu, model, tp, precision
+        self.layout = layout
         self._points: dict[tuple[int, int], tuple[float, float, float, float]] = {}
         self._coefficients: dict[tuple[int, int], tuple[float, float, float, float]] = {}
 
@@ -63,7 +65,8 @@ class StepTable:
             work.append(Work(1, context, count=decodes))
         if prefill:
             work.append(Work(prefill, reach, logit_tokens=1))
-        return step_cost(self.gpu, self.model, work, self.tp, self.precision).time_s
+        return step_cost(self.gpu, self.model, work, self.tp, self.precision,
+                         self.layout).time_s
 
     def _point(self, decodes: int, prefill: int) -> tuple[float, float, float, float]:
         """At one grid point: the time at the reference contexts (decodes at C0, the chunk
@@ -157,6 +160,7 @@ def _bracket(value: int) -> tuple[int, int, float]:
 
 
 @lru_cache(maxsize=64)
-def step_table(gpu: Gpu, model: Model, tp: int, precision: Precision) -> StepTable:
+def step_table(gpu: Gpu, model: Model, tp: int, precision: Precision, layout: str = "tp"
+               ) -> StepTable:
     """The table for this setup, made once: its priced points serve every later run."""
-    return StepTable(gpu, model, tp, precision)
+    return StepTable(gpu, model, tp, precision, layout)

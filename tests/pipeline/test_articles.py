@@ -117,12 +117,17 @@ def test_the_sampling_check_agrees_with_the_derivation() -> None:
 
 
 def test_the_batch_story_holds_at_the_quoted_batches() -> None:
-    """The speculative article's claims about batch size, checked against the sim."""
+    """The speculative article's claims about batch size, checked against the sim: the
+    verify pass "still" memory-bound at 32 sequences, memory-bound "on balance" at 64 (its
+    matmuls near the ridge), "turned" compute-bound at 128; a slowdown at 512, where the best
+    lookahead is the shortest and gains little. The figures render whatever the sim says;
+    the words around them are held here."""
     def value(metric: str, **inputs: str) -> object:
         return SOURCE.sim_value("speculative", metric, inputs)
 
     assert value("verify_bound", batch_size="32") == "memory"
-    assert value("verify_bound", batch_size="64") == "compute"
+    assert value("verify_bound", batch_size="64") == "memory"
+    assert value("verify_bound", batch_size="128") == "compute"
     assert float(value("speedup", batch_size="512")) < 1  # type: ignore[arg-type]
     assert value("best_lookahead", batch_size="512") == 1
     assert 1 < float(value("best_speedup", batch_size="512")) < 1.15  # type: ignore[arg-type]

@@ -58,10 +58,17 @@ def test_the_published_measurement_lands_below_the_model() -> None:
 
 
 @pytest.mark.parametrize("model", ["llama-3.2-1b", "llama-3.1-8b", "llama-3.1-70b"])
-def test_decode_is_memory_bound_and_a_short_prefill_compute_bound(model: str) -> None:
+def test_decode_is_memory_bound_and_a_short_prefill_near_or_past_the_ridge(model: str) -> None:
+    """The article: decode memory-bound for all three; the 512-token prefill compute-bound
+    for the 8B and 70B models, and for the 1B just short of the ridge."""
     inputs = {"model": model, "gpu": "h100", "batch_size": "1", "seq_len": "512"}
     assert roofline("decode_bound", **inputs) == "memory"
-    assert roofline("prefill_bound", **inputs) == "compute"
+    intensity = float(roofline("prefill_intensity", **inputs))  # type: ignore[arg-type]
+    ridge = float(roofline("ridge_flops_per_byte", gpu="h100"))  # type: ignore[arg-type]
+    if model == "llama-3.2-1b":
+        assert 0.8 * ridge < intensity < ridge
+    else:
+        assert roofline("prefill_bound", **inputs) == "compute" and intensity > ridge
 
 
 # -- what small-specialized-models.md says in words about routing_encoder.json ------------

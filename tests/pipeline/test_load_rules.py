@@ -65,16 +65,15 @@ LOADER_RULES = {
     "catalogue file name is not a key": r"catalogue/\S+:1: slug: '[^']*' is malformed[^(]* "
                                         r"\(expected a file name that is a catalogue key",
     "figure names an unknown source": r"\.source: '[^']*' is not one of this file's sources",
-    "collectives missing for a domain": r": collectives: missing for a domain of \d+ GPUs",
-    "collectives measured and assumed": r": collectives: gives both measured times and an assumed",
-    "collectives half given": r": collectives\.(source|all_reduce|like|assumption): missing ",
-    "collectives like an unknown GPU":
-        r": collectives\.like: '[^']*' is not a GPU of the catalogue",
-    "collectives like an unmeasured GPU":
-        r": collectives\.like: '[^']*' has no measured all-reduce",
-    "all-reduce beyond the domain": r"\.gpus: \d+ GPUs is more than the scale-up domain of \d+",
-    "all-reduce with one message size":
-        r": collectives\.all_reduce: has one message size at \d+ GPUs",
+    "GPU names an unknown kernel profile":
+        r": kernels: '[^']*' is not a kernel profile of the catalogue",
+    "kernel profile with like or assumption alone":
+        r": (like|assumption): missing \(expected like and assumption together",
+    "kernel profile with constants and like": r": \w+: given with like \(expected its own",
+    "kernel profile like one without constants":
+        r": like: '[^']*' is not a profile with its own constants",
+    "kernel profile missing a section":
+        r": \w+: missing \(expected every section, or like and assumption",
     "experts counted twice": r": config\.\w+: counts the experts again, after ",
     "expert fields without experts": r": config\.\w+: is given but the model has no experts",
     "dense model without its MLP width": r": config\.intermediate_size: missing: a dense model",
@@ -99,6 +98,16 @@ LOADER_RULES = {
     "calibration band missing or doubled": r": points\[\d+\]\.band: (missing|given with)",
     "calibration sets without the split": r": split: missing: the points with a set need it ",
     "calibration case input missing": r": points\[\d+\]\.case\.\w+: missing for a \w+ point",
+    "throughput figure missing or doubled":
+        r": points\[\d+\]\.measured_tokens_per_s_per_gpu: (missing|given with)",
+    "a time or a rate on a throughput point":
+        r"\.measured_tokens_per_s_per_gpu: given with measured_(ms|tflops)",
+    "an output rate on a kernel or step point":
+        r"\.measured_tokens_per_s_per_gpu: not a figure of a point of kind",
+    "a rate on a kernel other than attention":
+        r"\.measured_tflops: not a figure of a point of kind",
+    "implementation of another kind of point":
+        r"\.case\.implementation: '[^']*' is not an implementation of a point of kind",
     # Each page, as staging (and `make check`) checks it.
     **{f"page markup refused: {kind}": rf": html: .*: {re.escape(why)} \("
        for kind, why in sourcepolicy.WHY.items()},

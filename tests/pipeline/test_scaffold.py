@@ -40,8 +40,8 @@ FILLS: dict[str, dict[str, str]] = {
     "gpu": {"name": "A test GPU 80 GB", "sources": "{sheet: {title: A datasheet}}",
             **figure("dense_flops.bf16", "100 TFLOP/s"), **figure("memory.capacity", "80 GB"),
             **figure("memory.bandwidth", "2 TB/s"), "scale_up.link": "no NVLink",
-            **figure("scale_up.bandwidth_per_direction", "32 GB/s"),
-            **figure("scale_up.gpus", "1")},
+            "scale_up.topology": "switch", **figure("scale_up.bandwidth_per_direction", "32 GB/s"),
+            **figure("scale_up.gpus", "1"), "kernels": "ada"},
     "model": {"name": "A test model", "config_json.title": "Its config.json",
               "config.hidden_size": "1024", "config.num_hidden_layers": "2",
               "config.num_attention_heads": "8", "config.vocab_size": "32000",
@@ -52,6 +52,10 @@ FILLS: dict[str, dict[str, str]] = {
                     "points[0].where": "its table 1", "points[0].measured_ms": "1.5",
                     "points[0].band": "0.15",
                     "points[0].case": "{heads: 16, head_dim: 128, tokens: 1024}"},
+    # By hand, a profile takes another's constants (its own are written by `make fit`).
+    "kernels": {"name": "A test GPU's kernels, taken from Hopper's", "like": "hopper",
+                "assumption": "No kernels of it were measured; it is taken to reach the "
+                              "shares of its peaks that Hopper's kernels reach."},
 }
 SLUG = "queue-delay"
 # An empty field as `make new` writes it (an optional one commented out with "# "): its
@@ -210,7 +214,7 @@ def test_the_new_sim_passes_the_sim_contract_tests(scaffolded) -> None:
     (("term", "Time To First Token"), "SLUG='Time To First Token' is not a slug: lowercase "
      "letters and digits, words joined by single hyphens, e.g. time-to-first-token"),
     (("gpus", "h100"), "KIND='gpus' is not a kind of content: one of "
-     "term|reading|hub|explainer|article|gpu|model|calibration"),
+     "term|reading|hub|explainer|article|gpu|model|calibration|kernels"),
     (("hub", "no-such-tag"), "'no-such-tag' is not a tag of feed/tags/_vocabulary.yaml: add "
      "it there first"),
     (("explainer", "batching"), "content/explainers/batching.md already exists"),

@@ -63,6 +63,17 @@ def test_every_summary_metric_is_labelled(sim: ModuleType, result: dict[str, Any
     assert set(result["summary"]) <= set(sim.METRICS), "summary keys missing from METRICS"
 
 
+def test_every_result_ends_with_its_regime_and_measured_error(
+    sim: ModuleType, result: dict[str, Any]
+) -> None:
+    """Issue 38: the last entry says which kernels the result's step spends its time in and
+    the calibration's error there, or, for a sim that prices no GPU time, that none applies."""
+    assert list(sim.METRICS)[-1] == "accuracy"
+    note = result["summary"]["accuracy"]
+    assert isinstance(note, str)
+    assert "median error" in note or "no measured error applies" in note, note
+
+
 def test_numbers_are_finite(result: dict[str, Any]) -> None:
     assert all(math.isfinite(n) for n in _numbers(result))
 

@@ -7,12 +7,13 @@ import random
 import re
 
 import pytest
+from explainer_pages import hand_priced, hardware_claims, rendered, total_s
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sims import batching
 from sims.batching import schedule
-from sims.physics import GPUS, KERNEL_OVERHEAD_S, MEMORY_EFFICIENCY, MODELS, Work, step_cost
+from sims.physics import GPUS, MODELS, Work, step_cost
 from tests.repo import LAYOUT
 
 PAGE = LAYOUT.content / "explainers" / "batching.md"
@@ -179,7 +180,7 @@ def test_the_page_embeds_the_sim_at_its_defaults() -> None:
 
 
 def test_check_it_yourself_figures_follow_from_the_defaults() -> None:
-    text = " ".join(page().split())  # the prose wraps lines anywhere
+    text = rendered("batching")
     result = batching.simulate()
     lengths = _lengths(result)
     summary = result["summary"]
@@ -199,6 +200,16 @@ def test_check_it_yourself_figures_follow_from_the_defaults() -> None:
     assert f"{continuous:,} slot-steps, so {continuous - total} sat" in text
     assert f"about {-(-total // 4)} steps" in text
 
+    for phrase, value, spec in hardware_claims(GPU, "H100", ".2f"):
+        assert phrase.format(format(value, spec)) in text
+    profile = GPU.kernels
+    decode_fit = profile.decode_attention["bf16"]
+    assert f"a GEMM pays {profile.gemm['bf16'].fixed_s * 1e6:.3g} µs to start" in text
+    assert f"at {decode_fit.memory_efficiency * 100:.3g}% of the bandwidth" in text
+    assert f"pays {decode_fit.fixed_s * 1e6:.3g} µs a call" in text
+    assert f"plus {decode_fit.per_sequence_s * 1e9:.3g} ns per sequence" in text
+    assert f"takes {profile.elementwise.fixed_s * 1e6:.3g} µs to start" in text
+
     layer = 4096 * 6144 + 4096 * 4096 + 3 * 4096 * 14336  # QKV, O, gate and up, down
     head = 128256 * 4096
     streamed = 2 * (32 * layer + head)
@@ -206,20 +217,28 @@ def test_check_it_yourself_figures_follow_from_the_defaults() -> None:
     assert f"{layer / 1e6:.0f} million each" in text
     assert f"{head / 1e6:.0f} million of the output layer" in text
     assert f"{streamed / 1e9:.1f} GB in BF16" in text
-    memory_rate = GPU.hbm_bytes_per_s * MEMORY_EFFICIENCY
-    assert f"takes {streamed / memory_rate * 1e3:.2f} ms" in text
+    step = hand_priced(GPU, MODEL, [Work(1, 512, count=4)])
+    gemm, attention = step["gemm"], step["decode_attention"]
+    assert f"step's {gemm.count} GEMMs" in text
+    assert f"{gemm.memory_s * 1e3:.2f} ms. Four requests" in text
     assert f"{MODEL.kv_bytes_per_token():,.0f} bytes" in text
-    kernels = 32 * 9 + 2
-    assert f"step's {kernels} kernels" in text
-    assert f"{kernels * KERNEL_OVERHEAD_S * 1e3:.2f} ms in all" in text
+    assert f"of KV cache, {attention.moved / 1e9:.2f} GB" in text
+    decode_rate = GPU.hbm_bytes_per_s * decode_fit.memory_efficiency
+    assert f"reads at {decode_rate / 1e12:.2f} TB/s" in text
+    assert f"in {attention.memory_s * 1e3:.2f} ms. Each" in text
+    assert f"step's {sum(k.count for k in step.values())} kernels" in text
+    fixed = sum(k.fixed_s for k in step.values())
+    assert f"fixed cost, {fixed * 1e3:.2f} ms in all" in text
     full = price([Work(1, 512, count=4)])
     assert summary["full_step_ms"] == pytest.approx(full * 1e3, rel=1e-3)
-    assert full == pytest.approx(streamed / memory_rate + kernels * KERNEL_OVERHEAD_S, rel=0.03)
+    assert total_s(step) == pytest.approx(full, rel=1e-12)
 
     prefill = step_cost(GPU, MODEL, [Work(512, 0, count=4, logit_tokens=1)])
     pair = step_cost(GPU, MODEL, [Work(512, 0, count=2, logit_tokens=1)])
-    assert f"is {prefill.flops / 1e12:.1f} TFLOP, {prefill.compute_s * 1e3:.0f} ms" in text
-    assert f"{prefill.time_s * 1e3:.0f} ms with the step's memory" in text
+    fill_gemm = hand_priced(GPU, MODEL, [Work(512, 0, count=4, logit_tokens=1)])["gemm"]
+    assert f"is {prefill.flops / 1e12:.1f} TFLOP" in text
+    assert f"share takes {fill_gemm.compute_s * 1e3:.1f} ms at" in text
+    assert f"the step {prefill.time_s * 1e3:.0f} ms with attention" in text
     assert f"({pair.time_s * 1e3:.0f} ms for the last" in text
     assert f"{32 * layer / 1e9:.2f} billion layer weights" in text
     decode_s = summary["static_makespan_s"] - 3 * prefill.time_s - pair.time_s

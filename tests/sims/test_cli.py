@@ -87,11 +87,35 @@ def test_catalogue_prints_every_gpu_and_model_with_its_figures(
         for name in ("hbm_bytes", "hbm_bytes_per_s", "interconnect_bytes_per_s",
                      "peak_ridge_flops_per_byte"):
             assert gpu[name] > 0, (key, name)
+        # Its kernel profile: the ridge at the shares of peak its BF16 GEMMs reach, and each
+        # all-reduce implementation's latencies by algorithm and number of GPUs (a reduction
+        # in the switch only where there is a switch).
+        profile = GPUS[key].kernels
+        assert (gpu["kernel_profile"], gpu["topology"]) == (profile.key, GPUS[key].topology)
+        fit = profile.gemm["bf16"]
+        assert gpu["effective_ridge_flops_per_byte"] == pytest.approx(
+            gpu["peak_ridge_flops_per_byte"] * fit.compute_efficiency / fit.memory_efficiency,
+            rel=1e-5), key
+        assert gpu["allreduce_latency_s"] == {
+            name: {algorithm.traffic: pytest.approx({str(n): seconds for n, seconds
+                                                     in algorithm.latency_s.items()}, rel=1e-5)
+                   for algorithm in implementation.algorithms
+                   if algorithm.traffic != "in_switch" or GPUS[key].topology == "switch"}
+            for name, implementation in profile.all_reduce.items()}, key
     h100, a100 = printed["gpus"]["h100"], printed["gpus"]["a100"]
     assert h100["dense_flops"] == {"bf16": 989e12, "fp8": 1979e12}  # no FP4: absent
     assert "fp8" not in a100["dense_flops"]
     assert h100["hbm_bytes"] == 80e9 and h100["interconnect_bytes_per_s"] == 450e9
     assert h100["peak_ridge_flops_per_byte"] == pytest.approx(989 / 3.35, rel=1e-5)
+    assert printed["gpus"]["mi300x"]["topology"] == "mesh" and h100["topology"] == "switch"
+    # The MI300X borrows Hopper's NCCL fit, in-switch algorithm and all, but has no switch.
+    mesh_nccl = GPUS["mi300x"].kernels.all_reduce["nccl"].algorithms
+    assert "in_switch" in {algorithm.traffic for algorithm in mesh_nccl}
+    assert set(printed["gpus"]["mi300x"]["allreduce_latency_s"]["nccl"]) == {
+        algorithm.traffic for algorithm in mesh_nccl} - {"in_switch"}
+    assert "in_switch" in h100["allreduce_latency_s"]["nccl"]
+    # The A100 has no measured custom all-reduce: NCCL alone.
+    assert set(a100["allreduce_latency_s"]) == {"nccl"}
     for key, model in printed["models"].items():
         assert model["params_total"] >= model["params_active"] > 0, key
         assert set(model["kv_bytes_per_token"]) == {"bf16", "fp8", "fp4"}, key

@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 from sims import kv_memory
 from sims.kv_memory import simulate
 from sims.physics import (
-    COMPUTE_EFFICIENCY,
     GPUS,
     MODELS,
     USABLE_MEMORY_FRACTION,
@@ -163,12 +162,26 @@ def test_preemption_costs_are_a_prefill_and_a_round_trip_over_the_host_link(defa
     tokens = summary["mean_preempted_tokens"]
     swap = 2 * tokens * summary["kv_bytes_per_token"] / gpu.host_link_bytes_per_s
     assert summary["swap_s_per_preemption"] == pytest.approx(swap, rel=1e-5)
-    # Recompute is priced per victim; victims differ in length, prefill is convex in it.
+    # Recompute is priced per victim, each a prefill of what it held, from the step table.
     table = step_table(gpu, model, 1, precision)
+    space = kv_space(gpu, model, 1, precision)
+    victims = paged(_default_backlog(), space.token_slots(), space.window_slots(),
+                    16).preempted_tokens
+    assert len(victims) == summary["preemptions"]
     assert summary["recompute_s_per_preemption"] == pytest.approx(
-        table.time_s(0, 0, round(tokens), 0.0), rel=0.05)
+        sum(table.time_s(0, 0, n, 0.0) for n in victims) / len(victims), rel=1e-5)
     assert summary["preemption_cost_s"] == pytest.approx(
         summary["preemptions"] * summary["recompute_s_per_preemption"], rel=1e-4)
+
+
+def _default_backlog() -> list[Request]:
+    """The requests the sim draws at its default inputs."""
+    defaults = {spec.name: spec.default for spec in kv_memory.INPUTS}
+    prompt, answer = defaults["prompt_tokens"], defaults["output_tokens"]
+    return kv_memory.draw(defaults["requests"], defaults["seed"], "poisson", prompt, answer,
+                          defaults["length_spread"],
+                          min(kv_memory.PROMPT_CAP, kv_memory.LENGTH_CAP * prompt),
+                          min(defaults["max_output_tokens"], kv_memory.LENGTH_CAP * answer))
 
 
 def test_swapping_is_priced_when_chosen() -> None:
@@ -208,6 +221,7 @@ def page_figures() -> list[tuple[str, float, str]]:
     swap_bytes = victim * space.bytes_per_token
     outside_head = model.params_active - model.vocab * model.hidden  # head: last position
     matmuls = 2 * outside_head * victim
+    share = gpu.kernels.gemm["bf16"].compute_efficiency
     return [
         ("Llama 3.1 8B has {} layers", model.layers, "d"),
         ("each with {} KV heads", model.kv_heads, "d"),
@@ -231,8 +245,11 @@ def page_figures() -> list[tuple[str, float, str]]:
         ("64,000 s = {} ms", alike["swap_s_per_preemption"] * 1e3, ".1f"),
         ("tokens: {} billion parameters (all", outside_head / 1e9, ".2f"),
         ("per token make {} TFLOP", matmuls / 1e12, ".1f"),
-        ("TFLOP, {} ms at 692.3", matmuls / (gpu.bf16_flops * COMPUTE_EFFICIENCY) * 1e3, ".0f"),
-        ("the sim prices it at {} ms", alike["recompute_s_per_preemption"] * 1e3, ".0f"),
+        ("TFLOP, {} ms at 787.7", matmuls / (gpu.bf16_flops * share) * 1e3, ".0f"),
+        ("ms at {} TFLOP/s, the", gpu.bf16_flops * share / 1e12, ".1f"),
+        ("TFLOP/s, the {}% of the H100's", share * 100, ".1f"),
+        ("of the H100's {} TFLOP/s", gpu.bf16_flops / 1e12, ".0f"),
+        ("table of steps, at {} ms", alike["recompute_s_per_preemption"] * 1e3, ".0f"),
     ]
 
 
@@ -260,10 +277,7 @@ def test_the_page_says_how_the_sim_stays_fast_as_the_sim_does_it() -> None:
     defaults = {spec.name: spec.default for spec in kv_memory.INPUTS}
     gpu, model = GPUS[defaults["gpu"]], MODELS[defaults["model"]]
     space = kv_space(gpu, model, 1, precision_for(gpu, model))
-    backlog = kv_memory.draw(defaults["requests"], defaults["seed"], "poisson",
-                             defaults["prompt_tokens"], defaults["output_tokens"],
-                             defaults["length_spread"], kv_memory.PROMPT_CAP,
-                             defaults["max_output_tokens"])
+    backlog = _default_backlog()
     slots, window = space.token_slots(), space.window_slots()
     runs = (contiguous(backlog, slots, window, defaults["max_output_tokens"]),
             paged(backlog, slots, window, int(defaults["block_size"])))

@@ -5,19 +5,22 @@ figures are the physics'."""
 from __future__ import annotations
 
 import pytest
-from explainer_pages import rendered
+from explainer_pages import PROFILE, rendered
 
 from sims import moe
 from sims.moe import dense_equivalent, simulate
 from sims.physics import (
     GPUS,
-    MEMORY_EFFICIENCY,
     MODELS,
+    Work,
+    allreduce_fit,
     decode_step,
     memory_fit,
     precision_for,
     touched_experts,
 )
+from sims.physics.kernels import Op
+from sims.physics.pricing import pricer
 
 GPU, MODEL, GROUP, BATCH, CONTEXT = GPUS["h200"], MODELS["deepseek-v3"], 8, 64, 2048
 PRECISION = precision_for(GPU, MODEL)
@@ -109,6 +112,26 @@ def test_the_step_chart_marks_the_current_batch_and_layout() -> None:
 
 # -- the page ---------------------------------------------------------------------------
 
+HOPPER = GPU.kernels
+
+
+def operators(layout: str) -> list[tuple[float, Op]]:
+    """Every operator of one GPU's default step as (layers, Op), as the physics prices it."""
+    record: list[tuple[float, Op]] = []
+    pricer(GPU, MODEL, PRECISION, GROUP, layout)._price([Work(1, CONTEXT, count=BATCH)], None,
+                                                         record)
+    return record
+
+
+def classes(layout: str) -> dict[tuple[str, str], float]:
+    return pricer(GPU, MODEL, PRECISION, GROUP, layout).classes([Work(1, CONTEXT, count=BATCH)])
+
+
+def _algorithm(implementation: str, traffic: str):  # noqa: ANN202 - an AllReduceAlgorithm
+    """One algorithm of an all-reduce implementation in the Hopper profile."""
+    return next(algorithm for algorithm in HOPPER.all_reduce[implementation].algorithms
+                if algorithm.traffic == traffic)
+
 
 def page_figures() -> list[tuple[str, float, str]]:
     ep = decode_step(GPU, MODEL, BATCH, CONTEXT, GROUP, PRECISION, "ep")
@@ -117,10 +140,28 @@ def page_figures() -> list[tuple[str, float, str]]:
     expert_mb = MODEL.expert_params / 1e6  # FP8: one byte a weight
     touched = touched_experts(MODEL, BATCH)
     k = MODEL.experts_per_token
+    [(_, experts_op)] = [(n, op) for n, op in operators("ep") if op.kind == "moe"]
+    ep_matmuls = [(n, op) for n, op in operators("ep") if op.kind == "gemm" and op.variant == "fp8"]
+    ep_classes, tp_classes = classes("ep"), classes("tp")
+    gemm, experts = HOPPER.gemm["fp8"], HOPPER.moe["fp8"]
+    nccl, custom = _algorithm("nccl", "ring"), _algorithm("custom", "one_shot")
+    message = BATCH * MODEL.hidden * 2  # each token's hidden state in BF16
     return [
         ("An H200 reads {} TB/s from HBM", GPU.hbm_bytes_per_s / 1e12, ".1f"),
-        ("we assume {}% of", MEMORY_EFFICIENCY * 100, ".0f"),
-        ("reachable, {} TB/s per GPU", GPU.hbm_bytes_per_s * MEMORY_EFFICIENCY / 1e12, ".2f"),
+        ("| FP8 matmul (GEMM) | {}% |", gemm.memory_efficiency * 100, PROFILE),
+        ("(GEMM) | 79.4% | {} µs |", gemm.fixed_s * 1e6, PROFILE),
+        ("ns more per routed row) | {}% |", experts.memory_efficiency * 100, PROFILE),
+        ("per routed row) | {}% | ", experts.memory_efficiency * 100, PROFILE),
+        ("finalize; {} ns more per", experts.per_row_s * 1e9, PROFILE),
+        (f"| {format(experts.memory_efficiency * 100, PROFILE)}% | {{}} µs |",
+         experts.fixed_s * 1e6, PROFILE),
+        ("in and out {} µs at", experts_op.memory_s * 1e6, ".1f"),
+        ("at {}% of 4.8 TB/s", experts.memory_efficiency * 100, PROFILE),
+        ("over eight GPUs | {}% of the links", nccl.bus_efficiency * 100, PROFILE),
+        ("of the links | {} µs | | all-reduce", nccl.latency_s[8] * 1e6, PROFILE),
+        ("every other's message) | {}% of the links", custom.bus_efficiency * 100, PROFILE),
+        (f"message) | {format(custom.bus_efficiency * 100, PROFILE)}% of the links | {{}} µs |",
+         custom.latency_s[8] * 1e6, PROFILE),
         ("projections of {} by 2,048", MODEL.hidden, ",d"),
         ("7,168 by {}: 3 ×", MODEL.expert_ffn, ",d"),
         ("2,048 = {} weights", MODEL.expert_params, ",d"),
@@ -137,17 +178,29 @@ def page_figures() -> list[tuple[str, float, str]]:
         ("58 × 8 × 44.0 MB = {} GB", MODEL.moe_layers * k * expert_mb / 1e3, ".1f"),
         ("the step moves {} GB against", ep.bytes / 1e9, ".1f"),
         ("GB against {} GB. 4.", dense.bytes / 1e9, ".1f"),
-        ("everything else whole, {} ms of memory", ep.memory_s * 1e3, ".2f"),
-        ("operators take {} ms with", ep.ops_s * 1e3, ".2f"),
-        ("{} all-to-alls (two", ep.collectives, "d"),
-        ("layers) add {} ms:", ep.collective_s * 1e3, ".2f"),
-        ("add 3.61 ms: {} ms.", ep.time_s * 1e3, ".2f"),
-        ("router): {} ms of memory time", tp.memory_s * 1e3, ".2f"),
-        ("time, {} ms of operators", tp.ops_s * 1e3, ".2f"),
-        ("and {} all-reduces (two", tp.collectives, "d"),
-        ("61 layers) {} ms:", tp.collective_s * 1e3, ".2f"),
-        ("4.20 ms: {} ms. The dense", tp.time_s * 1e3, ".2f"),
-        ("parallel: {} ms, of which", dense.time_s * 1e3, ".2f"),
+        ("Each GPU holds {} experts of each layer", MODEL.experts // GROUP, "d"),
+        ("the batch touches {} of them", touched / GROUP, ".1f"),
+        ("them on average: {} GB to read", touched / GROUP * expert_mb / 1e3, ".2f"),
+        ("with the {} routed rows", BATCH * k // GROUP, "d"),
+        ("and back, {} µs.", experts_op.time_s * 1e6, ".1f"),
+        ("the experts take {} ms. The FP8",
+         MODEL.moe_layers * experts_op.time_s * 1e3, ".2f"),
+        ("the router) take {} ms,", ep_classes["gemm", "fp8"] * 1e3, ".2f"),
+        ("ms, {} ms of it fixed costs", sum(n * op.fixed_s for n, op in ep_matmuls) * 1e3,
+         ".2f"),
+        ("in BF16, {} ms; attention", ep_classes["gemm", "bf16"] * 1e3, ".2f"),
+        ("the GPU's {} sequences", BATCH // GROUP, "d"),
+        ("sequences {} ms; the norms", ep_classes["decode_attention", "bf16"] * 1e3, ".2f"),
+        ("the norms {} ms. That is", ep_classes["elementwise", ""] * 1e3, ".2f"),
+        ("That is {} ms of operators", ep.ops_s * 1e3, ".2f"),
+        ("and the {} all-to-alls", ep.collectives, "d"),
+        ("touches, {} ms of MoE layers", tp_classes["moe", "fp8"] * 1e3, ".2f"),
+        ("the other matmuls, {} ms,",
+         (tp_classes["gemm", "fp8"] + tp_classes["gemm", "bf16"]) * 1e3, ".2f"),
+        ("sequences, {} ms of attention", tp_classes["decode_attention", "bf16"] * 1e3, ".2f"),
+        ("with the norms, {} ms of operators", tp.ops_s * 1e3, ".2f"),
+        ("of the {} all-reduces", tp.collectives, "d"),
+        ("hidden states in BF16, {} bytes", message, ",d"),
         ("the same all-reduces are {} ms", dense.collective_s * 1e3, ".2f"),
     ]
 
@@ -155,6 +208,17 @@ def page_figures() -> list[tuple[str, float, str]]:
 @pytest.mark.parametrize(("phrase", "value", "spec"), page_figures())
 def test_check_it_yourself_figures_match_the_physics(phrase: str, value: float, spec: str) -> None:
     assert phrase.format(format(value, spec)) in rendered("moe")
+
+
+def test_the_tensor_parallel_all_reduces_run_the_engines_one_shot_kernel() -> None:
+    """The page: tensor parallelism's all-reduces carry a few tokens' hidden states and run
+    the engine's one-shot kernel; the all-to-alls go through NCCL, whose fixed latency is
+    several times the kernel's."""
+    one_shot, ring = _algorithm("custom", "one_shot"), _algorithm("nccl", "ring")
+    for batch in (1, BATCH):
+        latency, _ = allreduce_fit(GPU, batch * MODEL.hidden * 2, GROUP)
+        assert latency == one_shot.latency_s[GROUP]
+    assert ring.latency_s[GROUP] >= 3 * one_shot.latency_s[GROUP]
 
 
 def test_page_starts_at_the_defaults_it_derives_from() -> None:
@@ -166,6 +230,7 @@ def test_page_starts_at_the_defaults_it_derives_from() -> None:
     assert "{{" not in text
     assert "DeepSeek-V3 on eight H200s, in its own FP8" in text
     assert PRECISION.weights == PRECISION.activations == "fp8" and PRECISION.kv == "bf16"
+    assert GPU.kernels.key == "hopper"
 
 
 def test_page_claims_hold_in_the_sim() -> None:

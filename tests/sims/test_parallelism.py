@@ -3,20 +3,27 @@
 from __future__ import annotations
 
 import pytest
-from explainer_pages import rendered
+from explainer_pages import (
+    Claim,
+    hand_priced,
+    hardware_claims,
+    profile_claims,
+    rendered,
+    step_allreduce,
+    total_s,
+)
 
 from sims import parallelism
 from sims.parallelism import LAYOUTS, play, simulate
 from sims.physics import (
-    COMPUTE_EFFICIENCY,
     GPUS,
-    MEMORY_EFFICIENCY,
     MODELS,
     Work,
     decode_step,
     p2p_time,
     step_cost,
 )
+from sims.physics.profile import AllReduceAlgorithm
 
 GPU, MODEL = GPUS["h100"], MODELS["llama-3.1-70b"]
 
@@ -126,46 +133,51 @@ def test_405b_does_not_fit_on_eight_h100s() -> None:
     assert simulate()["summary"]["fits"] is True
 
 
-def page_figures() -> list[tuple[str, float, str]]:
+def hand_off() -> AllReduceAlgorithm:
+    """NCCL's ring, whose two-GPU latency and share of the link a hand-off between pipeline
+    stages pays (sims.physics.collectives.p2p_time)."""
+    return next(a for a in GPU.kernels.all_reduce["nccl"].algorithms if a.traffic == "ring")
+
+
+def page_figures() -> list[Claim]:
     """(phrase with {} for the figure, value, format) at the page's starting inputs."""
     requests, context, parts = 32, 2048, 4
     size = requests // parts
     tp8 = decode_step(GPU, MODEL, requests, context, tp=8)
+    shard = hand_priced(GPU, MODEL, [Work(1, context, count=requests)], 8)
+    allreduce = step_allreduce(GPU, MODEL, requests, 8)
     middle, last = MODEL.pipeline_stage(8, 1), MODEL.pipeline_stage(8, 7)
+    stage = hand_priced(GPU, middle, [Work(1, context, count=size)])
     pp_middle = step_cost(GPU, middle, [Work(1, context, count=size)])
     pp_last = step_cost(GPU, last, [Work(1, context, count=size)])
     halves = [MODEL.pipeline_stage(2, s) for s in (0, 1)]
     hybrid = [step_cost(GPU, half, [Work(1, context, count=size)], 4) for half in halves]
-    fits = GPU.collectives.fits
     layer = 2 * 8192 * 8192 + 2 * 8192 * 1024 + 3 * 8192 * 28672
-    weights = 2 * (80 * layer + 128256 * 8192)  # the matmuls': the embedding is a lookup
-    cache = requests * (context + 1) * MODEL.kv_bytes_per_token()
+    gpu_kv = 2 * MODEL.layers * 1 * MODEL.head_dim * 2  # one KV head per GPU over eight
     stage_cache = size * (context + 1) * middle.kv_bytes_per_token()
+    ring = hand_off()
     return [
-        ("an H100 does {} TFLOP/s of dense BF16", GPU.bf16_flops / 1e12, ".0f"),
-        ("and reads {} TB/s from HBM", GPU.hbm_bytes_per_s / 1e12, ".2f"),
-        ("we assume {}% and", COMPUTE_EFFICIENCY * 100, ".0f"),
-        ("and {}% of those", MEMORY_EFFICIENCY * 100, ".0f"),
-        ("so {} TFLOP/s and", GPU.bf16_flops * COMPUTE_EFFICIENCY / 1e12, ".0f"),
-        ("and {} TB/s per GPU", GPU.hbm_bytes_per_s * MEMORY_EFFICIENCY / 1e12, ".2f"),
-        ("over eight GPUs {} µs plus", fits[8].latency_s * 1e6, ".1f"),
-        ("the message at {} GB/s, over four", fits[8].bytes_per_s / 1e9, ".1f"),
-        ("over four {} µs plus", fits[4].latency_s * 1e6, ".1f"),
-        ("the message at {} GB/s; a hand-off", fits[4].bytes_per_s / 1e9, ".1f"),
-        ("two-GPU fit's {} µs plus", fits[2].latency_s * 1e6, ".1f"),
-        ("its bytes at {} GB/s", GPU.collectives.share(2) * GPU.scale_up_bytes_per_s / 1e9,
-         ".1f"),
-        ("reads the matmuls' {} GB of weights", weights / 1e9, ".1f"),
-        ("32 × 2,049 × {} bytes", MODEL.kv_bytes_per_token(), ",.0f"),
-        ("bytes = {} GB of cache", cache / 1e9, ".2f"),
-        ("and {} GB of activations", (tp8.bytes - weights - cache) / 1e9, ".2f"),
-        ("activations: {} GB,", tp8.bytes / 1e9, ".1f"),
-        ("GB, {} ms per GPU", tp8.memory_s * 1e3, ".2f"),
-        ("Its {} kernels take", 80 * 9 + 2, "d"),
-        ("kernels take {} ms to start", (80 * 9 + 2) * 4e-3, ".2f"),
-        ("its operators take {} ms. Its", tp8.ops_s * 1e3, ".2f"),
-        ("all-reduces take {} µs each", tp8.collective_s / tp8.collectives * 1e6, ".2f"),
-        ("each, {} ms in all", tp8.collective_s * 1e3, ".2f"),
+        *hardware_claims(GPU, "H100", ".2f"),
+        *profile_claims(GPU, "gemm", "decode_attention", "elementwise"),
+        ("goes through NCCL: {} µs plus", ring.latency_s[2] * 1e6, ".2f"),
+        ("its bytes at {} GB/s", ring.bus_efficiency * GPU.scale_up_bytes_per_s / 1e9, ".1f"),
+        ("a GPU's {} GB/s of NVLink", GPU.scale_up_bytes_per_s / 1e9, ".0f"),
+        ("One step runs {} kernels", sum(k.count for k in shard.values()), "d"),
+        ("Its {} GEMMs move", shard["gemm"].count, "d"),
+        ("GEMMs move {} GB, an eighth", shard["gemm"].moved / 1e9, ".2f"),
+        ("activations, in {} ms at 2.74", shard["gemm"].memory_s * 1e3, ".2f"),
+        ("32 × 2,049 × {} bytes", gpu_kv, ",d"),
+        ("bytes = {} GB, in", shard["decode_attention"].moved / 1e9, ".2f"),
+        ("GB, in {} ms; the element-wise", shard["decode_attention"].memory_s * 1e3, ".2f"),
+        ("kernels move {} GB in", shard["elementwise"].moved / 1e9, ".2f"),
+        ("GB in {} ms; and the kernels'", shard["elementwise"].memory_s * 1e3, ".2f"),
+        ("fixed costs add {} ms: 10.43",
+         sum(k.fixed_s for k in shard.values()) * 1e3, ".2f"),
+        ("ms: {} ms of operators", total_s(shard) * 1e3, ".2f"),
+        ("Its {} all-reduces carry", tp8.collectives, "d"),
+        ("carry {} bytes each", allreduce.message, ",.0f"),
+        ("and take {} µs each", allreduce.time_s * 1e6, ".2f"),
+        ("µs each, {} ms in all", tp8.collective_s * 1e3, ".2f"),
         ("busy {} of every", tp8.ops_s * 1e3, ".2f"),
         ("of every {} ms", tp8.time_s * 1e3, ".2f"),
         ("Each stage holds {} layers", middle.layers, "d"),
@@ -174,23 +186,48 @@ def page_figures() -> list[tuple[str, float, str]]:
         ("A micro-batch of {} requests", size, "d"),
         ("8 × 2,049 × {} bytes", middle.kv_bytes_per_token(), ",.0f"),
         ("bytes = {} GB of its cache", stage_cache / 1e9, ".2f"),
-        ("a stage reads {} GB in", pp_middle.bytes / 1e9, ".2f"),
-        ("GB in {} ms, starts", pp_middle.memory_s * 1e3, ".2f"),
-        ("starts {} kernels in", 10 * 9 + 1, "d"),
-        ("kernels in {} ms,", (10 * 9 + 1) * 4e-3, ".2f"),
+        ("each token's {} bytes", MODEL.kv_bytes_per_token(), ",.0f"),
+        ("A middle stage's {} GEMMs", stage["gemm"].count, "d"),
+        ("GEMMs move {} GB in", stage["gemm"].moved / 1e9, ".2f"),
+        ("GB in {} ms, its", stage["gemm"].memory_s * 1e3, ".2f"),
+        ("reads the cache in {} ms", stage["decode_attention"].memory_s * 1e3, ".2f"),
+        ("and its {} kernels' fixed costs", sum(k.count for k in stage.values()), "d"),
+        ("fixed costs add {} ms: its", sum(k.fixed_s for k in stage.values()) * 1e3, ".2f"),
         ("its step takes {} ms, or", pp_middle.time_s * 1e3, ".2f"),
         ("or {} ms in the last stage", pp_last.time_s * 1e3, ".2f"),
         ("8 hidden states takes {} µs", p2p_time(GPU, size * MODEL.hidden * 2) * 1e6, ".1f"),
-        ("7 × {} + 7.81", pp_middle.time_s * 1e3, ".2f"),
-        ("7.02 + {} ms plus", pp_last.time_s * 1e3, ".2f"),
-        ("works 4 × 7.02 = {} ms", 4 * pp_middle.time_s * 1e3, ".2f"),
+        ("seven steps of about {} ms", pp_middle.time_s * 1e3, ".2f"),
+        ("the last stage's {} ms and", pp_last.time_s * 1e3, ".2f"),
+        ("works 4 × 6.85 = {} ms", 4 * pp_middle.time_s * 1e3, ".2f"),
         ("Each stage holds {} layers split over four", halves[0].layers, "d"),
         ("first stage's step takes {} ms", hybrid[0].time_s * 1e3, ".2f"),
         ("({} ms of shard work", hybrid[0].ops_s * 1e3, ".2f"),
         ("shard work and {} all-reduces", hybrid[0].collectives, "d"),
+        ("all-reduces of {} µs)", hybrid[0].collective_s / hybrid[0].collectives * 1e6, ".2f"),
         ("the second's {} ms", hybrid[1].time_s * 1e3, ".2f"),
         ("a round takes 4 × {} =", hybrid[1].time_s * 1e3, ".2f"),
     ]
+
+
+def test_the_worked_example_prices_what_the_sim_prices() -> None:
+    """The page's kernel sums are the stages' steps, and a hand-off is NCCL's two-GPU
+    latency plus its bytes at the two-GPU all-reduce's rate, as the page says."""
+    shard = hand_priced(GPU, MODEL, [Work(1, 2048, count=32)], 8)
+    assert total_s(shard) == pytest.approx(decode_step(GPU, MODEL, 32, 2048, tp=8).ops_s,
+                                           rel=1e-12)
+    for stages, tp in ((8, 1), (2, 4)):
+        for index in range(stages):
+            stage = MODEL.pipeline_stage(stages, index)
+            work = [Work(1, 2048, count=8)]
+            assert total_s(hand_priced(GPU, stage, work, tp)) == pytest.approx(
+                step_cost(GPU, stage, work, tp).ops_s, rel=1e-12)
+    message = 8 * MODEL.hidden * 2
+    ring = hand_off()
+    assert p2p_time(GPU, message) == pytest.approx(
+        ring.latency_s[2] + message / (ring.bus_efficiency * GPU.scale_up_bytes_per_s),
+        rel=1e-12)
+    assert step_allreduce(GPU, MODEL, 8, 4).algorithm == "one_shot"
+    assert step_allreduce(GPU, MODEL, 32, 8).algorithm == "one_shot"
 
 
 @pytest.mark.parametrize(("phrase", "value", "spec"), page_figures())

@@ -1,12 +1,16 @@
 """The shared physics against datasheets, published configs and sums worked by hand.
 
 Every expected number here is written out from its source (a datasheet row, a config.json
-field, a formula stated in sims.physics.pricing) rather than taken from the module, so a typo in the
-catalogue or the physics fails. The calibration against measurements is test_calibration.py.
+field, a formula stated in sims.physics.kernels, collectives or pricing) rather than taken
+from the module, so a typo in the catalogue or the physics fails. A kernel profile's fitted
+constants (content/catalogue/kernels/, refitted by `make fit`) are read from the live
+profile, never copied here: the formulas are what these tests pin, not the fit. How close
+the fit comes to measurements is test_calibration.py's and test_calibration_targets.py's.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 
@@ -15,16 +19,20 @@ import pytest
 from sims.kit.contract import InputError
 from sims.physics import (
     GPUS,
-    KERNEL_OVERHEAD_S,
     MODELS,
+    PROFILES,
     USABLE_MEMORY_FRACTION,
+    Gpu,
     Precision,
     Work,
     all_to_all_time,
+    allreduce_fit,
     allreduce_time,
+    alone,
     check_group,
     decode_step,
     host_link_time,
+    kernels,
     memory_fit,
     p2p_time,
     precision_for,
@@ -36,12 +44,19 @@ from sims.physics import (
     touched_experts,
     tp_degrees,
 )
+from sims.physics.collectives import allreduce_implementation
+from sims.physics.kernels import overlap
+from sims.physics.precision import bytes_per_value
+from sims.physics.pricing import pricer
+from sims.physics.profile import TRAFFIC
+from sims.physics.step import padded_rows
 
-H100, H200, A100, B200, L40S = (GPUS[k] for k in ("h100", "h200", "a100", "b200", "l40s"))
+H100, H200, A100, B200, L40S, MI300X = (GPUS[k] for k in ("h100", "h200", "a100", "b200",
+                                                           "l40s", "mi300x"))
 L8B, L70B = MODELS["llama-3.1-8b"], MODELS["llama-3.1-70b"]
 DEEPSEEK, GPT_OSS, QWEN_MOE = (MODELS[k] for k in ("deepseek-v3", "gpt-oss-120b",
                                                     "qwen3-30b-a3b"))
-EFF_FLOPS, EFF_BYTES = 0.7, 0.8  # the efficiencies sims.physics.hardware states
+BF16 = 2  # bytes a BF16 value takes; a matmul writes its output in BF16 whatever its inputs
 
 
 # --- GPUs: datasheet figures, dense ---------------------------------------------------
@@ -77,6 +92,20 @@ def test_gpu_figures_match_the_datasheets(
     assert gpu.scale_out_bytes_per_s == (None if network is None else pytest.approx(network))
 
 
+def test_each_gpu_prices_with_its_generations_kernel_profile() -> None:
+    assert {key: gpu.kernels.key for key, gpu in GPUS.items()} == {
+        "a100": "ampere", "h100": "hopper", "h200": "hopper", "b200": "blackwell",
+        "l40s": "ada", "mi300x": "cdna3"}
+    # MI300X's full mesh: a direct link to each of the seven others; the rest are switched.
+    assert {key for key, gpu in GPUS.items() if gpu.topology == "mesh"} == {"mi300x"}
+    # No measured MI300X or L40S kernels: their profiles take Hopper's constants, and say so.
+    for borrowed in ("cdna3", "ada"):
+        profile = PROFILES[borrowed]
+        assert profile.measured_as == "hopper"
+        assert (profile.gemm, profile.decode_attention) == (PROFILES["hopper"].gemm,
+                                                            PROFILES["hopper"].decode_attention)
+
+
 def test_a_precision_the_gpu_lacks_is_an_error_naming_both() -> None:
     with pytest.raises(ValueError, match=r"NVIDIA A100 SXM 80 GB has no FP8 .*it has BF16\)"):
         A100.flops("fp8")
@@ -84,17 +113,23 @@ def test_a_precision_the_gpu_lacks_is_an_error_naming_both() -> None:
         H100.flops("fp4")
 
 
-def test_ridge_points_at_peak_and_at_the_stated_efficiencies() -> None:
+def test_ridge_points_at_peak_and_at_the_shares_the_gemms_reach() -> None:
     assert H100.ridge_flops_per_byte == pytest.approx(989 / 3.35)  # 295.2 FLOP/byte
     assert H100.ridge("fp8") == pytest.approx(1979 / 3.35)
-    assert H100.effective_ridge_flops_per_byte == pytest.approx(989 * 0.7 / (3.35 * 0.8))
-    assert round(H100.effective_ridge_flops_per_byte, 1) == 258.3
     assert A100.ridge_flops_per_byte == pytest.approx(312 / 2.039)  # 153.0
-    assert B200.ridge("fp4", efficient=True) == pytest.approx(9000 * 0.7 / (8 * 0.8))
-    # A matmul's ridge in tokens: 2n FLOPs per weight of 2 bytes meets 258.3 FLOP/byte.
-    assert ridge_tokens(H100, L8B) == round(989e12 * 0.7 / (3.35e12 * 0.8))  # 258
-    fp8 = precision_for(H100, L8B, weights="fp8")
-    assert ridge_tokens(H100, L8B, fp8) == round(1979e12 * 0.7 / (3.35e12 * 0.8) / 2)
+    for gpu, fmt, peak, bandwidth in ((H100, "bf16", 989e12, 3.35e12),
+                                      (H100, "fp8", 1979e12, 3.35e12),
+                                      (B200, "fp4", 9e15, 8e12), (A100, "bf16", 312e12, 2039e9)):
+        fit = gpu.kernels.gemm[fmt]
+        assert gpu.ridge(fmt, efficient=True) == pytest.approx(
+            peak * fit.compute_efficiency / (bandwidth * fit.memory_efficiency))
+    # A matmul's ridge in tokens: 2n FLOPs per weight of b bytes meets that ridge.
+    bf16, fp8 = H100.kernels.gemm["bf16"], H100.kernels.gemm["fp8"]
+    assert ridge_tokens(H100, L8B) == round(
+        989e12 * bf16.compute_efficiency / (3.35e12 * bf16.memory_efficiency))
+    weights_fp8 = precision_for(H100, L8B, weights="fp8")
+    assert ridge_tokens(H100, L8B, weights_fp8) == round(
+        1979e12 * fp8.compute_efficiency / (3.35e12 * fp8.memory_efficiency) / 2)
 
 
 # --- Models: counts derived from config.json, against the publishers' ------------------
@@ -195,17 +230,22 @@ def test_fp4_weights_on_a_hopper_read_fewer_bytes_but_compute_at_bf16() -> None:
     assert quantized.flops == bf16.flops
     layer_weights = 32 * (4096 * 6144 + 4096 * 4096 + 3 * 4096 * 14336)
     assert bf16.bytes - quantized.bytes == pytest.approx(layer_weights * (2 - 4.25 / 8))
-    # The same FLOPs at the same BF16 rate: equal compute time.
+    # The same FLOPs through the same BF16 GEMMs: equal compute time, less memory time.
     assert quantized.compute_s == pytest.approx(bf16.compute_s)
+    assert quantized.memory_s < bf16.memory_s and quantized.time_s < bf16.time_s
 
 
 def test_fp8_weights_compute_at_the_fp8_rate_where_the_gpu_has_one() -> None:
     assert precision_for(H100, L8B, weights="fp8").activations == "fp8"
     assert precision_for(A100, L8B, weights="fp8").activations == "bf16"
     assert precision_for(B200, L8B, weights="fp4").activations == "fp4"
-    prefill_bf16 = prefill(H100, L8B, 8192)
-    prefill_fp8 = prefill(H100, L8B, 8192, precision=precision_for(H100, L8B, weights="fp8"))
-    assert prefill_fp8.compute_s < 0.6 * prefill_bf16.compute_s  # twice the rate
+    # A prefill-sized matmul: twice the peak, at the share of it FP8 GEMMs reach.
+    bf16, fp8 = alone.gemm(H100, 8192, 4096, 14336), alone.gemm(H100, 8192, 4096, 14336,
+                                                                  "fp8", "fp8")
+    fits = H100.kernels.gemm
+    assert fp8.compute_s / bf16.compute_s == pytest.approx(
+        989 * fits["bf16"].compute_efficiency / (1979 * fits["fp8"].compute_efficiency))
+    assert (bf16.variant, fp8.variant) == ("bf16", "fp8")
 
 
 def test_activations_in_a_format_the_gpu_lacks_are_refused_by_name() -> None:
@@ -218,59 +258,364 @@ def test_activations_in_a_format_the_gpu_lacks_are_refused_by_name() -> None:
     assert bad.value.input == "kv"
 
 
+# --- Kernel classes, each priced by hand from its profile's constants ------------------
+
+def _gemm_s(gpu: Gpu, fmt: str, tokens: float, k: float, n: float, weight_bytes: float,
+            activation_bytes: float) -> tuple[float, float]:
+    """(seconds, fixed seconds) of a (tokens x k) @ (k x n) GEMM computing in `fmt` (a
+    format the profile has), as sims.physics.kernels states it: compute c = 2 t k n FLOPs at
+    the fit's share of peak; memory m = the weights, the input in its format and the BF16
+    output at its share of bandwidth; fixed costs: the fit's, a cost per step of k, and for
+    activations narrower than BF16 a pass reading the BF16 input and writing it quantized;
+    time = fixed + (c^p + m^p)^(1/p) with the profile's exponent p."""
+    fit, p = gpu.kernels.gemm[fmt], gpu.kernels.overlap_exponent
+    bandwidth = fit.memory_efficiency * gpu.hbm_bytes_per_s
+    c = 2 * tokens * k * n / (fit.compute_efficiency * gpu.dense_flops[fmt])
+    m = (k * n * weight_bytes + tokens * k * activation_bytes + tokens * n * BF16) / bandwidth
+    quantize = tokens * k * (BF16 + activation_bytes) / bandwidth if activation_bytes < BF16 else 0
+    fixed = fit.fixed_s + fit.k_step_s * k + quantize
+    return fixed + (c ** p + m ** p) ** (1 / p), fixed
+
+
+def _decode_attention_s(gpu: Gpu, kv: str, cached_bytes: float, sequences: float,
+                        units: float, flops: float = 0.0, computing: str = "bf16"
+                        ) -> tuple[float, float]:
+    """(seconds, fixed seconds) of decode attention: memory m = the cached K and V read at
+    the class's share of bandwidth, or at `units` (sequence, KV head) pairs' share each if
+    less; compute c = the new tokens' `flops` at the share of the peak of `computing` (a
+    format the profile has) that its prefill attention kernel reaches; a fixed cost and a
+    cost per sequence; time = fixed + (c^p + m^p)^(1/p) with the profile's exponent p."""
+    fit, p = gpu.kernels.decode_attention[kv], gpu.kernels.overlap_exponent
+    share = min(fit.memory_efficiency, units * fit.unit_share)
+    fixed = fit.fixed_s + fit.per_sequence_s * sequences
+    c = flops / (gpu.kernels.prefill_attention[computing].compute_efficiency
+                 * gpu.dense_flops[computing])
+    m = cached_bytes / (share * gpu.hbm_bytes_per_s)
+    return fixed + (c ** p + m ** p) ** (1 / p), fixed
+
+
+def _elementwise_s(gpu: Gpu, moved: float, kernels: int) -> tuple[float, float]:
+    """(seconds, fixed seconds) of `kernels` memory-bound kernels moving `moved` bytes."""
+    fit = gpu.kernels.elementwise
+    fixed = kernels * fit.fixed_s
+    return fixed + moved / (fit.memory_efficiency * gpu.hbm_bytes_per_s), fixed
+
+
+@pytest.mark.parametrize("gpu_key", ["h100", "a100", "b200"])
+@pytest.mark.parametrize(("tokens", "k", "n"), [(1, 4096, 6144), (64, 14336, 4096),
+                                                (4096, 4096, 28672), (333, 8192, 1280)])
+def test_a_gemm_overlaps_its_compute_and_memory_times(gpu_key: str, tokens: int, k: int,
+                                                      n: int) -> None:
+    gpu = GPUS[gpu_key]
+    op = alone.gemm(gpu, tokens, k, n)
+    seconds, fixed = _gemm_s(gpu, "bf16", tokens, k, n, BF16, BF16)
+    assert op.time_s == pytest.approx(seconds, rel=1e-12)
+    assert op.fixed_s == pytest.approx(fixed, rel=1e-12)
+    assert (op.kind, op.variant, op.p) == ("gemm", "bf16", gpu.kernels.overlap_exponent)
+    # More than the longer of its two times, less than both one after the other.
+    assert max(op.compute_s, op.memory_s) < op.time_s - op.fixed_s < op.compute_s + op.memory_s
+
+
+@pytest.mark.parametrize("gpu_key", ["h100", "b200"])
+def test_at_the_ridge_a_gemm_takes_two_to_the_one_over_p_of_either_time(gpu_key: str) -> None:
+    """Where c = m the overlap costs the most: 2^(1/p) of either (26% above at p = 3);
+    far from the ridge it is the longer of the two."""
+    gpu, k, n = GPUS[gpu_key], 8192, 8192
+    fit, p = gpu.kernels.gemm["bf16"], gpu.kernels.overlap_exponent
+    flop_s = 2 * k * n / (fit.compute_efficiency * gpu.bf16_flops)  # per token
+    bandwidth = fit.memory_efficiency * gpu.hbm_bytes_per_s
+    # c(t) = t * flop_s; m(t) = (2kn + t * 2(k + n)) / bandwidth: equal at this t.
+    ridge = 2 * k * n / bandwidth / (flop_s - 2 * (k + n) / bandwidth)
+    at = alone.gemm(gpu, ridge, k, n)
+    assert at.compute_s == pytest.approx(at.memory_s, rel=1e-9)
+    assert at.time_s - at.fixed_s == pytest.approx(2 ** (1 / p) * at.compute_s, rel=1e-9)
+    far = alone.gemm(gpu, 100 * ridge, k, n)
+    assert far.time_s - far.fixed_s == pytest.approx(far.compute_s, rel=1e-3)
+    assert overlap(3.0, 0.0, p) == 3.0 and overlap(2.0, 5.0, 1.0) == 7.0
+
+
+@pytest.mark.parametrize("gpu_key", ["h100", "a100", "b200"])
+def test_a_gemms_fixed_cost_grows_with_its_steps_along_k(gpu_key: str) -> None:
+    gpu = GPUS[gpu_key]
+    fit = gpu.kernels.gemm["bf16"]
+    short, deep = alone.gemm(gpu, 16, 1024, 4096), alone.gemm(gpu, 16, 16384, 4096)
+    assert short.fixed_s == pytest.approx(fit.fixed_s + 1024 * fit.k_step_s)
+    assert deep.fixed_s - short.fixed_s == pytest.approx((16384 - 1024) * fit.k_step_s)
+
+
+@pytest.mark.parametrize(("gpu_key", "fmt", "activation_bytes"),
+                         [("h100", "fp8", 1.0), ("b200", "fp8", 1.0), ("b200", "fp4", 4.25 / 8)])
+def test_narrow_activations_pay_a_quantize_pass_before_the_gemm(
+    gpu_key: str, fmt: str, activation_bytes: float
+) -> None:
+    gpu = GPUS[gpu_key]
+    fit = gpu.kernels.gemm[fmt]
+    tokens, k, n = 512, 7168, 4096
+    op = alone.gemm(gpu, tokens, k, n, fmt, fmt)
+    seconds, fixed = _gemm_s(gpu, fmt, tokens, k, n, activation_bytes, activation_bytes)
+    assert op.time_s == pytest.approx(seconds, rel=1e-12)
+    # The pass reads each input value in BF16 and writes it in the narrower format.
+    quantize = tokens * k * (2 + activation_bytes) / (fit.memory_efficiency
+                                                      * gpu.hbm_bytes_per_s)
+    assert op.fixed_s - fit.fixed_s - fit.k_step_s * k == pytest.approx(quantize)
+    assert fixed == pytest.approx(op.fixed_s)
+    # BF16 activations need none.
+    plain = alone.gemm(gpu, tokens, k, n)
+    assert plain.fixed_s == pytest.approx(gpu.kernels.gemm["bf16"].fixed_s
+                                          + gpu.kernels.gemm["bf16"].k_step_s * k)
+
+
+def test_a_format_the_profile_lacks_falls_back_to_a_wider_one() -> None:
+    hopper, ampere, blackwell = PROFILES["hopper"], PROFILES["ampere"], PROFILES["blackwell"]
+    assert hopper.format_of(hopper.gemm, "fp4", "GEMM") == "fp8"
+    assert hopper.format_of(hopper.decode_attention, "fp4", "decode attention") == "fp8"
+    assert ampere.format_of(ampere.gemm, "fp8", "GEMM") == "bf16"
+    assert blackwell.format_of(blackwell.gemm, "fp4", "GEMM") == "fp4"  # its own, when it has it
+    assert hopper.for_format(hopper.gemm, "fp4", "GEMM") is hopper.gemm["fp8"]
+    with pytest.raises(ValueError, match="profile has no GEMM for bf16"):
+        hopper.format_of({"fp8": hopper.gemm["fp8"]}, "bf16", "GEMM")  # never a narrower one
+    # In a step: an FP4 KV cache on a Hopper is read by the FP8 decode kernel (at FP4's bytes),
+    # its arithmetic in BF16 (the wider of the activations' and the cache's formats).
+    fp4_kv = precision_for(H100, L8B, kv="fp4")
+    classes = pricer(H100, L8B, fp4_kv, 1, "tp").classes([Work(1, 4096, count=8)])
+    assert ("decode_attention", "fp8") in classes and ("decode_attention", "fp4") not in classes
+    cached = 8 * 4097 * 2 * 8 * 128 * 4.25 / 8
+    flops = 4 * 32 * 128 * 8 * 4097  # each new token's query against 4097 keys and values
+    assert classes["decode_attention", "fp8"] == pytest.approx(
+        32 * _decode_attention_s(H100, "fp8", cached, 8, 8 * 8, flops, "bf16")[0], rel=1e-12)
+
+
+@pytest.mark.parametrize("gpu_key", ["h100", "b200"])
+def test_decode_attention_streams_at_most_a_share_per_sequence_and_kv_head(gpu_key: str
+                                                                           ) -> None:
+    """One short sequence with one KV head cannot fill the GPU: it reads its cache slower
+    per byte than a batch whose (sequence, KV head) units reach the class's share."""
+    gpu = GPUS[gpu_key]
+    fit, bandwidth = gpu.kernels.decode_attention["bf16"], gpu.hbm_bytes_per_s
+    assert fit.unit_share < fit.memory_efficiency < 512 * fit.unit_share
+    one = alone.decode_attention(gpu, kv_heads=1, head_dim=128, batch=1, context=2048)
+    many = alone.decode_attention(gpu, kv_heads=8, head_dim=128, batch=64, context=2048)
+    one_bytes, many_bytes = 2049 * 2 * 1 * 128 * 2, 64 * 2049 * 2 * 8 * 128 * 2
+    assert one.memory_s == pytest.approx(one_bytes / (fit.unit_share * bandwidth))
+    assert many.memory_s == pytest.approx(many_bytes / (fit.memory_efficiency * bandwidth))
+    assert one.memory_s / one_bytes > many.memory_s / many_bytes
+    assert (one.fixed_s, many.fixed_s) == pytest.approx(
+        (fit.fixed_s + fit.per_sequence_s, fit.fixed_s + 64 * fit.per_sequence_s))
+    assert one.compute_s == 0 and one.time_s == pytest.approx(one.fixed_s + one.memory_s)
+    # Given the query heads, the arithmetic too: 4 x heads x head_dim per attended pair, at
+    # the share of the BF16 peak the prefill kernel reaches, overlapping the same read.
+    counted = alone.decode_attention(gpu, kv_heads=8, head_dim=128, batch=64, context=2048,
+                                     heads=32)
+    assert counted.compute_s == pytest.approx(4 * 32 * 128 * 2049 * 64 / (
+        gpu.kernels.prefill_attention["bf16"].compute_efficiency * gpu.dense_flops["bf16"]))
+    assert counted.memory_s == pytest.approx(many.memory_s)
+    c, m, p = counted.compute_s, counted.memory_s, gpu.kernels.overlap_exponent
+    assert counted.time_s == pytest.approx(counted.fixed_s + (c ** p + m ** p) ** (1 / p))
+    assert counted.time_s > many.time_s
+
+
+def test_prefill_attention_runs_its_parts_one_after_another() -> None:
+    heads, kv_heads, head_dim, tokens, batch = 32, 8, 128, 4096, 2
+    fit = H100.kernels.prefill_attention["bf16"]
+    flops = 4 * heads * head_dim * tokens * (tokens + 1) / 2 * batch  # causal pairs
+    moved = batch * tokens * head_dim * (2 * heads * 2 + 2 * kv_heads * 2)  # Q, O; K, V
+    compute = flops / (fit.compute_efficiency * 989e12)
+    tiles = fit.per_sequence_head_s * batch * heads
+    operator = alone.prefill_attention(H100, heads, kv_heads, head_dim, tokens, batch)
+    assert operator == pytest.approx(compute + fit.memory_passes * moved / 3.35e12
+                                     + fit.fixed_s + tiles, rel=1e-12)
+    # As attention benchmarks time the kernel: no RoPE, no cache write, no operator overhead.
+    kernel = alone.prefill_attention(H100, heads, kv_heads, head_dim, tokens, batch,
+                                     kernel_only=True)
+    assert kernel == pytest.approx(compute + tiles, rel=1e-12)
+
+
+def test_a_decode_step_of_several_new_tokens_pays_for_their_attention_arithmetic() -> None:
+    """A speculative verify of n tokens per sequence runs the decode kernel: it reads the
+    cache once, but each of its n queries meets every cached token and the new ones up to
+    itself, arithmetic priced at the share of peak the prefill kernel reaches and overlapped
+    with the read as the profile's kernels overlap."""
+    batch, context, hopper = 64, 4096, H100.kernels
+    priced = {}
+    for n in (1, 5, 32):
+        pairs = batch * (n * context + n * (n + 1) / 2)
+        flops = 4 * 32 * 128 * pairs  # a layer's 32 query heads of 128
+        cached = batch * (context + n) * 2 * 8 * 128 * BF16  # 8 KV heads, K and V
+        classes = pricer(H100, L8B, precision_for(H100, L8B), 1, "tp").classes(
+            [Work(n, context, count=batch)])
+        assert classes["decode_attention", "bf16"] == pytest.approx(
+            32 * _decode_attention_s(H100, "bf16", cached, batch, batch * 8, flops)[0],
+            rel=1e-12)
+        # The arithmetic costs time beyond the read it overlaps with.
+        assert classes["decode_attention", "bf16"] > 32 * _decode_attention_s(
+            H100, "bf16", cached, batch, batch * 8)[0]
+        priced[n] = kernels.decode_attention(hopper, "bf16", H100.hbm_bytes_per_s, cached,
+                                             batch, batch * 8, flops, "bf16", H100.dense_flops)
+        assert priced[n].compute_s == pytest.approx(
+            flops / (hopper.prefill_attention["bf16"].compute_efficiency * 989e12), rel=1e-12)
+        assert (priced[n].kind, priced[n].p) == ("decode_attention", hopper.overlap_exponent)
+    # n tokens: about n times one token's arithmetic (the pairs among the new ones besides).
+    assert priced[5].compute_s / priced[1].compute_s == pytest.approx(
+        (5 * 4096 + 15) / (4096 + 1))
+    assert priced[1].compute_s < priced[5].compute_s < priced[32].compute_s
+    assert priced[1].time_s < priced[5].time_s < priced[32].time_s
+
+
+def test_fp4_attention_on_a_blackwell_runs_at_the_fp8_kernels_peak() -> None:
+    """The B200 computes FP4 at 9 PFLOPS, but its profile has no FP4 attention kernels: FP4
+    attention runs as the FP8 kernels do, at FP8's 4.5 PFLOPS."""
+    blackwell = B200.kernels
+    assert B200.dense_flops["fp4"] == pytest.approx(9e15)
+    assert "fp4" not in blackwell.prefill_attention and "fp4" not in blackwell.decode_attention
+    fit = blackwell.prefill_attention["fp8"]
+    heads, kv_heads, head_dim, tokens = 32, 8, 128, 4096
+    flops = 4 * heads * head_dim * tokens * (tokens + 1) / 2
+    kernel = alone.prefill_attention(B200, heads, kv_heads, head_dim, tokens,
+                                     activations="fp4", kv="fp4", kernel_only=True)
+    assert kernel == pytest.approx(flops / (fit.compute_efficiency * 4.5e15)
+                                   + fit.per_sequence_head_s * heads, rel=1e-12)
+    # In a step with FP4 activations and an FP4 cache: a 4096-token prefill, the operator
+    # whole (its parts one after another), and a decode's arithmetic at the same peak.
+    fp4 = precision_for(B200, L8B, weights="fp4", kv="fp4")
+    fp4_bytes = bytes_per_value("fp4")
+    prompt = pricer(B200, L8B, fp4, 1, "tp").classes([Work(tokens, 0, logit_tokens=1)])
+    assert ("prefill_attention", "fp8") in prompt and ("prefill_attention", "fp4") not in prompt
+    moved = tokens * head_dim * (2 * heads + 2 * kv_heads) * fp4_bytes
+    assert prompt["prefill_attention", "fp8"] == pytest.approx(
+        32 * (flops / (fit.compute_efficiency * 4.5e15)
+              + fit.memory_passes * moved / B200.hbm_bytes_per_s
+              + fit.fixed_s + fit.per_sequence_head_s * heads), rel=1e-12)
+    decode = pricer(B200, L8B, fp4, 1, "tp").classes([Work(1, 4096, count=8)])
+    cached = 8 * 4097 * 2 * kv_heads * head_dim * fp4_bytes
+    assert decode["decode_attention", "fp8"] == pytest.approx(32 * _decode_attention_s(
+        B200, "fp8", cached, 8, 8 * kv_heads, 4 * heads * head_dim * 8 * 4097, "fp8")[0],
+        rel=1e-12)
+
+
+def test_a_bf16_matmul_reads_narrow_activations_in_bf16_and_quantizes_nothing() -> None:
+    """FP8 activations, but the output head keeps BF16 weights: it computes in BF16, reads
+    its input in BF16 and pays no quantize pass, while the FP8 matmuls do."""
+    fp8 = precision_for(H100, L8B, weights="fp8")
+    assert fp8.activations == "fp8"
+    classes = pricer(H100, L8B, fp8, 1, "tp").classes([Work(1, 1000, count=16)])
+    head, head_fixed = _gemm_s(H100, "bf16", 16, 4096, 128256, BF16, BF16)
+    assert classes["gemm", "bf16"] == pytest.approx(head, rel=1e-12)
+    assert head_fixed == pytest.approx(H100.kernels.gemm["bf16"].fixed_s
+                                       + H100.kernels.gemm["bf16"].k_step_s * 4096)
+    # The layers' FP8 matmuls (QKV, O, gate and up, down) read FP8 inputs, quantized first.
+    layers = [_gemm_s(H100, "fp8", 16, k, n, 1.0, 1.0)
+              for k, n in ((4096, 6144), (4096, 4096), (4096, 2 * 14336), (14336, 4096))]
+    assert classes["gemm", "fp8"] == pytest.approx(32 * sum(s for s, _ in layers), rel=1e-12)
+
+
+@pytest.mark.parametrize(("model_key", "gpu_key", "tp", "batch"), [
+    ("qwen3-30b-a3b", "h100", 1, 1), ("qwen3-30b-a3b", "h100", 2, 64),
+    ("gpt-oss-120b", "b200", 1, 16), ("deepseek-v3", "h200", 8, 256),
+])
+def test_a_steps_moe_layers_are_priced_as_the_moe_kernel_alone(model_key: str, gpu_key: str,
+                                                               tp: int, batch: int) -> None:
+    """What the calibration holds against measured MoE layers (sims.physics.alone) is what a
+    step charges for each of its MoE layers, and the grouped matmuls' arithmetic is the
+    routed rows' (6 x hidden x width FLOPs each), split over the GPUs that hold the experts."""
+    gpu, model = GPUS[gpu_key], MODELS[model_key]
+    precision = precision_for(gpu, model)
+    classes = pricer(gpu, model, precision, tp, "tp").classes([Work(1, 500, count=batch)])
+    moe = sum(seconds for (kind, _), seconds in classes.items() if kind == "moe")
+    layer = alone.moe(gpu, batch, model.hidden, model.expert_ffn, model.experts,
+                      model.experts_per_token, tp=tp, experts_format=precision.experts,
+                      activations=precision.activations)
+    assert moe == pytest.approx(model.moe_layers * layer.time_s, rel=1e-12)
+    assert layer.kind == "moe" and layer.time_s > layer.fixed_s > 0
+    # Twice the tokens at saturation (every expert touched): the arithmetic of twice the
+    # rows, each expert's padded to whole tiles (so at most twice); eight GPUs holding an
+    # eighth of the experts each: an eighth of it on each.
+    many = alone.moe(gpu, 8192, model.hidden, model.expert_ffn, model.experts,
+                     model.experts_per_token)
+    more = alone.moe(gpu, 16384, model.hidden, model.expert_ffn, model.experts,
+                     model.experts_per_token)
+    spread = alone.moe(gpu, 8192, model.hidden, model.expert_ffn, model.experts,
+                       model.experts_per_token, ep=8)
+    tile = int(gpu.kernels.moe["bf16"].tile_rows)  # `many` and `more` run in BF16
+    rows = {n: (padded_rows(n, model.experts, model.experts_per_token, model.experts, tile)
+                if tile else n * model.experts_per_token) for n in (8192, 16384)}
+    assert more.compute_s == pytest.approx(many.compute_s * rows[16384] / rows[8192])
+    assert many.compute_s < more.compute_s <= 2 * many.compute_s * (1 + 1e-12)
+    assert spread.compute_s == pytest.approx(many.compute_s / 8)
+    # Every touched expert's weights read once, no faster than the GPU's full bandwidth.
+    experts_bytes = (model.experts * 3 * model.hidden * model.expert_ffn
+                     * bytes_per_value(precision.experts))
+    assert many.memory_s >= experts_bytes / gpu.hbm_bytes_per_s
+
+
 # --- One step, priced by hand -----------------------------------------------------------
 
-def _op(flops: float, moved: float, rate: float, bandwidth: float, kernels: int = 1) -> float:
-    """One operator: sqrt(c^2 + m^2) plus the fixed cost per kernel (sims.physics.pricing)."""
-    return math.hypot(flops / rate, moved / bandwidth) + kernels * KERNEL_OVERHEAD_S
+LLAMAS = {  # layers, hidden, query heads, KV heads, head_dim, MLP width, vocabulary
+    "llama-3.1-8b": (32, 4096, 32, 8, 128, 14336, 128256),
+    "llama-3.1-70b": (80, 8192, 64, 8, 128, 28672, 128256),
+}
 
 
-def _llama_8b_decode_by_hand(batch: int, context: int) -> tuple[float, float, float]:
-    """(FLOPs, bytes, seconds) of one Llama 3.1 8B decode step on one H100, BF16: each
-    operator of a layer written out, times 32 layers, plus the embedding and the head."""
-    rate, bandwidth = 989e12 * EFF_FLOPS, 3.35e12 * EFF_BYTES
-    b = batch
-    pairs = b * (context + 1)  # each new token attends to the cache and itself
-    layer = [  # (FLOPs, bytes, kernels)
-        (2 * b * 4096 * 6144, 4096 * 6144 * 2 + b * (4096 + 6144) * 2, 1),  # QKV
-        (4 * 32 * 128 * pairs, b * 2 * 32 * 128 * 2 + b * (context + 1) * 2 * 8 * 128 * 2, 1),
-        (2 * b * 4096 * 4096, 4096 * 4096 * 2 + b * (4096 + 4096) * 2, 1),  # O
-        (2 * b * 4096 * 28672, 4096 * 28672 * 2 + b * (4096 + 28672) * 2, 1),  # gate, up
-        (2 * b * 14336 * 4096, 14336 * 4096 * 2 + b * (14336 + 4096) * 2, 1),  # down
-        # 2 norms with their residual adds, rotary embedding, gated activation
-        (0, 4 * 4096 * b * 2 + (2 * (32 + 8) * 128 + 3 * 14336) * b * 2, 4),
-    ]
-    edges = [(0, b * 4096 * 2 * 2, 1),  # the embedding gather: rows read, written
-             (2 * b * 4096 * 128256, 4096 * 128256 * 2 + b * (4096 + 128256) * 2, 1)]
-    ops = [(32 * f, 32 * m, 32 * _op(f, m, rate, bandwidth, k)) for f, m, k in layer]
-    ops += [(f, m, _op(f, m, rate, bandwidth, k)) for f, m, k in edges]
-    return tuple(sum(column) for column in zip(*ops, strict=True))  # type: ignore[return-value]
+def _llama_decode_by_hand(gpu: Gpu, key: str, batch: int, context: int, tp: int = 1
+                          ) -> tuple[float, float, float, float]:
+    """(FLOPs, bytes, seconds, fixed seconds) of one BF16 decode step of a Llama on one GPU
+    of `tp`: each operator of a layer written out with its shape on that GPU, priced by its
+    kernel class, times the layers, plus the embedding gather and the output head. Bytes
+    are the whole step's at tp = 1 (the only degree they are asserted at)."""
+    layers, h, heads, kv_heads, d, ffn, vocab = LLAMAS[key]
+    b, kv_gpu = batch, max(1, kv_heads // tp)
+    # (k, n) of the whole matmul, and (k, n) of one GPU's share: columns split, or rows
+    # (split along k) for the matrices whose output is all-reduced.
+    matmuls = [((h, (heads + 2 * kv_heads) * d), (h, (heads + 2 * kv_heads) * d / tp)),  # QKV
+               ((heads * d, h), (heads * d / tp, h)),  # O
+               ((h, 2 * ffn), (h, 2 * ffn / tp)),  # gate and up
+               ((ffn, h), (ffn / tp, h))]  # down
+    cached = b * (context + 1) * 2 * kv_gpu * d * BF16  # each sequence's K and V, itself too
+    norms = (4 * h + 3 * ffn / tp) * b * BF16  # 2 norms with residual adds; gated activation
+    parts = [_gemm_s(gpu, "bf16", b, k, n, BF16, BF16) for _, (k, n) in matmuls]
+    attention = 4 * (heads // tp) * d * b * (context + 1)  # one GPU's heads, each new token
+    parts += [_decode_attention_s(gpu, "bf16", cached, b, b * kv_gpu, attention),
+              _elementwise_s(gpu, norms, 3)]
+    edges = [_elementwise_s(gpu, b * h * (BF16 + BF16), 1),  # embedding rows read, written
+             _gemm_s(gpu, "bf16", b, h, vocab / tp, BF16, BF16)]  # the output head
+    seconds = layers * sum(s for s, _ in parts) + sum(s for s, _ in edges)
+    fixed = layers * sum(f for _, f in parts) + sum(f for _, f in edges)
+    flops = layers * (sum(2 * b * k * n for (k, n), _ in matmuls)
+                      + 4 * heads * d * b * (context + 1)) + 2 * b * h * vocab
+    moved = layers * (sum(k * n * BF16 + b * (k + n) * BF16 for (k, n), _ in matmuls)
+                      + cached + norms) + b * h * 2 * BF16 + h * vocab * BF16 + b * (
+        h + vocab) * BF16
+    return flops, moved, seconds, fixed
 
 
+@pytest.mark.parametrize("gpu_key", ["h100", "a100", "b200"])
 @pytest.mark.parametrize(("batch", "context"), [(1, 0), (8, 2048), (64, 512), (256, 4096)])
-def test_a_decode_step_is_the_sum_of_its_operators(batch: int, context: int) -> None:
-    flops, moved, seconds = _llama_8b_decode_by_hand(batch, context)
-    cost = decode_step(H100, L8B, batch, context)
+def test_a_decode_step_is_the_sum_of_its_operators(gpu_key: str, batch: int,
+                                                   context: int) -> None:
+    gpu = GPUS[gpu_key]
+    flops, moved, seconds, _ = _llama_decode_by_hand(gpu, "llama-3.1-8b", batch, context)
+    cost = decode_step(gpu, L8B, batch, context)
     assert cost.flops == pytest.approx(flops, rel=1e-12)
     assert cost.bytes == pytest.approx(moved, rel=1e-12)
-    assert cost.time_s == pytest.approx(seconds, rel=1e-12)
-    assert (cost.collectives, cost.collective_s) == (0, 0.0)
+    assert cost.ops_s == pytest.approx(seconds, rel=1e-12)
+    assert cost.time_s == cost.ops_s and (cost.collectives, cost.collective_s) == (0, 0.0)
 
 
-def test_one_token_costs_about_the_weights_read_once() -> None:
+def test_one_token_costs_the_weights_read_at_the_gemms_share_plus_each_kernels_start() -> None:
     cost = decode_step(H100, L8B, 1, 0)
     weights = 2 * (32 * (4096 * 6144 + 4096 * 4096 + 3 * 4096 * 14336) + 128256 * 4096)
     assert cost.bytes == pytest.approx(weights, rel=0.001)  # the embedding is only gathered
-    floor = weights / (3.35e12 * 0.8)  # 5.60 ms at 80% of 3.35 TB/s
-    kernels = 32 * (5 + 4) + 2  # per layer 4 matmuls, attention, 4 element-wise; edges
-    assert floor < cost.time_s < floor + kernels * KERNEL_OVERHEAD_S + 0.05e-3
+    floor = weights / (3.35e12 * H100.kernels.gemm["bf16"].memory_efficiency)  # about 5.9 ms
+    fixed = _llama_decode_by_hand(H100, "llama-3.1-8b", 1, 0)[3]
+    # The rest (one token's activations, KV and norms, the GEMMs' arithmetic) is tiny.
+    assert floor + fixed < cost.time_s < (floor + fixed) * 1.01
 
 
 def test_each_operator_takes_more_than_the_longer_of_its_two_times() -> None:
     for batch in (1, 64, 258, 4096):
         cost = decode_step(H100, L8B, batch, 1024)
-        assert cost.ops_s > max(cost.compute_s, cost.memory_s)
-        assert cost.ops_s < cost.compute_s + cost.memory_s + 290 * KERNEL_OVERHEAD_S
+        fixed = _llama_decode_by_hand(H100, "llama-3.1-8b", batch, 1024)[3]
+        assert max(cost.compute_s, cost.memory_s) < cost.ops_s
+        assert cost.ops_s < cost.compute_s + cost.memory_s + fixed
     assert decode_step(H100, L8B, 1, 0).bound == "memory"
     assert prefill(H100, L8B, 4096).bound == "compute"
 
@@ -317,6 +662,12 @@ def test_attention_flops_per_cached_token() -> None:
     assert _context_flops("deepseek-v3", 1000) == pytest.approx(61 * 2 * 128 * (2 * 512 + 64))
 
 
+def test_a_verify_of_several_tokens_attends_each_of_them_to_the_cache() -> None:
+    # A speculative verify of 5 tokens runs the decode kernel, but each of its 5 queries
+    # meets every cached token: 5 x 4 x heads x head_dim per cached token and layer.
+    assert _context_flops("llama-3.1-8b", 1000, new=5) == pytest.approx(5 * 32 * 4 * 32 * 128)
+
+
 def test_latent_attention_expands_the_cache_for_long_prefills() -> None:
     # Above 32 new tokens per sequence the latents are up-projected to per-head K and V
     # (2 x 512 x 128 x (128 + 128) FLOPs a cached token) and attention is ordinary MHA.
@@ -350,43 +701,124 @@ def test_moe_flops_follow_the_active_parameters() -> None:
         assert 0 <= attention < 1e-3 * cost.flops, model.key
 
 
-# --- Collectives, fitted to measured NCCL times ----------------------------------------
+# --- Collectives: all-reduce by implementation and algorithm, over the links ----------
 
-def test_h100_all_reduce_fits_its_measured_points() -> None:
-    # Vidur's DGX H100 medians (the catalogue's rows): 8 GPUs, 1 MiB in 34 us, 64 MiB in
-    # 322 us; the fit is a + S/B with both within a quarter of each.
-    for size, measured in ((1048576, 34e-6), (67108864, 322e-6)):
-        assert allreduce_time(H100, size, 8) == pytest.approx(measured, rel=0.25)
-    fit = H100.collectives.fits[8]
-    assert 20e-6 < fit.latency_s < 40e-6  # not the old flat 10 us
-    assert fit.bytes_per_s < 450e9  # below the link's full rate
-    assert allreduce_time(H100, 1e6, 1) == 0.0
+# Bytes through each GPU's links per byte of message over n GPUs: one-shot reads every
+# peer's message, a ring (or two-shot) reduce-scatters then all-gathers, a reduction in the
+# switch sends the message once and reads the sum back once.
+TRAFFIC_BY_HAND = {"one_shot": lambda n: n - 1, "ring": lambda n: 2 * (n - 1) / n,
+                   "in_switch": lambda n: 1}
 
 
-def test_group_sizes_between_measured_ones_are_interpolated_on_log2() -> None:
-    fits = A100.collectives.fits  # measured at 2 and 8 GPUs only
+def _link(gpu: Gpu, group: int) -> float:
+    """One GPU's bandwidth to the rest of its group: a switch gives its full rate; a full
+    mesh gives one link to each peer (MI300X: 448 GB/s over seven links)."""
+    if gpu.topology == "mesh":
+        return gpu.scale_up_bytes_per_s / (gpu.scale_up_gpus - 1) * (group - 1)
+    return gpu.scale_up_bytes_per_s
+
+
+def _allreduce_by_hand(gpu: Gpu, implementation: str, message: float, group: int
+                       ) -> dict[str, float]:
+    """Each algorithm's time for an all-reduce, at a group size its latency is fitted at:
+    its latency plus its traffic at its share of the links (no reduction in a switch on a
+    mesh)."""
+    return {algorithm.traffic: algorithm.latency_s[group]
+            + TRAFFIC_BY_HAND[algorithm.traffic](group) * message
+            / (algorithm.bus_efficiency * _link(gpu, group))
+            for algorithm in gpu.kernels.all_reduce[implementation].algorithms
+            if algorithm.traffic != "in_switch" or gpu.topology == "switch"}
+
+
+def test_the_traffic_of_each_algorithm_is_as_stated() -> None:
+    for n in (2, 4, 8):
+        assert {name: TRAFFIC[name](n) for name in TRAFFIC} == pytest.approx(
+            {name: traffic(n) for name, traffic in TRAFFIC_BY_HAND.items()})
+
+
+@pytest.mark.parametrize("gpu_key", ["h100", "b200"])
+@pytest.mark.parametrize("implementation", ["nccl", "custom"])
+@pytest.mark.parametrize("group", [2, 4, 8])
+def test_an_all_reduce_runs_the_fastest_algorithm_its_implementation_has(
+    gpu_key: str, implementation: str, group: int
+) -> None:
+    gpu = GPUS[gpu_key]
+    algorithms = gpu.kernels.all_reduce[implementation].algorithms
+    for message in (4096, 1 << 20, 1 << 26, 1 << 30):
+        times = _allreduce_by_hand(gpu, implementation, message, group)
+        assert allreduce_time(gpu, message, group, implementation) == pytest.approx(
+            min(times.values()), rel=1e-12)
+    # A tiny message goes to the lowest latency; a huge one to the best share of the links.
+    latency, _ = allreduce_fit(gpu, 1.0, group, implementation)
+    assert latency == min(a.latency_s[group] for a in algorithms)
+    _, rate = allreduce_fit(gpu, 1e13, group, implementation)
+    assert rate == pytest.approx(max(a.bus_efficiency * _link(gpu, group)
+                                     / TRAFFIC_BY_HAND[a.traffic](group) for a in algorithms))
+
+
+def test_one_gpu_agrees_with_nobody() -> None:
+    assert allreduce_time(H100, 1e6, 1) == 0.0 and all_to_all_time(H100, 1e6, 1) == 0.0
+
+
+def test_group_sizes_between_fitted_ones_are_interpolated_on_log2() -> None:
+    (ring,) = A100.kernels.all_reduce["nccl"].algorithms  # fitted at 2 and 8 GPUs only
+    assert set(ring.latency_s) == {2, 8}
     weight = (math.log2(4) - 1) / (3 - 1)
-    assert fits[4].latency_s == pytest.approx(
-        fits[2].latency_s + weight * (fits[8].latency_s - fits[2].latency_s))
-    share = A100.collectives.share
-    assert share(4) == pytest.approx(share(2) + weight * (share(8) - share(2)))
+    latency, rate = allreduce_fit(A100, 1.0, 4, "nccl")
+    assert latency == pytest.approx(ring.latency_s[2] + weight * (ring.latency_s[8]
+                                                                  - ring.latency_s[2]))
+    assert rate == pytest.approx(ring.bus_efficiency * 300e9 / (2 * 3 / 4))
 
 
-def test_an_unmeasured_gpu_takes_the_measured_ones_latency_and_link_share() -> None:
-    for group in (2, 4, 8):
-        assert B200.collectives.fits[group].latency_s == H100.collectives.fits[group].latency_s
-        assert B200.collectives.share(group) == pytest.approx(H100.collectives.share(group))
-        assert B200.collectives.fits[group].bytes_per_s == pytest.approx(
-            2 * H100.collectives.fits[group].bytes_per_s)  # NVLink 5: twice NVLink 4
+def test_nvls_forces_the_reduction_in_the_switch() -> None:
+    (in_switch,) = [a for a in H100.kernels.all_reduce["nccl"].algorithms
+                    if a.traffic == "in_switch"]
+    for message in (4096, 1 << 30):  # even where NCCL's own choice would be its ring
+        assert allreduce_time(H100, message, 8, "nvls") == pytest.approx(
+            in_switch.latency_s[8] + message / (in_switch.bus_efficiency * 450e9))
 
 
-def test_all_to_all_and_sends_use_the_fitted_latency_and_share() -> None:
-    fit8 = H100.collectives.fits[8]
-    rate8 = H100.collectives.share(8) * 450e9
-    assert all_to_all_time(H100, 1e6, 8) == pytest.approx(fit8.latency_s + 7 / 8 * 1e6 / rate8)
-    fit2 = H100.collectives.fits[2]
-    assert p2p_time(H100, 4e6) == pytest.approx(
-        fit2.latency_s + 4e6 / (H100.collectives.share(2) * 450e9))
+def test_a_mesh_gives_a_pair_one_link_and_no_switch_to_reduce_in() -> None:
+    link = 448e9 / 7  # one xGMI link of the seven
+    for message, group in ((1 << 26, 2), (1 << 26, 8), (4096, 4)):
+        times = _allreduce_by_hand(MI300X, "nccl", message, group)
+        assert set(times) == {"ring"}  # NCCL's in-switch algorithm needs a switch
+        assert allreduce_time(MI300X, message, group, "nccl") == pytest.approx(times["ring"])
+    ring = next(a for a in MI300X.kernels.all_reduce["nccl"].algorithms if a.traffic == "ring")
+    assert allreduce_fit(MI300X, 1 << 26, 2, "nccl")[1] == pytest.approx(
+        ring.bus_efficiency * link / 1)  # a ring of two moves the message once
+    with pytest.raises(ValueError, match="no in-switch all-reduce"):
+        allreduce_time(MI300X, 1 << 20, 8, "nvls")
+
+
+def test_auto_takes_the_custom_kernels_where_the_profile_has_them() -> None:
+    assert allreduce_implementation(H100) == "custom"
+    for message in (4096, 1 << 20, 1 << 28):
+        assert allreduce_time(H100, message, 8) == allreduce_time(H100, message, 8, "custom")
+    assert pricer(H100, L70B, precision_for(H100, L70B), 8, "tp").classes(
+        [Work(1, 100, count=4)])["all_reduce", "custom"] > 0
+    # A profile without them: auto is NCCL, and custom is refused.
+    nccl_only = dataclasses.replace(H100, kernels=H100.kernels._replace(
+        all_reduce={"nccl": H100.kernels.all_reduce["nccl"]}))
+    assert allreduce_implementation(nccl_only) == "nccl"
+    assert allreduce_time(nccl_only, 1 << 20, 8) == allreduce_time(H100, 1 << 20, 8, "nccl")
+    with pytest.raises(ValueError, match="no custom all-reduce"):
+        allreduce_time(nccl_only, 1 << 20, 8, "custom")
+    # The A100's profile is such a one: no custom kernels were measured on it.
+    assert set(A100.kernels.all_reduce) == {"nccl"} and allreduce_implementation(A100) == "nccl"
+    assert pricer(A100, L70B, precision_for(A100, L70B), 8, "tp").classes(
+        [Work(1, 100, count=4)])["all_reduce", "nccl"] > 0
+
+
+def test_all_to_all_and_sends_use_nccls_ring() -> None:
+    for gpu in (H100, MI300X):
+        ring = next(a for a in gpu.kernels.all_reduce["nccl"].algorithms
+                    if a.traffic == "ring")
+        assert all_to_all_time(gpu, 1e6, 8) == pytest.approx(
+            ring.latency_s[8] + 7 / 8 * 1e6 / (ring.bus_efficiency * _link(gpu, 8)))
+        assert p2p_time(gpu, 4e6) == pytest.approx(
+            ring.latency_s[2] + 4e6 / (ring.bus_efficiency * _link(gpu, 2)))
+    assert _link(MI300X, 2) == pytest.approx(64e9) and _link(H100, 2) == 450e9
     assert scale_out_time(H100, 50e6) == pytest.approx(20e-6 + 50e6 / 50e9)
     assert host_link_time(H100, 64e9) == pytest.approx(1.0)
     with pytest.raises(ValueError, match="no network figure"):
@@ -399,14 +831,18 @@ def test_tensor_parallel_waits_for_two_all_reduces_per_layer() -> None:
     cost = decode_step(H100, L70B, 16, 1000, tp=8)
     assert cost.collectives == 160
     message = 16 * 8192 * 2  # every token's hidden state in BF16
-    assert cost.collective_s == pytest.approx(160 * allreduce_time(H100, message, 8))
+    assert cost.collective_s == pytest.approx(
+        160 * min(_allreduce_by_hand(H100, "custom", message, 8).values()))
     assert cost.time_s == pytest.approx(cost.ops_s + cost.collective_s)
-    alone = decode_step(H100, L70B, 16, 1000, tp=1)
-    assert cost.flops == pytest.approx(alone.flops)  # the same work, split
-    # Each GPU an eighth of every operator, but every kernel's fixed cost in full:
-    kernels = 80 * (5 + 4) + 2
-    assert cost.ops_s == pytest.approx(alone.ops_s / 8 + 7 / 8 * kernels * KERNEL_OVERHEAD_S,
-                                       rel=0.01)
+    alone_step = decode_step(H100, L70B, 16, 1000, tp=1)
+    assert cost.flops == pytest.approx(alone_step.flops)  # the same work, split
+    # Each GPU an eighth of every matmul and of the attention heads, priced as its own
+    # kernels: every kernel's fixed cost in full.
+    flops, _, seconds, fixed = _llama_decode_by_hand(H100, "llama-3.1-70b", 16, 1000, tp=8)
+    assert flops == pytest.approx(cost.flops)
+    assert cost.ops_s == pytest.approx(seconds, rel=1e-12)
+    # Fixed costs do not split: eight GPUs take more than an eighth of one GPU's time.
+    assert cost.ops_s - fixed < alone_step.ops_s / 8 < cost.ops_s
 
 
 def test_expert_parallel_dispatches_and_combines_per_moe_layer() -> None:
@@ -468,8 +904,12 @@ def test_kv_can_push_a_model_off_its_gpus() -> None:
 def test_a_latent_cache_is_held_whole_by_every_tensor_parallel_gpu() -> None:
     fit = memory_fit(H200, DEEPSEEK, 4, 10_000, tp=8)
     assert fit.kv_per_gpu_bytes == 4 * 10_000 * 70_272  # not divided by 8
+    # Expert parallel: each GPU holds its own sequences whole, never a part of one: four
+    # sequences over eight GPUs leave the busiest with one, sixteen with two.
     ep = memory_fit(H200, DEEPSEEK, 4, 10_000, tp=8, layout="ep")
-    assert ep.kv_per_gpu_bytes == 4 * 10_000 * 70_272 / 8  # each GPU its own sequences
+    assert ep.kv_per_gpu_bytes == 1 * 10_000 * 70_272
+    assert memory_fit(H200, DEEPSEEK, 16, 10_000, tp=8, layout="ep").kv_per_gpu_bytes == (
+        2 * 10_000 * 70_272)
     experts = DEEPSEEK.expert_weight_bytes()
     assert ep.weights_per_gpu_bytes == pytest.approx(
         DEEPSEEK.weight_bytes() - experts + experts / 8)
@@ -502,16 +942,53 @@ def test_more_batch_context_or_tokens_is_never_cheaper(gpu: str, model: str, tp:
     assert _never_cheaper([prefill(device, shape, 512, cached_tokens=c, tp=tp) for c in sizes])
 
 
+@pytest.mark.parametrize("gpu", ["h100", "b200"])
 @pytest.mark.parametrize(("model", "chunk"), [("gpt-oss-120b", 48), ("gpt-oss-120b", 200),
                                               ("deepseek-v3", 128), ("llama-3.1-8b", 512),
-                                              ("qwen3-30b-a3b", 33)])
-def test_a_step_series_prices_each_slice_as_step_cost_would(model: str, chunk: int) -> None:
-    """Slices of a prefill behind the same decodes: priced from two steps once the context
-    is past every window, exactly before; equal to pricing each step on its own."""
+                                              ("qwen3-30b-a3b", 33), ("llama-3.1-8b", 1),
+                                              ("gpt-oss-120b", 4)])
+def test_a_step_series_prices_each_slice_as_step_cost_would(gpu: str, model: str,
+                                                           chunk: int) -> None:
+    """Slices of a prefill behind the same decodes (or, at 32 tokens and fewer, a sequence
+    decoding beside them): priced from two steps once the context is past every window,
+    exactly before; equal to pricing each step on its own. Each operator's compute and
+    memory times are affine in the slice's context and its fixed costs do not move (decode
+    attention's share depends on the sequences and KV heads, not on the context), so the
+    extrapolation is exact to rounding under every kernel class's overlap."""
     from sims.physics import step_series
 
-    shape, decodes = MODELS[model], Work(1, 900, count=6)
-    series = step_series(H100, shape, [decodes], chunk, 40, chunk, 30, tp=2, logit_tokens=0)
-    exact = [step_cost(H100, shape, [decodes, Work(chunk, 40 + k * chunk, logit_tokens=0)],
+    device, shape, decodes = GPUS[gpu], MODELS[model], Work(1, 900, count=6)
+    series = step_series(device, shape, [decodes], chunk, 40, chunk, 30, tp=2,
+                         logit_tokens=0)
+    exact = [step_cost(device, shape, [decodes, Work(chunk, 40 + k * chunk, logit_tokens=0)],
                        tp=2).time_s for k in range(30)]
     assert series == pytest.approx(exact, rel=1e-12)
+
+
+@pytest.mark.parametrize(("gpu", "model", "gpus", "layout", "weights"), [
+    ("h100", "llama-3.1-8b", 1, "tp", None), ("h100", "llama-3.1-70b", 8, "tp", "fp8"),
+    ("b200", "llama-3.1-70b", 4, "tp", "fp4"), ("h100", "qwen3-30b-a3b", 8, "ep", None),
+    ("mi300x", "deepseek-v3", 8, "tp", None), ("a100", "gpt-oss-120b", 2, "tp", None),
+])
+def test_the_kernel_classes_of_a_step_add_up_to_its_time(gpu: str, model: str, gpus: int,
+                                                        layout: str, weights: str | None
+                                                        ) -> None:
+    device, shape = GPUS[gpu], MODELS[model]
+    precision = precision_for(device, shape, weights)
+    work = [Work(1, 3000, count=12), Work(700, 100, logit_tokens=1)]
+    cost = step_cost(device, shape, work, gpus, precision, layout)
+    priced = pricer(device, shape, precision, gpus, layout)
+    classes, parts = priced.classes(work), priced.parts(work)
+    assert sum(classes.values()) == pytest.approx(cost.time_s, rel=1e-12)
+    assert sum(parts.values()) == pytest.approx(cost.time_s, rel=1e-12)
+    assert all(seconds > 0 for seconds in classes.values())
+    # Each class by its kernels' format, the collectives by their implementation.
+    matmuls = {variant for kind, variant in classes if kind == "gemm"}
+    assert matmuls == {precision.activations if precision.weights == precision.activations
+                       else "bf16", "bf16"}  # the output head stays BF16
+    assert {kind for kind, _ in classes} >= {"gemm", "prefill_attention", "decode_attention",
+                                             "elementwise"}
+    collective = ("all_to_all", "nccl") if layout == "ep" else (
+        ("all_reduce", allreduce_implementation(device)) if gpus > 1 else None)
+    assert collective is None or classes[collective] == pytest.approx(cost.collective_s)
+    assert ("moe" in {kind for kind, _ in classes}) == bool(shape.experts)

@@ -231,14 +231,22 @@ def test_check_it_yourself_matches_the_model() -> None:
     assert round((111_360 - 4 * 992) / 124_800, 4) == summary()["sticky_hit_rate"]
     gpu, model = GPUS["h100"], MODELS["llama-3.1-8b"]
     miss, hit = prefill(gpu, model, 2700), prefill(gpu, model, 204, cached_tokens=2496)
+    matmul = gpu.kernels.gemm["bf16"]
+    attention = gpu.kernels.prefill_attention["bf16"]
     text = rendered_page()
-    assert f"{miss.flops / 1e12:.1f} TFLOP, which takes {miss.compute_s * 1e3:.1f} ms" in text
+    assert (f"{miss.flops / 1e12:.1f} TFLOP, whose arithmetic takes "
+            f"{miss.compute_s * 1e3:.1f} ms") in text
+    assert f"the H100's {gpu.bf16_flops / 1e12:.0f} TFLOP/s its kernels reach" in text
+    assert (f"({matmul.compute_efficiency:.1%} for a BF16 matmul, "
+            f"{attention.compute_efficiency:.1%} for the attention operator") in text
     assert f"the step takes {miss.time_s * 1e3:.1f} ms" in text
     assert miss.bound == "compute" and hit.bound == "memory"
     assert f"it moves {hit.bytes / 1e9:.2f} GB in {hit.memory_s * 1e3:.2f} ms" in text
     assert f"against {hit.compute_s * 1e3:.2f} ms of arithmetic" in text
-    assert f"operator it takes {hit.time_s * 1e3:.2f} ms" in text
+    assert f"priced kernel by kernel it takes {hit.time_s * 1e3:.2f} ms" in text
     streamed = 2 * (32 * (4096 * 6144 + 4096 * 4096 + 3 * 4096 * 14336) + 128256 * 4096)
-    read = streamed / (3.35e12 * 0.8)
-    assert f"the {read * 1e3:.2f} ms it takes to read" in text
-    assert f"{streamed / 1e9:.2f} GB of weights at 2.68 TB/s" in text
+    bandwidth = gpu.hbm_bytes_per_s * matmul.memory_efficiency
+    assert f"the {streamed / bandwidth * 1e3:.2f} ms it takes to read" in text
+    assert f"{streamed / 1e9:.2f} GB of weights at {bandwidth / 1e12:.2f} TB/s" in text
+    assert (f"(the {matmul.memory_efficiency:.1%} of {gpu.hbm_bytes_per_s / 1e12:.2f} TB/s "
+            "a BF16 matmul reads at)") in text

@@ -5,13 +5,20 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from explainer_pages import hardware_claims, rendered, shape_claims
+from explainer_pages import (
+    Claim,
+    hand_priced,
+    hardware_claims,
+    profile_claims,
+    rendered,
+    shape_claims,
+    step_allreduce,
+    total_s,
+)
 
 from sims import speculative
 from sims.physics import (
-    COMPUTE_EFFICIENCY,
     GPUS,
-    MEMORY_EFFICIENCY,
     MODELS,
     Work,
     decode_step,
@@ -57,9 +64,9 @@ def test_summary_at_defaults() -> None:
     assert summary["expected_tokens_per_step"] == pytest.approx(3.3616)
     assert summary["verify_bound"] == "memory"
     assert summary["fits_in_memory"] is True
-    # The title: five tokens verified cost within a few percent of one made.
+    # The title: five tokens verified cost within a tenth of one made.
     ratio = summary["verify_step_time_s"] / summary["target_step_time_s"]
-    assert 1 < ratio < 1.05
+    assert 1 < ratio < 1.1
     assert summary["speedup"] > 2.5
 
 
@@ -117,11 +124,15 @@ def test_speedup_drops_below_one_once_the_batch_uses_the_compute() -> None:
 
 
 def test_memory_bound_speedup_is_close_to_leviathans() -> None:
-    """At batch 1 the verify pass is nearly free, so the sim sits just under their formula."""
+    """At batch 1 the verify pass costs a little more than a step (a few positions' more
+    activations, and all-reduces too large for the engine's own kernels), so the sim sits
+    under their formula, by no more than that extra cost."""
     a, k, c = 0.8, 4, 0.05
     summary = speculative.simulate(batch_size=1)["summary"]
     leviathan = (1 - a ** (k + 1)) / ((1 - a) * (c * k + 1))
-    assert leviathan * 0.97 < summary["speedup"] < leviathan
+    extra = summary["verify_step_time_s"] / summary["target_step_time_s"]
+    assert 1 < extra < 1.1
+    assert leviathan / extra <= summary["speedup"] < leviathan
 
 
 @pytest.mark.parametrize("batch", [1, 64, 512])
@@ -190,72 +201,70 @@ def rendered_page() -> str:
     return rendered("speculative-decoding")
 
 
-def page_figures() -> list[tuple[str, float, str]]:
+def page_figures() -> list[Claim]:
     """(phrase with {} for the figure, value, format) at the page's starting inputs."""
     gpu, model = GPUS["h100"], MODELS["llama-3.1-70b"]
     context, batch, k, a, c, tp = speculative.CONTEXT_TOKENS, 8, 4, 0.8, 0.05, 4
     plain = decode_step(gpu, model, batch, context, tp)
     verify = step_cost(gpu, model, [Work(k + 1, context, count=batch)], tp)
-    fit = gpu.collectives.fits[tp]
+    plain_ops = hand_priced(gpu, model, [Work(1, context, count=batch)], tp)
+    verify_ops = hand_priced(gpu, model, [Work(k + 1, context, count=batch)], tp)
+    plain_ar = step_allreduce(gpu, model, batch, tp)
+    verify_ar = step_allreduce(gpu, model, batch * (k + 1), tp)
+    fit = gpu.kernels.gemm["bf16"]
     layer = (8192 * 10240 + 8192 * 8192 + 3 * 8192 * 28672)
     matmuls = 80 * layer + 128256 * 8192
-    per_token = (80 * ((8192 + 10240) + (8192 + 8192) + (8192 + 57344) + (28672 + 8192)) * 2
-                 + (8192 + 128256) * 2  # the head's input and logits
-                 + 80 * 2 * 64 * 128 * 2  # attention's queries and outputs
-                 + 80 * (4 * 8192 + 2 * (64 + 8) * 128 + 3 * 28672) * 2  # element-wise
-                 + 8192 * 2 * 2)  # the embedding row, read and written
     kv = model.kv_bytes_per_token()
     tokens = speculative.expected_tokens(a, k)
     draft = k * c * plain.time_s
+    ridge = ridge_tokens(gpu, model)
     return [
         *hardware_claims(gpu, "H100", ".2f"),
+        *profile_claims(gpu, "overlap", "gemm", "decode_attention", "elementwise"),
         *shape_claims(model),
         ("every sequence {} tokens into its context", context, "d"),
         ("batch 8, {} tokens of context per sequence", context, "d"),
-        ("so {} TFLOP/s and", gpu.bf16_flops * COMPUTE_EFFICIENCY / 1e12, ".0f"),
-        ("and {} TB/s per GPU", gpu.hbm_bytes_per_s * MEMORY_EFFICIENCY / 1e12, ".2f"),
-        ("H100s takes {} µs plus", fit.latency_s * 1e6, ".1f"),
-        ("its message at {} GB/s", fit.bytes_per_s / 1e9, ".1f"),
-        ("2.68 TB/s is {} FLOP per byte", gpu.effective_ridge_flops_per_byte, ".0f"),
-        ("with {} tokens in the pass", ridge_tokens(gpu, model), "d"),
-        ("compute-bound at about {} tokens", ridge_tokens(gpu, model), "d"),
+        ("787.7 TFLOP/s over {} TB/s", gpu.hbm_bytes_per_s * fit.memory_efficiency / 1e12,
+         ".2f"),
+        ("2.74 TB/s is {} FLOP per byte", gpu.effective_ridge_flops_per_byte, ".0f"),
+        ("with {} tokens in the pass", ridge, "d"),
+        ("compute-bound at about {} tokens", ridge, "d"),
         ("puts {} through", 64 * (k + 1), "d"),
         ("hold {} billion parameters", matmuls / 1e9, ".1f"),
         ("billion parameters, {} GB in BF16", 2 * matmuls / 1e9, ".1f"),
         ("× 2 = {} bytes", kv, ",.0f"),
         ("8 sequences of {} positions", context + 1, "d"),
-        ("write {} GB of KV cache", batch * (context + 1) * kv / 1e9, ".2f"),
-        ("outputs add {} MB per token", per_token / 1e6, ".1f"),
-        ("per token, {} GB for 8 tokens", batch * per_token / 1e9, ".2f"),
-        ("That is {} GB, a quarter", plain.bytes / 1e9, ".1f"),
-        ("full hidden states): {} ms at", plain.memory_s * 1e3, ".2f"),
-        ("The arithmetic, {} TFLOP", plain.flops / 1e12, ".2f"),
-        ("takes {} ms across the four GPUs", plain.compute_s * 1e3, ".2f"),
-        ("The {} kernels of a step", 80 * 9 + 2, "d"),
-        ("step take {} ms to start", (80 * 9 + 2) * 4e-3, ".2f"),
-        ("start: {} ms of operators", plain.ops_s * 1e3, ".2f"),
+        ("positions hold {} GB of KV cache", batch * (context + 1) * kv / 1e9, ".2f"),
+        ("Each GPU runs {} kernels", sum(x.count for x in plain_ops.values()), "d"),
+        ("Its {} GEMMs move", plain_ops["gemm"].count, "d"),
+        ("GEMMs move {} GB, a quarter", plain_ops["gemm"].moved / 1e9, ".2f"),
+        ("activations, in {} ms at 2.74", plain_ops["gemm"].memory_s * 1e3, ".2f"),
+        ("their arithmetic, {} ms, barely", plain_ops["gemm"].compute_s * 1e3, ".2f"),
+        ("their starts add {} ms:", plain_ops["gemm"].fixed_s * 1e3, ".2f"),
+        ("add 1.02 ms: {} ms.", plain_ops["gemm"].time_s * 1e3, ".2f"),
+        ("two KV heads of cache, {} GB", plain_ops["decode_attention"].moved / 1e9, ".2f"),
+        ("GB, in {} ms, 1.00", plain_ops["decode_attention"].memory_s * 1e3, ".2f"),
+        ("ms, {} ms with its fixed costs", plain_ops["decode_attention"].time_s * 1e3, ".2f"),
+        ("kernels take {} ms, nearly all", plain_ops["elementwise"].time_s * 1e3, ".2f"),
+        ("starts: {} ms of operators. Two", plain.ops_s * 1e3, ".2f"),
         ("per layer make {}, each", plain.collectives, "d"),
-        ("plus {} µs of transfer", batch * 8192 * 2 / fit.bytes_per_s * 1e6, ".2f"),
-        ("of transfer: {} ms", plain.collective_s * 1e3, ".2f"),
-        ("The step takes {} ms", plain.time_s * 1e3, ".2f"),
+        ("each carrying {} bytes", plain_ar.message, ",.0f"),
+        ("bytes in {} µs:", plain_ar.time_s * 1e6, ".2f"),
+        ("µs: {} ms. The step", plain.collective_s * 1e3, ".2f"),
         ("now has {} new positions", k + 1, "d"),
         ("new positions, {} in all", batch * (k + 1), "d"),
-        ("grows to {} GB", batch * (context + k + 1) * kv / 1e9, ".2f"),
-        ("the activations to {} GB", batch * (k + 1) * per_token / 1e9, ".2f"),
-        ("so {} GB, and", verify.bytes / 1e9, ".1f"),
-        ("and {} ms to read", verify.memory_s * 1e3, ".2f"),
-        ("fivefold to {} TFLOP", verify.flops / 1e12, ".2f"),
-        ("TFLOP, {} ms: still", verify.compute_s * 1e3, ".2f"),
-        ("a little: {} ms. The", verify.ops_s * 1e3, ".2f"),
-        ("the data, {} ms in all", verify.collective_s * 1e3, ".2f"),
-        ("The pass takes {} ms", verify.time_s * 1e3, ".2f"),
+        ("grows fivefold, to {} ms", verify_ops["gemm"].compute_s * 1e3, ".2f"),
+        ("barely moves ({} ms:", verify_ops["gemm"].memory_s * 1e3, ".2f"),
+        ("the cube root they take {} ms", verify_ops["gemm"].time_s * 1e3, ".2f"),
+        ("a sequence, take {} ms:", verify_ops["elementwise"].time_s * 1e3, ".2f"),
+        ("ms: {} ms of operators. The all-reduces", verify.ops_s * 1e3, ".2f"),
+        ("the data, {} µs each", verify_ar.time_s * 1e6, ".2f"),
+        ("µs each, {} ms in all", verify.collective_s * 1e3, ".2f"),
         ("ms, {}% more than making one token", (verify.time_s / plain.time_s - 1) * 100, ".0f"),
         ("4 × 0.05 × {} ms", plain.time_s * 1e3, ".2f"),
-        ("target step: 4 × 0.05 × 21.27 ms = {} ms", draft * 1e3, ".2f"),
-        ("step takes {} + 21.94", draft * 1e3, ".2f"),
-        ("4.25 + {} = 26.19", verify.time_s * 1e3, ".2f"),
+        ("step takes {} + 17.41", draft * 1e3, ".2f"),
+        ("3.28 + {} = 20.69", verify.time_s * 1e3, ".2f"),
         ("= {} ms and yields", (draft + verify.time_s) * 1e3, ".2f"),
-        ("yields {} tokens on average", tokens, ".2f"),
         ("that is {} tokens", tokens, ".2f"),
         ("on average, {} ms per token", (draft + verify.time_s) / tokens * 1e3, ".2f"),
         ("against {} ms for plain decoding", plain.time_s * 1e3, ".2f"),
@@ -263,9 +272,25 @@ def page_figures() -> list[tuple[str, float, str]]:
         ("gives {} / 1.2", tokens, ".2f"),
         ("3.36 / {} = 2.80x", 1 + k * c, ".1f"),
         ("/ 1.2 = {}x", (1 - a ** (k + 1)) / ((1 - a) * (c * k + 1)), ".2f"),
+        ("the {}% the pass really costs", (verify.time_s / plain.time_s - 1) * 100, ".0f"),
         ("carries {} tokens", 256 * (k + 1), ",d"),
+        ("tokens, {} times the ridge", 256 * (k + 1) / ridge, ".1f"),
         ("0.8^10, about {})", a**10, ".2f"),
     ]
+
+
+def test_the_worked_example_prices_what_the_sim_prices() -> None:
+    """The page's kernel sums are the two passes, and both passes' all-reduces run on the
+    one-shot kernel."""
+    gpu, model, context = GPUS["h100"], MODELS["llama-3.1-70b"], speculative.CONTEXT_TOKENS
+    for new in (1, 5):
+        work = [Work(new, context, count=8)]
+        cost = step_cost(gpu, model, work, 4)
+        assert total_s(hand_priced(gpu, model, work, 4)) == pytest.approx(cost.ops_s,
+                                                                        rel=1e-12)
+        allreduce = step_allreduce(gpu, model, 8 * new, 4)
+        assert allreduce.algorithm == "one_shot"
+        assert 160 * allreduce.time_s == pytest.approx(cost.collective_s, rel=1e-12)
 
 
 @pytest.mark.parametrize(("phrase", "value", "spec"), page_figures())
@@ -287,9 +312,6 @@ def test_page_starts_at_the_defaults_it_derives_from() -> None:
 
 def test_page_claims_hold_in_the_sim() -> None:
     text = rendered_page()
-    assert "five times the ridge" in text
-    gpu, model = GPUS["h100"], MODELS["llama-3.1-70b"]
-    assert round(256 * 5 / ridge_tokens(gpu, model)) == 5
     assert "{{" not in text
     assert speculative.simulate(acceptance_rate=0.0)["summary"]["speedup"] < 1
     assert speculative.simulate(model="llama-3.1-8b", tp="1", batch_size=512)["summary"][

@@ -1,18 +1,27 @@
-"""The tensor-parallel sim: all-reduce counts, their near-flat cost, and memory fit."""
+"""The tensor-parallel sim: all-reduce counts, what each call costs, and memory fit."""
 
 from __future__ import annotations
 
 import pytest
-from explainer_pages import hardware_claims, rendered, shape_claims
+from explainer_pages import (
+    Claim,
+    allreduce_options,
+    hand_priced,
+    hardware_claims,
+    profile_claims,
+    rendered,
+    shape_claims,
+    step_allreduce,
+    total_s,
+)
 
 from sims import tensor_parallel
 from sims.physics import (
-    COMPUTE_EFFICIENCY,
     GPUS,
-    KERNEL_OVERHEAD_S,
-    MEMORY_EFFICIENCY,
     MODELS,
     USABLE_MEMORY_FRACTION,
+    Work,
+    allreduce_fit,
     allreduce_time,
     decode_step,
     memory_fit,
@@ -39,29 +48,44 @@ def test_one_gpu_has_nothing_to_agree_on() -> None:
 
 
 @pytest.mark.parametrize("tp", SPLIT)
-def test_allreduce_cost_is_nearly_flat_in_batch(tp: str) -> None:
-    """256 times the tokens costs well under three times the all-reduce time."""
+def test_allreduces_get_far_cheaper_per_token_as_the_batch_grows(tp: str) -> None:
+    """256 times the tokens costs the all-reduces far less than 256 times the time."""
     small = simulate(tp=tp, batch_size=1)["summary"]
     large = simulate(tp=tp, batch_size=256)["summary"]
     ratio = large["allreduce_time_s"] / small["allreduce_time_s"]
-    assert 1.0 < ratio < 3.0
-    # Per token the all-reduces get nearly 100 times cheaper.
-    assert ratio / 256 < 0.012
+    assert 1.0 < ratio < 256 / 10
 
 
-def test_fixed_latency_dominates_at_decode_sizes() -> None:
-    assert simulate(batch_size=1)["summary"]["allreduce_fixed_fraction"] > 0.95
-    assert simulate(batch_size=16)["summary"]["allreduce_fixed_fraction"] > 0.8
+def test_small_messages_go_one_shot_and_large_ones_two_shot() -> None:
+    """On Hopper the engine's one-shot kernel runs a batch-1 message and the two-shot one a
+    batch-256 message: the first has the smaller fixed cost, the second the smaller traffic."""
+    gpu, model = GPUS["h100"], MODELS["llama-3.1-70b"]
+    one, many = step_allreduce(gpu, model, 1, 8), step_allreduce(gpu, model, LARGE, 8)
+    assert (one.algorithm, many.algorithm) == ("one_shot", "ring")
+    assert one.latency_s < many.latency_s
+    assert one.traffic / one.message > many.traffic / many.message
+    for batch in (1, 16, 64, 128, LARGE):
+        chosen = step_allreduce(gpu, model, batch, 8)
+        assert chosen.time_s == pytest.approx(allreduce_time(gpu, chosen.message, 8), rel=1e-12)
+
+
+def test_fixed_latency_dominates_only_the_smallest_messages() -> None:
+    """Nearly all of a batch-1 call is its fixed cost; by batch 16 the one-shot kernel's
+    seven copies of the message take most of it (the page's words)."""
+    assert simulate(batch_size=1)["summary"]["allreduce_fixed_fraction"] > 0.9
+    assert simulate(batch_size=16)["summary"]["allreduce_fixed_fraction"] < 0.5
 
 
 @pytest.mark.parametrize("gpu", ["h100", "a100", "b200"])
-def test_the_summary_reports_the_fit_it_priced_with(gpu: str) -> None:
-    summary = simulate(gpu=gpu)["summary"]
-    fit = GPUS[gpu].collectives.fits[8]
-    assert summary["allreduce_latency_us"] == pytest.approx(fit.latency_s * 1e6, rel=1e-5)
-    assert summary["allreduce_gb_per_s"] == pytest.approx(fit.bytes_per_s / 1e9, rel=1e-5)
-    message = 16 * 8192 * 2
-    assert summary["allreduce_time_s"] == pytest.approx(160 * fit.time(message), rel=1e-5)
+@pytest.mark.parametrize("batch", [1, 16, 256])
+def test_the_summary_reports_the_fit_it_priced_with(gpu: str, batch: int) -> None:
+    summary = simulate(gpu=gpu, batch_size=batch)["summary"]
+    message = batch * 8192 * 2
+    latency, rate = allreduce_fit(GPUS[gpu], message, 8)
+    assert summary["allreduce_latency_us"] == pytest.approx(latency * 1e6, rel=1e-5)
+    assert summary["allreduce_gb_per_s"] == pytest.approx(rate / 1e9, rel=1e-5)
+    assert summary["allreduce_time_s"] == pytest.approx(
+        160 * allreduce_time(GPUS[gpu], message, 8), rel=1e-5)
 
 
 def test_a_gpu_without_a_scale_up_domain_offers_one_gpu_only() -> None:
@@ -119,26 +143,29 @@ def test_charts_cover_every_degree_and_both_batches() -> None:
     assert {row["batch"] for row in compared["data"]["values"]} == {1, 256}
 
 
-def page_figures() -> list[tuple[str, float, str]]:
+def page_figures() -> list[Claim]:
     """(phrase with {} for the figure, value, format) at the page's starting inputs."""
     gpu, model, tp, batch, context = GPUS["h100"], MODELS["llama-3.1-70b"], 8, 16, 2048
     step = decode_step(gpu, model, batch, context, tp)
     fit = memory_fit(gpu, model, batch, context + 1, tp)
-    allreduce = gpu.collectives.fits[tp]
-    message = batch * model.hidden * 2
-    large = LARGE * model.hidden * 2
+    shard = hand_priced(gpu, model, [Work(1, context, count=batch)], tp)
+    gemm, attention = shard["gemm"], shard["decode_attention"]
+    allreduce, one, large = (step_allreduce(gpu, model, b, tp) for b in (batch, 1, LARGE))
+    options = allreduce_options(gpu, allreduce.message, tp)
+    large_options = allreduce_options(gpu, large.message, tp)
     kv = batch * (context + 1) * model.kv_bytes_per_token()
-    kernels = model.layers * 9 + 2
     return [
         *hardware_claims(gpu, "H100", ".2f"),
+        *profile_claims(gpu, "gemm", "decode_attention", "elementwise"),
         *shape_claims(model),
-        ("so {} TFLOP/s and", gpu.bf16_flops * COMPUTE_EFFICIENCY / 1e12, ".0f"),
-        ("and {} TB/s per GPU", gpu.hbm_bytes_per_s * MEMORY_EFFICIENCY / 1e12, ".2f"),
+        ("through NVSwitch at {} GB/s each way", gpu.scale_up_bytes_per_s / 1e9, ".0f"),
+        ("their traffic at {}% of that", allreduce.link_bytes_per_s
+         / gpu.scale_up_bytes_per_s * 100, ".3g"),
+        ("of that, {} GB/s:", allreduce.link_bytes_per_s / 1e9, ".1f"),
+        ("the one-shot kernel after {} µs", options["one_shot"].latency_s * 1e6, ".2f"),
+        ("the two-shot after {} µs", options["ring"].latency_s * 1e6, ".2f"),
         ("in BF16 its weights alone are {} GB", model.weight_bytes() / 1e9, ".0f"),
         ("so every token waits on {} of them", 2 * model.layers, "d"),
-        ("Over eight GPUs the fixed time is {} µs", allreduce.latency_s * 1e6, ".0f"),
-        ("matches the fixed part at a batch of about {},",
-         round(allreduce.latency_s / (model.hidden * 2 / allreduce.bytes_per_s), -1), ".0f"),
         ("The model has {} billion parameters", model.params / 1e9, ".2f"),
         ("parameters, {} GB in BF16", model.weight_bytes() / 1e9, ".1f"),
         ("BF16: {} GB per GPU", fit.weights_per_gpu_bytes / 1e9, ".2f"),
@@ -149,31 +176,54 @@ def page_figures() -> list[tuple[str, float, str]]:
         ("an engine uses {}%", USABLE_MEMORY_FRACTION * 100, ".0f"),
         ("%, {} GB, so it fits", fit.usable_per_gpu_bytes / 1e9, ".0f"),
         ("On one GPU, {} GB of weights", model.weight_bytes() / 1e9, ".1f"),
-        ("The step reads {} GB of weights", step.bytes / 1e9, ".1f"),
-        ("activations, {} GB per GPU", step.bytes / tp / 1e9, ".1f"),
-        ("GPU: {} ms at 2.68 TB/s", step.memory_s * 1e3, ".2f"),
-        ("arithmetic is {} TFLOP", step.flops / 1e12, ".2f"),
-        ("TFLOP, {} ms per GPU", step.compute_s * 1e3, ".2f"),
-        ("plus {} µs to start", KERNEL_OVERHEAD_S * 1e6, ".0f"),
-        ("Each GPU runs {} kernels", kernels, "d"),
-        ("the head): {} ms of starting", kernels * KERNEL_OVERHEAD_S * 1e3, ".2f"),
-        ("So 7.05 + 2.89 = {} ms", step.ops_s * 1e3, ".2f"),
+        ("Each GPU runs {} kernels a step", sum(k.count for k in shard.values()), "d"),
+        ("Its {} GEMMs move", gemm.count, "d"),
+        ("GEMMs move {} GB, its eighth", gemm.moved / 1e9, ".2f"),
+        ("activations, in {} ms at 2.74 TB/s", gemm.memory_s * 1e3, ".2f"),
+        ("their arithmetic, {} ms, barely", gemm.compute_s * 1e3, ".2f"),
+        ("its one KV head's cache, {} GB,", attention.moved / 1e9, ".2f"),
+        ("GB, in {} ms. The element-wise", attention.memory_s * 1e3, ".2f"),
+        ("fixed costs add {} ms that splitting",
+         sum(k.fixed_s for k in shard.values()) * 1e3, ".2f"),
         ("over 80 layers are {} calls", step.collectives, "d"),
-        ("= {} bytes. The fit", message, ",d"),
-        ("eight H100s is {} µs plus", allreduce.latency_s * 1e6, ".1f"),
-        ("the message at {} GB/s", allreduce.bytes_per_s / 1e9, ".1f"),
-        ("GB/s: {} µs of data", message / allreduce.bytes_per_s * 1e6, ".2f"),
-        ("of data, {} µs a call", allreduce.time(message) * 1e6, ".2f"),
+        ("16 × 8,192 × 2 = {} bytes", allreduce.message, ",.0f"),
+        ("takes in seven copies, {} MB,", allreduce.traffic / 1e6, ".2f"),
+        ("MB, in {} µs at 319.9", (allreduce.time_s - allreduce.latency_s) * 1e6, ".2f"),
+        ("after its {} µs:", allreduce.latency_s * 1e6, ".2f"),
+        ("µs: {} µs a call", allreduce.time_s * 1e6, ".2f"),
+        ("The two-shot kernel would take {} µs", options["ring"].time_s * 1e6, ".1f"),
         ("of which {} ms is the fixed", step.collectives * allreduce.latency_s * 1e3, ".2f"),
-        ("{} + 5.01 =", step.ops_s * 1e3, ".2f"),
-        ("9.95 + {} =", step.collective_s * 1e3, ".2f"),
-        ("At batch 16 the message is {} KB", message / 1e3, ".0f"),
+        ("{} + 1.45 =", step.ops_s * 1e3, ".2f"),
+        ("9.80 + {} =", step.collective_s * 1e3, ".2f"),
+        ("At batch 16 the message is {} KB", allreduce.message / 1e3, ".0f"),
         ("8,192 numbers in BF16, {} KB each", model.hidden * 2 / 1024, ".0f"),
-        ("The message grows to {} MB", large / 1e6, ".2f"),
-        ("each call to {} µs", large / allreduce.bytes_per_s * 1e6, ".1f"),
-        ("so each call takes {} µs", allreduce_time(gpu, large, tp) * 1e6, ".1f"),
+        ("At batch 1 the message is {} bytes", one.message, ",.0f"),
+        ("seven copies take {} µs", (one.time_s - one.latency_s) * 1e6, ".2f"),
+        ("so a call takes {} µs", one.time_s * 1e6, ".2f"),
+        ("message grows to {} MB", large.message / 1e6, ".2f"),
+        ("seven copies would take {} µs", (large_options["one_shot"].time_s
+                                            - large_options["one_shot"].latency_s) * 1e6,
+         ".1f"),
+        ("moving 1.75 copies in {} µs", (large.time_s - large.latency_s) * 1e6, ".1f"),
+        ("after its {} µs: 50.4", large.latency_s * 1e6, ".2f"),
+        ("µs: {} µs a call, and", large.time_s * 1e6, ".1f"),
         ("1.75 times it over eight", 2 * (tp - 1) / tp, ".2f"),
     ]
+
+
+def test_the_worked_example_prices_what_the_sim_prices() -> None:
+    """The page's shard work and its all-reduces, as it walks through them, are the step:
+    at batch 1 and 16 the one-shot kernel runs, at batch 256 the two-shot one."""
+    gpu, model = GPUS["h100"], MODELS["llama-3.1-70b"]
+    for batch, algorithm in ((16, "one_shot"), (1, "one_shot"), (LARGE, "ring")):
+        step = decode_step(gpu, model, batch, 2048, 8)
+        shard = hand_priced(gpu, model, [Work(1, 2048, count=batch)], 8)
+        assert total_s(shard) == pytest.approx(step.ops_s, rel=1e-12)
+        allreduce = step_allreduce(gpu, model, batch, 8)
+        assert allreduce.algorithm == algorithm
+        assert 160 * allreduce.time_s == pytest.approx(step.collective_s, rel=1e-12)
+        assert simulate(batch_size=batch)["summary"]["allreduce_gb_per_s"] == pytest.approx(
+            allreduce.bytes_per_s / 1e9, rel=1e-5)
 
 
 @pytest.mark.parametrize(("phrase", "value", "spec"), page_figures())
@@ -190,8 +240,6 @@ def test_page_starts_at_the_defaults_it_derives_from() -> None:
     assert "```sim module: tensor_parallel ```" in text
     assert "{{" not in text
     assert "Llama 3.1 70B over eight H100s, batch 16, 2,048 tokens of context" in text
-    assert "a third of it all-reduce" in text
-    assert 0.3 < simulate()["summary"]["allreduce_fraction"] < 0.37
 
 
 def test_page_claims_hold_in_the_sim() -> None:

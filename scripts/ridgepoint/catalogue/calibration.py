@@ -21,8 +21,10 @@ import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ridgepoint.catalogue.categories import Category, category, held_as
+from ridgepoint.catalogue.routing import busiest
 from ridgepoint.catalogue.units import sims_data
 from ridgepoint.content.catalogue_records import CalibrationCase, CalibrationPoint, CalibrationSet
 from ridgepoint.content.model import Site
@@ -41,15 +43,11 @@ class Row:
     publication: CalibrationSet  # the set it belongs to: the source and who measured it
     measured_s: float
     ours_s: float
-    plain_s: float | None = None  # a linear layer priced as max(compute, memory) instead
+    category: Category
 
     @property
     def ratio(self) -> float:
         return self.ours_s / self.measured_s
-
-    @property
-    def plain_ratio(self) -> float | None:
-        return None if self.plain_s is None else self.plain_s / self.measured_s
 
     @property
     def within(self) -> bool | None:
@@ -59,94 +57,100 @@ class Row:
 
 
 @dataclass(frozen=True)
-class _Physics:
+class Physics:
     """The sims' modules a point is priced with, all from one SimCode: the bytes the build
     read, so a save under `make serve` shows on this page as it does in the sims."""
 
     physics: ModuleType
     pricing: ModuleType
-    precision: ModuleType
-    kernels: ModuleType
-    shapes: ModuleType
+    alone: ModuleType
+    offline: ModuleType
 
     @classmethod
-    def of(cls, code: SimCode) -> _Physics:
-        names = ("physics", "physics.pricing", "physics.precision", "physics.kernels",
-                 "physics.shapes")
-        return cls(*(code.module(name) for name in names))
+    def of(cls, code: SimCode) -> Physics:
+        return cls(*(code.module(name) for name in ("physics", "physics.pricing",
+                                                    "physics.alone", "serving.offline")))
 
 
 def table(site: Site, code: SimCode) -> list[Row]:
     """Every calibration point of the site, priced by `code`'s physics: sets by key, points
     in file order."""
-    gpu_data, model_data = sims_data(site)
-    sims = _Physics.of(code)
+    gpu_data, model_data, kernel_data = sims_data(site)
+    sims = Physics.of(code)
     with code.active():  # an import inside the physics finds the same copy
-        gpus = code.module("physics.hardware").build_gpus(gpu_data)
+        profiles = code.module("physics.profile").build_profiles(kernel_data)
+        gpus = code.module("physics.hardware").build_gpus(gpu_data, profiles)
         models = code.module("physics.shapes").build_models(model_data)
-        return [_row(sims, point, calibration, gpus[point.gpu], models)
+        formats = code.module("physics.precision")
+        return [Row(point, calibration, measured_s(point),
+                    price(sims, point, gpus[point.gpu], models), category(site, point, formats))
                 for calibration in site.calibration.values() for point in calibration.points]
 
 
-def _precision(sims: _Physics, case: CalibrationCase) -> Any:
-    weights = case.weights or "bf16"
-    return sims.precision.Precision(weights, weights, case.activations or "bf16",
-                                    case.kv or "bf16")
+def measured_s(point: CalibrationPoint) -> float:
+    """The point's measured figure as a time: a rate as the time it implies for the point's
+    FLOPs (an attention kernel's, as the source counts them)."""
+    if point.measured_ms is not None:
+        return point.measured_ms / 1000
+    if point.measured_tokens_per_s_per_gpu is not None:  # a run: time per output token per GPU
+        return 1 / point.measured_tokens_per_s_per_gpu
+    case = point.case
+    assert point.measured_tflops is not None and case.heads and case.head_dim and case.tokens
+    full = 4 * case.heads * case.head_dim * case.tokens ** 2 * (case.batch or 1)
+    return full / (2 if case.causal in (None, True) else 1) / (point.measured_tflops * 1e12)
 
 
-def _row(sims: _Physics, point: CalibrationPoint, calibration: CalibrationSet, gpu: Gpu,
-         models: dict[str, Model]) -> Row:
-    case, kind = point.case, point.kind
-    measured = point.measured_ms / 1000 if point.measured_ms is not None else None
-    if kind == "attention" and case.batch in (None, 1):
-        cost = sims.kernels.attention_cost(gpu, case.heads, case.kv_heads or case.heads,
-                                           case.head_dim, case.tokens, 0,
-                                           _precision(sims, case))
-        implied = cost.flops / (point.measured_tflops * 1e12) if measured is None else measured
-        return Row(point, calibration, implied, cost.time_s)
-    assert measured is not None  # the schema's checks ask for a time for every other kind
+def price(sims: Physics, point: CalibrationPoint, gpu: Gpu, models: dict[str, Model]) -> float:
+    """Our time for what the point measured, on `gpu` (its kernel profile's constants)."""
+    case, kind, alone = point.case, point.kind, sims.alone
+    fmt = case.weights or "bf16"
     if kind == "linear":
-        cost = sims.kernels.matmul_cost(gpu, case.tokens, case.k, case.n, _precision(sims, case))
-        plain = max(cost.compute_s, cost.memory_s) + sims.pricing.KERNEL_OVERHEAD_S
-        return Row(point, calibration, measured, cost.time_s, plain)
-    if kind in ("attention", "attention_decode", "moe"):
-        return Row(point, calibration, measured, _kernel(sims, kind, case, gpu))
-    return Row(point, calibration, measured, _priced(sims, kind, case, gpu, models))
-
-
-def _kernel(sims: _Physics, kind: str, case: CalibrationCase, gpu: Gpu) -> float:
-    """Our time for one attention kernel over a batch, or one GPU's share of an MoE layer:
-    that operator's part of a step of a one-layer model of the point's shape."""
-    pricing, precision = sims.pricing, _precision(sims, case)
+        return alone.gemm(gpu, case.tokens, case.k, case.n, fmt, case.activations or fmt).time_s
+    if kind == "attention":
+        return alone.prefill_attention(
+            gpu, case.heads, case.kv_heads or case.heads, case.head_dim, case.tokens,
+            case.batch or 1, case.activations or case.kv or "bf16", case.kv or "bf16",
+            case.causal in (None, True), case.implementation == "fmha")
+    if kind == "attention_decode":
+        return alone.decode_attention(gpu, case.kv_heads, case.head_dim, case.batch,
+                                      case.context, case.kv or "bf16", case.heads).time_s
     if kind == "moe":
-        precision = precision._replace(weights="bf16", experts=case.experts_format)
-        layer = sims.shapes.Model(
-            key="calibration-moe", name="an MoE layer", hidden=case.hidden, heads=1,
-            kv_heads=1, head_dim=1, vocab=1, kinds=(sims.shapes.LayerKind(0, True),),
-            experts=case.experts, experts_per_token=case.experts_per_token,
-            expert_ffn=case.expert_ffn, has_embedding=False, has_head=False)
-        parts = pricing.Pricer(gpu, layer, precision, case.tp * case.ep, "tp").parts(
-            [pricing.Work(case.tokens, 0, logit_tokens=0)])
-        # The measured layer is handed its router's logits: its router matmul, which the
-        # Pricer counts among the experts, is taken out again, priced as the Pricer prices it.
-        router = sims.kernels.matmul_cost(gpu, case.tokens, case.hidden, case.experts, precision)
-        return parts[pricing.EXPERTS] - router.time_s
-    kv_heads = case.kv_heads or case.heads
-    layer = sims.shapes.Model(
-        key="calibration-attention", name="an attention layer", hidden=case.heads * case.head_dim,
-        heads=case.heads, kv_heads=kv_heads, head_dim=case.head_dim, vocab=1,
-        kinds=(sims.shapes.LayerKind(0, False),), has_embedding=False, has_head=False)
-    work = (pricing.Work(1, case.context, count=case.batch) if kind == "attention_decode" else
-            pricing.Work(case.tokens, 0, count=case.batch, logit_tokens=0))
-    return pricing.Pricer(gpu, layer, precision, 1, "tp").parts([work])[pricing.ATTENTION]
+        routed = busiest(case.tokens, case.experts, case.experts_per_token, case.ep,
+                         case.distribution)
+        return alone.moe(gpu, case.tokens, case.hidden, case.expert_ffn, case.experts,
+                         case.experts_per_token, case.ep, case.tp, case.experts_format,
+                         case.activations or "bf16", routed.rows, routed.touched,
+                         routed.padded).time_s
+    if kind == "all_reduce":
+        return sims.physics.allreduce_time(gpu, case.bytes, case.gpus,
+                                           case.implementation or "nccl")
+    if kind == "throughput":
+        return 1 / _throughput(sims, case, gpu, models)
+    return _priced(sims, kind, case, gpu, models)
 
 
-def _priced(sims: _Physics, kind: str, case: CalibrationCase, gpu: Gpu,
+# How trtllm-bench's runs are taken to be configured where the publication does not say:
+# its default token budget per step, and a batch limited by the KV room (up to this many).
+# Engine profiles (issue 39) will hold these as content.
+THROUGHPUT_TOKEN_BUDGET, THROUGHPUT_MAX_BATCH = 8192, 2048
+
+
+def _throughput(sims: Physics, case: CalibrationCase, gpu: Gpu,
+                models: dict[str, Model]) -> float:
+    """Output tokens per second per GPU of an offline run (sims.serving.offline)."""
+    model = models[case.model]
+    layout = "ep" if case.ep and case.ep > 1 else "tp"
+    precision = sims.physics.precision_for(gpu, model, case.weights, case.activations,
+                                           case.kv or "bf16")
+    return sims.offline.offline_tokens_per_s_per_gpu(
+        gpu, model, case.tp, precision, case.isl, case.osl, THROUGHPUT_TOKEN_BUDGET,
+        THROUGHPUT_MAX_BATCH, layout)
+
+
+def _priced(sims: Physics, kind: str, case: CalibrationCase, gpu: Gpu,
             models: dict[str, Model]) -> float:
     """Our time for a point of a kind made of whole operators, steps or requests."""
     physics, pricing = sims.physics, sims.pricing
-    if kind == "all_reduce":  # one fit for every implementation: the physics has no other
-        return physics.allreduce_time(gpu, case.bytes, case.gpus)
     model = models[case.model]
     precision = physics.precision_for(gpu, model, case.weights, case.activations,
                                       case.kv or "bf16")
@@ -169,22 +173,6 @@ def _priced(sims: _Physics, kind: str, case: CalibrationCase, gpu: Gpu,
 
 # -- the errors per category, for points in a set ----------------------------------------
 
-LABELS = {"linear": "GEMM", "attention": "Prefill attention",
-          "attention_decode": "Decode attention", "moe": "MoE layer",
-          "all_reduce": "All-reduce"}
-
-
-def category(row: Row) -> str:
-    """The category a point's error counts towards: its kind, with the number format for a
-    GEMM, the implementation for an all-reduce, and the GPU."""
-    point, case = row.point, row.point.case
-    label = LABELS.get(point.kind, point.kind)
-    if point.kind == "linear":
-        label += f" {(case.weights or 'bf16').upper()}"
-    elif point.kind == "all_reduce":
-        label += f", {case.implementation or 'nccl'}"
-    return f"{label}, {point.gpu}"
-
 
 @dataclass(frozen=True)
 class Errors:
@@ -198,17 +186,34 @@ class Errors:
 
     @classmethod
     def of(cls, rows: list[Row]) -> Errors:
-        errors = [abs(row.ratio - 1) for row in rows]
+        return cls.of_ratios([row.ratio for row in rows])
+
+    @classmethod
+    def of_ratios(cls, ratios: list[float]) -> Errors:
+        errors = [abs(ratio - 1) for ratio in ratios]
         p90 = (statistics.quantiles(errors, n=10, method="inclusive")[-1] if len(errors) > 1
                else errors[0])
-        return cls(len(rows), statistics.median(errors), p90,
-                   statistics.median(row.ratio for row in rows))
+        return cls(len(ratios), statistics.median(errors), p90, statistics.median(ratios))
 
 
-def summary(rows: Iterable[Row]) -> dict[tuple[str, str], Errors]:
+def summary(rows: Iterable[Row]) -> dict[tuple[Category, str], Errors]:
     """Errors by (category, set) over the rows in a set, categories in first-seen order."""
-    grouped: dict[tuple[str, str], list[Row]] = {}
+    grouped: dict[tuple[Category, str], list[Row]] = {}
     for row in rows:
         if row.point.set is not None:
-            grouped.setdefault((category(row), row.point.set), []).append(row)
+            grouped.setdefault((row.category, row.point.set), []).append(row)
     return {key: Errors.of(group) for key, group in grouped.items()}
+
+
+def by_target(rows: Iterable[Row]) -> dict[Category, tuple[Errors | None, Errors | None]]:
+    """(training, held-out) errors of each class the targets hold (categories.held_as), in
+    first-seen order; None for a set with no points."""
+    grouped: dict[Category, dict[str, list[Row]]] = {}
+    for row in rows:
+        if row.point.set is not None:
+            grouped.setdefault(held_as(row.category), {}).setdefault(row.point.set,
+                                                                      []).append(row)
+    return {group: tuple(Errors.of(sets[name]) if name in sets else None  # type: ignore[misc]
+                         for name in ("training", "held_out"))
+            for group, sets in grouped.items()}
+

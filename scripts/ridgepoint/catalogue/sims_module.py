@@ -25,17 +25,17 @@ from ridgepoint.content.parsememo import ParseMemo
 from ridgepoint.sims.simsource import SimSource
 
 MODULE = "physics/catalogue_data.py"  # in the sims package
-SOURCES = ("gpus", "models")  # the kinds it is written from
+SOURCES = ("gpus", "models", "kernels")  # the kinds it is written from
 WIDTH = 100  # the linter's line length
 
 HEADER = '''"""The catalogue of GPUs and models, for the sims. GENERATED: edit the YAML instead.
 
-Written from content/catalogue/gpus/*.yaml and content/catalogue/models/*.yaml by
+Written from content/catalogue/{gpus,models,kernels}/*.yaml by
 scripts/ridgepoint/catalogue/sims_module.py whenever `make check`, `make build` or `make serve`
 finds the YAML changed (tests/sims/test_catalogue_data.py keeps the two in sync).
-GPU figures are in base units (FLOP/s, bytes, bytes/s), but for measured all-reduce times:
-[GPUs, message bytes, milliseconds], as the YAML writes them. A model is its config.json
-fields as written. Every figure's source is in the YAML and on the catalogue page.
+GPU figures are in base units (FLOP/s, bytes, bytes/s); a kernel profile's constants are
+shares and seconds (the sources of each are in its YAML). A model is its config.json fields
+as written. Every figure's source is in the YAML and on the catalogue page.
 """
 
 '''
@@ -43,9 +43,9 @@ fields as written. Every figure's source is in the YAML and on the catalogue pag
 
 def render(site: Site) -> str:
     """The module's text: a header, then GPUS and MODELS as literals, keys sorted."""
-    gpus, models = sims_data(site)
+    gpus, models, kernels = sims_data(site)
     body = "".join(f"{name} = {_literal(value, 0)}\n"
-                   for name, value in (("GPUS", gpus), ("MODELS", models)))
+                   for name, value in (("GPUS", gpus), ("MODELS", models), ("KERNELS", kernels)))
     return HEADER + body
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ridgepoint.catalogue import quantities
+from ridgepoint.catalogue.profiles import kernels_sims
 from ridgepoint.content.catalogue_records import Citation, Count, Figure, Gpu, LanguageModel
 from ridgepoint.content.model import Site
 
@@ -68,23 +69,9 @@ def gpu_figures(gpu: Gpu) -> tuple[ShownFigure, ...]:
     )
 
 
-def collectives_note(gpu: Gpu) -> str:
-    """How the GPU's collectives are priced, in a sentence, with the source."""
-    collectives = gpu.collectives
-    if collectives is not None and collectives.all_reduce:
-        groups = ", ".join(str(n) for n in sorted({p.gpus for p in collectives.all_reduce}))
-        source = gpu.sources[collectives.source].title if collectives.source else ""
-        return (f"All-reduce fitted to {len(collectives.all_reduce)} measured times at "
-                f"{groups} GPUs: {source}.")
-    if collectives is not None and collectives.like:
-        return f"Assumed from {collectives.like}: {collectives.assumption}"
-    return "A single GPU: no collectives."
-
-
 def gpu_sims(gpu: Gpu) -> dict[str, Any]:
     """The GPU as sims/physics/catalogue_data.py holds it: base units, plain literals."""
     values = {place: _value(figure, _KINDS[place]) for place, (_, figure) in _figures(gpu).items()}
-    collectives = gpu.collectives
     return {
         "name": gpu.name,
         "dense_flops": {name: values[("dense_flops", name)] for name in ("bf16", "fp8", "fp4")
@@ -94,12 +81,11 @@ def gpu_sims(gpu: Gpu) -> dict[str, Any]:
         "scale_up_link": gpu.scale_up.link,
         "scale_up_bytes_per_s": values[("scale_up", "bandwidth_per_direction")],
         "scale_up_gpus": int(values[("scale_up", "gpus")]),
+        "topology": gpu.scale_up.topology,
         "host_link": gpu.host_link.link if gpu.host_link else None,
         "host_link_bytes_per_s": values.get(("host_link", "bandwidth_per_direction")),
         "scale_out_bytes_per_s": values.get(("scale_out", "bandwidth_per_direction")),
-        "all_reduce": [[p.gpus, p.bytes, p.ms] for p in collectives.all_reduce]
-        if collectives else [],
-        "collectives_like": collectives.like if collectives else None,
+        "kernels": gpu.kernels,
     }
 
 
@@ -131,7 +117,8 @@ def published_params(model: LanguageModel) -> tuple[float | None, float | None]:
             quantities.parse(active, "params") if active else None)
 
 
-def sims_data(site: Site) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(GPUS, MODELS) as sims/physics/catalogue_data.py holds them, keys sorted."""
+def sims_data(site: Site) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """(GPUS, MODELS, KERNELS) as sims/physics/catalogue_data.py holds them, keys sorted."""
     return ({key: gpu_sims(site.gpus[key]) for key in sorted(site.gpus)},
-            {key: model_sims(site.models[key]) for key in sorted(site.models)})
+            {key: model_sims(site.models[key]) for key in sorted(site.models)},
+            kernels_sims(site))

@@ -1,14 +1,12 @@
-"""What a schema cannot say about a catalogue file: the rules between its fields and files.
+"""What a schema cannot say about a GPU or model file: the rules between its fields and files.
 
-A GPU figure must name one of the file's sources; a GPU with a scale-up domain needs its
-collectives, measured or assumed from a measured GPU; a model's attention and mixture-of-
-experts fields must describe one consistent shape (all of the latent-attention fields or
-none, no more experts per token than experts, one entry of layer_types per layer...); a
-calibration point must name a GPU and model of the catalogue, the inputs its kind needs and
-a band, the reason it has none, or the set it belongs to (training or held out: a file
-with such points says how they were split). These are the catalogue kinds' rules
-(ridgepoint.content.kinds, ridgepoint.content.checks.Check); like every rule they read the raw data
-defensively, since a file may also have failed its schema.
+A GPU figure must name one of the file's sources and its kernel profile must exist; a
+profile gives its own constants or names another's (with the reason); a model's attention
+and mixture-of-experts fields must describe one consistent shape (all of the latent-attention
+fields or none, no more experts per token than experts, one entry of layer_types per
+layer...). A calibration set's rules are ridgepoint.content.calibration_checks'. These are
+the catalogue kinds' rules (ridgepoint.content.kinds, ridgepoint.content.checks.Check); like
+every rule they read the raw data defensively, since a file may also have failed its schema.
 """
 
 from __future__ import annotations
@@ -49,19 +47,21 @@ def _int(data: dict[str, Any], key: str) -> int | None:
 
 
 def gpus(documents: Documents, other: CrossFile) -> Iterator[ContentError]:
-    """Figures name the file's sources; collectives are measured or assumed, consistently."""
-    measured = {key for key, doc in documents.items()
-                if _mapping(doc.data, "collectives").get("all_reduce")}
+    """Figures name the file's sources; the kernel profile named is in the catalogue."""
+    profiles = other.documents.get("kernels", {})
     for document in documents.values():
         yield from _sources_named(document)
-        yield from _collectives(document, documents, measured)
+        kernels = document.data.get("kernels") if isinstance(document.data, dict) else None
+        if isinstance(kernels, str) and kernels not in profiles:
+            known = ", ".join(sorted(profiles)) or "none yet"
+            yield document.error(["kernels"], f"{kernels!r} is not a kernel profile of the "
+                                 "catalogue", f"a key of {other.folders.get('kernels')}/: {known}")
 
 
 def _sources_named(document: Document) -> Iterator[ContentError]:
     sources = _mapping(document.data, "sources")
     named = [([section, name, "source"], _mapping(document.data, section, name).get("source"))
              for section, name in FIGURE_PLACES]
-    named.append((["collectives", "source"], _mapping(document.data, "collectives").get("source")))
     for location, name in named:
         if isinstance(name, str) and name not in sources:
             known = ", ".join(sources) or "none yet"
@@ -69,56 +69,39 @@ def _sources_named(document: Document) -> Iterator[ContentError]:
                                  f"a name under sources: {known}")
 
 
-def _collectives(
-    document: Document, gpus: dict[str, Document], measured: set[str]
-) -> Iterator[ContentError]:
-    data = document.data if isinstance(document.data, dict) else {}
-    domain = _int(_mapping(data, "scale_up", "gpus"), "value")
-    collectives = data.get("collectives")
-    how = "measured times (source, all_reduce) or an assumed GPU (like, assumption)"
-    if not isinstance(collectives, dict):
-        if collectives is None and domain is not None and domain > 1:
-            yield document.error(["collectives"], f"missing for a domain of {domain} GPUs", how,
-                                 at=[])
-        return
-    given = {"measured": any(k in collectives for k in ("source", "all_reduce")),
-             "assumed": any(k in collectives for k in ("like", "assumption"))}
-    if given["measured"] and given["assumed"]:
-        yield document.error(["collectives"], "gives both measured times and an assumed GPU",
-                             "one of the two")
-        return
-    needed = ("source", "all_reduce") if given["measured"] else ("like", "assumption")
-    for key in needed:
-        if key not in collectives:
-            yield document.error(["collectives", key], "missing", how, at=["collectives"])
-    like = collectives.get("like")
-    if isinstance(like, str) and like not in measured:
-        known = ", ".join(sorted(measured)) or "none"
-        message = (f"{like!r} is not a GPU of the catalogue" if like not in gpus
-                   else f"{like!r} has no measured all-reduce times")
-        yield document.error(["collectives", "like"], message,
-                             f"a GPU with measured times: {known}")
-    yield from _measured_points(document, collectives.get("all_reduce"), domain)
+# -- kernel profiles ----------------------------------------------------------------------
+
+PROFILE_SECTIONS = ("overlap_exponent", "gemm", "prefill_attention", "decode_attention", "moe",
+                    "elementwise", "all_reduce")
 
 
-def _measured_points(document: Document, points: Any, domain: int | None) -> Iterator[ContentError]:
-    if not isinstance(points, list):
-        return
-    sizes: dict[int, set[Any]] = {}
-    for index, point in enumerate(points):
-        gpus = _int(point, "gpus") if isinstance(point, dict) else None
-        if gpus is None:
+def kernels(documents: Documents, other: CrossFile) -> Iterator[ContentError]:
+    """A profile gives its own constants (every section) or takes another's (like and
+    assumption), not both; the one it takes gives its own. Either may state the errors its
+    GPUs' measurements show (accuracy)."""
+    own = {key for key, doc in documents.items() if "like" not in _mapping(doc.data)}
+    for document in documents.values():
+        if not isinstance(document.data, dict):
+            continue  # the schema reports a file that is not a mapping
+        data = document.data
+        given = [section for section in PROFILE_SECTIONS if section in data]
+        if "like" in data or "assumption" in data:
+            for key in ("like", "assumption"):
+                if key not in data:
+                    yield document.error([key], "missing", "like and assumption together")
+            if given:
+                yield document.error([given[0]], "given with like",
+                                     "its own constants or like another profile, not both")
+            like = data.get("like")
+            if isinstance(like, str) and like not in own:
+                known = ", ".join(sorted(own)) or "none"
+                yield document.error(["like"], f"{like!r} is not a profile with its own "
+                                     "constants", f"one of: {known}")
             continue
-        sizes.setdefault(gpus, set()).add(point.get("bytes"))
-        if domain is not None and gpus > domain:
-            yield document.error(["collectives", "all_reduce", index, "gpus"],
-                                 f"{gpus} GPUs is more than the scale-up domain of {domain}",
-                                 f"at most scale_up.gpus ({domain})")
-    for gpus, measured in sorted(sizes.items()):
-        if len(measured) < 2:
-            yield document.error(["collectives", "all_reduce"],
-                                 f"has one message size at {gpus} GPUs; a fit needs two",
-                                 "at least two message sizes per number of GPUs")
+        for section in PROFILE_SECTIONS:
+            if section not in data:
+                yield document.error([section], "missing", "every section, or like and "
+                                     "assumption", at=[])
 
 
 # -- models -----------------------------------------------------------------------------
@@ -213,75 +196,3 @@ def _layers(document: Document, config: dict[str, Any]) -> Iterator[ContentError
 
 
 # -- calibration ------------------------------------------------------------------------
-
-CASE_FIELDS = {
-    "linear": ("tokens", "k", "n"),
-    "attention": ("heads", "head_dim", "tokens"),
-    "attention_decode": ("heads", "kv_heads", "head_dim", "batch", "context"),
-    "moe": ("tokens", "hidden", "expert_ffn", "experts", "experts_per_token", "ep", "tp",
-            "experts_format"),
-    "all_reduce": ("gpus", "bytes"),
-    "layer": ("model", "tokens", "tp"),
-    "decode": ("model", "tp", "batch", "context"),
-    "prefill": ("model", "tp", "batch", "tokens"),
-    "request": ("model", "tp", "batch", "tokens", "output"),
-}
-
-
-def calibration(documents: Documents, other: CrossFile) -> Iterator[ContentError]:
-    """Point keys are unique across the sets; each point names a catalogue GPU (and model),
-    gives one measured figure, a band, why it has none or its set, and the inputs its kind
-    needs; a file with points in sets says how they were split."""
-    seen: dict[str, str] = {}
-    for document in documents.values():
-        data = document.data if isinstance(document.data, dict) else {}
-        points = data.get("points")
-        points = points if isinstance(points, list) else []
-        for index, point in enumerate(points):
-            if isinstance(point, dict):
-                yield from _point(document, ["points", index], point, seen, other)
-        if "split" not in data and any(isinstance(p, dict) and "set" in p for p in points):
-            yield document.error(["split"], "missing: the points with a set need it",
-                                 "how the points were split into training and held-out sets")
-
-
-def _one_of(document: Document, place: list[Any], point: dict[str, Any], fields: tuple[str, str],
-            expected: str) -> Iterator[ContentError]:
-    given = [field for field in fields if field in point]
-    if len(given) != 1:
-        message = "missing" if not given else f"given with {fields[1]}"
-        yield document.error([*place, fields[0]], message, expected, at=place)
-
-
-def _point(document: Document, place: list[Any], point: dict[str, Any], seen: dict[str, str],
-           other: CrossFile) -> Iterator[ContentError]:
-    key = point.get("key")
-    if isinstance(key, str):
-        if key in seen:
-            yield document.error([*place, "key"], f"{key!r} is already used by {seen[key]}",
-                                 "a key no other calibration point has")
-        seen.setdefault(key, f"{document.path}, points[{place[-1]}]")
-    gpu = point.get("gpu")
-    if isinstance(gpu, str) and gpu not in other.documents.get("gpus", {}):
-        yield document.error([*place, "gpu"], f"{gpu!r} is not known",
-                             f"a GPU key of {other.folders.get('gpus', 'the catalogue')}/")
-    yield from _one_of(document, place, point, ("measured_ms", "measured_tflops"),
-                       "one measured figure: measured_ms, or measured_tflops for a rate")
-    if "set" not in point:
-        yield from _one_of(document, place, point, ("band", "unbanded"),
-                           "a band, or unbanded: why the point is held to none")
-    elif "band" in point and "unbanded" in point:  # a point in a set may have either or none
-        yield document.error([*place, "band"], "given with unbanded",
-                             "a band, or unbanded: why the point is held to none", at=place)
-    case, kind = point.get("case"), point.get("kind")
-    if not isinstance(case, dict) or kind not in CASE_FIELDS:
-        return
-    for field in CASE_FIELDS[kind]:
-        if field not in case:
-            yield document.error([*place, "case", field], f"missing for a {kind} point",
-                                 "the inputs: " + ", ".join(CASE_FIELDS[kind]),
-                                 at=[*place, "case"])
-    model = case.get("model")
-    if isinstance(model, str) and model not in other.documents.get("models", {}):
-        yield document.error([*place, "case", "model"], f"{model!r} is not known",
-                             f"a model key of {other.folders.get('models', 'the catalogue')}/")

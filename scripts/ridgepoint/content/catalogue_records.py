@@ -1,10 +1,11 @@
 """The catalogue's records: GPUs, models and calibration sets, as their files hold them.
 
 Three content kinds (ridgepoint.content.kinds), one file each under content/catalogue/gpus/,
-models/ and calibration/, built generically from their schemas like every other kind
-(ridgepoint.content.records), so each field here is a schema property of the same name. Figures stay
-as written ("3.35 TB/s"); ridgepoint.catalogue.units converts them to base units for the pages and
-for the sims' data module.
+models/ and calibration/ (kernel profiles, a fourth, are ridgepoint.content.kernel_records),
+built generically from their schemas like every other kind (ridgepoint.content.records), so
+each field here is a schema property of the same name. Figures stay as written ("3.35
+TB/s"); ridgepoint.catalogue.units converts them to base units for the pages and for the
+sims' data module.
 """
 
 from __future__ import annotations
@@ -60,7 +61,8 @@ class ScaleUp:
     """The fabric between the GPUs of one node."""
 
     link: str
-    bandwidth_per_direction: Figure
+    topology: str  # switch | mesh (one link to each peer)
+    bandwidth_per_direction: Figure  # per GPU, all its links
     gpus: Count  # the size of the domain
 
 
@@ -76,26 +78,6 @@ class ScaleOut:
 
 
 @dataclass(frozen=True)
-class AllReduceTime:
-    """One measured all-reduce: GPUs, message bytes, milliseconds, and the source's rows."""
-
-    gpus: int
-    bytes: int
-    ms: float
-    rows: str
-
-
-@dataclass(frozen=True)
-class Collectives:
-    """Measured times (source, all_reduce), or the GPU they are assumed from (like, assumption)."""
-
-    source: str | None = None
-    all_reduce: tuple[AllReduceTime, ...] = ()
-    like: str | None = None
-    assumption: str | None = None
-
-
-@dataclass(frozen=True)
 class Gpu:
     """content/catalogue/gpus/<slug>.yaml."""
 
@@ -105,9 +87,9 @@ class Gpu:
     dense_flops: DenseRates
     memory: Memory
     scale_up: ScaleUp
+    kernels: str  # the key of its kernel profile
     host_link: HostLink | None = None
     scale_out: ScaleOut | None = None
-    collectives: Collectives | None = None
     source: Path | None = None
 
 
@@ -182,7 +164,7 @@ class LanguageModel:
 @dataclass(frozen=True)
 class CalibrationCase:
     """The inputs under which the physics prices what was measured (which ones a point
-    needs depends on its kind: ridgepoint.content.catalogue_checks.CASE_FIELDS)."""
+    needs depends on its kind: ridgepoint.content.calibration_checks.CASE_FIELDS)."""
 
     tokens: int | None = None
     k: int | None = None
@@ -208,6 +190,10 @@ class CalibrationCase:
     kv: str | None = None
     experts_format: str | None = None  # the routed experts' weights
     distribution: str | None = None  # how tokens were routed: balanced, or a skew's name
+    isl: int | None = None  # a throughput run's prompt and output tokens per request,
+    osl: int | None = None
+    engine: str | None = None  # and the engine measured: trtllm | vllm | sglang
+    causal: bool | None = None  # an attention kernel's mask (None: causal)
 
 
 @dataclass(frozen=True)
@@ -218,13 +204,14 @@ class CalibrationPoint:
 
     key: str
     kind: str  # linear | attention | attention_decode | moe | all_reduce | layer | decode |
-    #            prefill | request
+    #            prefill | request | throughput
     what: str
     gpu: str
     where: str
     case: CalibrationCase
     measured_ms: float | None = None
     measured_tflops: float | None = None
+    measured_tokens_per_s_per_gpu: float | None = None  # throughput points
     band: float | None = None  # the largest allowed |ours / measured - 1|, or
     unbanded: str | None = None  # why the point is shown but held to no band, or
     set: str | None = None  # training | held_out: held by per-category targets, not a band
@@ -239,4 +226,5 @@ class CalibrationSet:
     measured_by: str
     points: tuple[CalibrationPoint, ...]
     split: str | None = None  # how the points with a set were split, decided before fitting
+    assumptions: str | None = None  # what the source does not print and the points assume
     source: Path | None = None

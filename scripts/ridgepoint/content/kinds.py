@@ -42,9 +42,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ridgepoint.base.layout import Layout
-from ridgepoint.content import catalogue_checks, checks, records
+from ridgepoint.content import calibration_checks, catalogue_checks, checks, records
 from ridgepoint.content.catalogue_records import CalibrationSet, Gpu, LanguageModel
 from ridgepoint.content.checks import SLUG, Check
+from ridgepoint.content.kernel_records import KernelProfile
 from ridgepoint.content.model import Article, Explainer, Hub, Reading, Tag, Term
 from ridgepoint.content.schemafiles import schemas
 
@@ -138,8 +139,10 @@ KINDS = (
     Kind("models", "content/catalogue/models", "model.schema.json", LanguageModel, "model",
          checks=(catalogue_checks.models,), file_name=catalogue_checks.KEY),
     Kind("calibration", "content/catalogue/calibration", "calibration.schema.json",
-         CalibrationSet, "calibration set", checks=(catalogue_checks.calibration,),
+         CalibrationSet, "calibration set", checks=(calibration_checks.calibration,),
          file_name=catalogue_checks.KEY),
+    Kind("kernels", "content/catalogue/kernels", "kernels.schema.json", KernelProfile,
+         "kernel profile", checks=(catalogue_checks.kernels,), file_name=catalogue_checks.KEY),
 )
 
 

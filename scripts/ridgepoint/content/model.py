@@ -17,6 +17,7 @@ from datetime import date
 from pathlib import Path
 
 from ridgepoint.content.catalogue_records import CalibrationSet, Gpu, LanguageModel
+from ridgepoint.content.kernel_records import KernelProfile
 
 
 @dataclass(frozen=True)
@@ -116,6 +117,7 @@ class Site:
     gpus: dict[str, Gpu] = field(default_factory=dict)  # the catalogue (catalogue_records)
     models: dict[str, LanguageModel] = field(default_factory=dict)
     calibration: dict[str, CalibrationSet] = field(default_factory=dict)
+    kernels: dict[str, KernelProfile] = field(default_factory=dict)  # (kernel_records)
 
     def tags_in_use(self) -> list[str]:
         """Every tag that a hub file is for or a record of any kind carries, sorted."""

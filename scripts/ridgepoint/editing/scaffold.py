@@ -35,6 +35,19 @@ from ridgepoint.content.schemafiles import chain, drawn_from, resolve, schemas
 from ridgepoint.editing import valuesets
 
 TEMPLATE = Path(__file__).parent / "templates" / "sim.py"
+# Kinds whose full form is mostly a script's work: the fields an editor writes by hand (written
+# out as if required; the schema's other fields are left out), and a closing comment on the
+# rest. A kernel profile's own constants are fitted and rewritten, with the errors they make,
+# by `make fit` (scripts/calibration.py --fit); what an editor writes by hand is a profile that
+# takes another's constants, and why.
+BY_HAND = {
+    "kernels": (("name", "like", "assumption"),
+                "A profile with constants of its own gives instead every section "
+                "(overlap_exponent, gemm, prefill_attention, decode_attention, moe, elementwise, "
+                "all_reduce), with starting values and their source; make fit "
+                "(scripts/calibration.py --fit) then fits each class that has training points "
+                "and writes the errors they make (accuracy). See docs/catalogue.md."),
+}
 _SIM = "sim"  # the explainer field that names its sim module
 WIDTH = 100  # comment lines are wrapped to the repository's line length
 
@@ -115,9 +128,15 @@ def _create(file: Path, text: str) -> None:
 
 def _text(kind: Kind, path: str, today: date, sets: Mapping[str, Any],
           fill: Mapping[str, str], metrics: Mapping[str, str]) -> str:
-    fields = _Fields(today, sets, fill).lines(kind.schema, schemas()[kind.schema], True, "")
+    schema, note = schemas()[kind.schema], []
+    if kind.key in BY_HAND:
+        keep, rest = BY_HAND[kind.key]
+        schema = {"properties": {key: schema["properties"][key] for key in keep},
+                  "required": list(keep)}
+        note = _wrap(rest, "")
+    fields = _Fields(today, sets, fill).lines(kind.schema, schema, True, "")
     if not kind.markdown:
-        return "\n".join([modeline.modeline(path, kind.schema), *fields]) + "\n"
+        return "\n".join([modeline.modeline(path, kind.schema), *fields, *note]) + "\n"
     return "\n".join(["---", *fields, "---", "", *_body(kind, fill, metrics)]) + "\n"
 
 

@@ -10,6 +10,8 @@ the staged result.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ridgepoint.base import urls
 from ridgepoint.content.model import Site
 from ridgepoint.pages.calibration import calibration_page
@@ -21,10 +23,12 @@ from ridgepoint.pages.readings import readings_page
 from ridgepoint.sims.simcode import SimCode
 
 
-def generate_pages(site: Site, code: SimCode) -> dict[str, str]:
+def generate_pages(site: Site, code: SimCode, charts: Path | None = None) -> dict[str, str]:
     """Staging path (relative to docs_dir) -> Markdown, for every generated page; the
     catalogue's derived figures and the calibration's prices come from `code`, the sims as
-    this build read them (never an import made earlier by a long-lived `make serve`)."""
+    this build read them (never an import made earlier by a long-lived `make serve`). The
+    calibration's chart is drawn into `charts`, the SVG cache, and left out without one
+    (`make check` draws no charts)."""
     pages = {
         urls.READINGS: readings_page(site),
         urls.GLOSSARY: glossary_page(site),
@@ -32,7 +36,7 @@ def generate_pages(site: Site, code: SimCode) -> dict[str, str]:
         urls.EXPLAINERS: explainers_page(site),
         urls.ARTICLES: articles_page(site),
         urls.CATALOGUE: catalogue_page(site, code),
-        urls.CALIBRATION: calibration_page(site, code),
+        urls.CALIBRATION: calibration_page(site, code, charts),
     }
     for tag in site.tags_in_use():
         pages[urls.hub(tag)] = hub_page(site, tag)

@@ -1,210 +1,178 @@
 """The calibration page `calibration/`, "How close is this to a real GPU?".
 
-Every calibration point (content/catalogue/calibration/) beside the physics' own figure
-(ridgepoint.catalogue.calibration), grouped by kind, with the largest remaining errors named
-and what the model leaves out said plainly; the points held to no band follow, each with its reason,
-then the points in a training or held-out set: their errors per category, and each point.
-The banded rows are what tests/sims/test_calibration.py holds to their bands.
+A reader should take in at a glance how far to trust the physics every sim shares: the lede
+gives the held-out errors, the chart (ridgepoint.pages.calibration_chart) every point beside
+the line where ours equals measured, the table (ridgepoint.pages.calibration_tables) each
+category's errors on the points it was fitted to (training) and on those nothing was fitted
+to (held out) against its targets, and a list says what the model leaves out. Then every point,
+folded per category and one click from its source, the older points held to a band or to
+none (tests/sims/test_calibration.py holds the banded ones), and the sources. Every number
+is computed from the calibration table (ridgepoint.catalogue.calibration) as this build
+priced it.
 """
 
 from __future__ import annotations
 
+import statistics
+from collections.abc import Sequence
+from pathlib import Path
+
 from ridgepoint.base import urls
 from ridgepoint.base.markup import esc, link
-from ridgepoint.catalogue.calibration import Row, summary, table
+from ridgepoint.catalogue.calibration import (
+    THROUGHPUT_MAX_BATCH,
+    THROUGHPUT_TOKEN_BUDGET,
+    Errors,
+    Row,
+    by_target,
+    table,
+)
+from ridgepoint.catalogue.categories import TARGETS
 from ridgepoint.content.model import Site
+from ridgepoint.pages import calibration_tables as tables
+from ridgepoint.pages.calibration_chart import figure
 from ridgepoint.pages.common import heading, page, paragraph
 from ridgepoint.sims.simcode import SimCode
 
-GROUPS = (
-    (("linear",), "Linear layers", "linear",
-     "Each matmul of a Llama 3 8B layer, alone, on an A100."),
-    (("layer", "decode", "prefill"), "Whole layers and steps", "steps",
-     "Many operators in a row: a layer's every operator but attention, a whole decode step, "
-     "and whole prefills from prompt to first token."),
-    (("attention", "attention_decode"), "Attention kernels", "attention",
-     "The best rates FlashAttention-3 reports on an H100, compared as the time they imply "
-     "for one long sequence."),
-    (("moe",), "Mixture-of-experts layers", "moe", "One GPU's share of an MoE layer."),
-    (("all_reduce",), "All-reduce", "all-reduce",
-     "The measured NCCL times the collectives are fitted to: these rows show how far the "
-     "fitted line lies from its own points."),
-)
-
-# Why the largest errors of each kind remain (shown for the three largest).
-CAUSES = {
-    "all_reduce": "Small messages scatter: over two A100s the medians of the 37 sizes from "
-                  "92 KB to 387 KB (Vidur's CSV, rows 1005-1041) range over 15-66 us with no "
-                  "trend in the size, and NCCL changes algorithm and channel count with the "
-                  "size: one fixed time and one bandwidth per number of GPUs cannot follow "
-                  "every step of that.",
-    "attention": "FlashAttention-3 reaches a smaller share of the FP8 peak (about 61%) than "
-                 "of the BF16 peak (75%); the model assumes one efficiency for every format.",
-    "linear": "Real GEMMs run in tiles and waves, so their time steps with the token count "
-              "where the model's is smooth; near the ridge and at a few hundred tokens the "
-              "measured kernels are 5-12% faster or slower than the smooth combination.",
-    "layer": "Element-wise kernels run at about half the bandwidth the model gives them, "
-             "a few percent of a layer.",
-    "decode": "A whole step adds the scheduler and sampling, which the model leaves out.",
-    "prefill": "A whole prefill adds the host's work before the first kernel and sampling "
-               "after the last, which the model leaves out.",
+# What the physics does not model, by a name the page uses to add what the points show of
+# it (`_leaves_out`), with numbers computed from the rows and the sims.
+LEAVES_OUT = {
+    "cpu": "The engine's work on the CPU: scheduling, sampling, detokenizing, the HTTP server. "
+           "A step here is its kernels and collectives only.",
+    "overlap": "Overlap of communication with computation: each collective waits for the "
+               "kernels before it, and the next kernel waits for the collective.",
+    "experts": "Expert imbalance: routing is taken as balanced, and the experts a batch "
+               "touches as if each token chose its own independently.",
+    "tiles": "Tile and wave quantization: a kernel's time here is smooth in its shape, where "
+             "a real GEMM's steps as its tiles fill, or leave idle, the GPU's "
+             "multiprocessors.",
+    "power": "Power and clocks: every GPU runs at its datasheet's rates; one held below its "
+             "full power, or throttling, reaches less.",
 }
 
-LEAVES_OUT = (
-    "The CPU: the scheduler, sampling, detokenizing and launching kernels. Engines hide "
-    "some of it with CUDA graphs and asynchronous scheduling, not all (see below).",
-    "Kernel shapes: tile and wave quantization, split-K, the choice of kernel by shape. The "
-    "model is smooth where real times step.",
-    "Overlap: communication overlapped with computation, and kernels overlapped with each "
-    "other. Every operator here waits for the one before it.",
-    "Engines' own collectives: vLLM's custom all-reduce and NVLink SHARP take less than "
-    "NCCL called through torch.distributed, which is what was measured.",
-    "Expert imbalance: routing is taken as perfectly balanced, and the distinct experts a "
-    "batch touches as if tokens chose independently.",
-    "Power and clocks: a GPU below its full power (gpt-fast's A100 ran at 330 W) or "
-    "throttling reaches less than its datasheet.",
-    "Memory beyond weights and KV: activations, the CUDA graphs' pools and the allocator's "
-    "slack are the 10% of memory every fit keeps free, whatever they really need.",
-)
 
-
-def calibration_page(site: Site, code: SimCode) -> str:
-    """The lede and the model, the banded rows by group, the largest errors, what the model
-    leaves out, then the points held to no band; priced by `code`, the sims as read."""
+def calibration_page(site: Site, code: SimCode, charts: Path | None = None) -> str:
+    """The page, priced by `code` (the sims as this build read them); the chart drawn into
+    `charts`, the SVG cache, or left out when None (`make check` draws no charts)."""
     rows = table(site, code)
-    hardware, pricing = code.module("physics.hardware"), code.module("physics.pricing")
-    banded = [row for row in rows if row.within is not None]
-    here = urls.CALIBRATION
-    outside = [row for row in banded if not row.within]
-    lede = (
-        f"The physics every sim uses, held to {len(banded)} published measurements. A test "
-        f"(tests/sims/test_calibration.py) fails when a ratio leaves its band: 15% for "
-        f"matmuls, attention and steps dominated by them, 25% for collectives. "
-        + ("Every point is within its band today." if not outside else
-           f"{len(outside)} points are outside their bands.")
-    )
-    model = (
-        f"Each operator of a step (each matmul, the attention kernel, the element-wise "
-        f"kernels of a layer) takes sqrt(c^2 + m^2) + "
-        f"{pricing.KERNEL_OVERHEAD_S * 1e6:.0f} us: c its FLOPs at "
-        f"{hardware.COMPUTE_EFFICIENCY:.0%} of the tensor-core rate for its format, m its "
-        f"bytes at {hardware.MEMORY_EFFICIENCY:.0%} of the memory bandwidth, and a fixed cost "
-        f"per kernel. The "
-        f"step is the sum over its operators, plus its collectives, fitted per number of GPUs "
-        f"to measured NCCL times. The rates and bandwidths are the catalogue's."
-    )
-    blocks = [paragraph(esc(lede), "rp-lede"), heading(2, "The model", "model"),
-              paragraph(esc(model), "rp-note"),
-              paragraph(f"The GPUs and models are those of the "
-                        f"{link(urls.relative(here, urls.CATALOGUE), 'catalogue')}.", "rp-note")]
-    for kinds, title, anchor, note in GROUPS:
-        group = [row for row in banded if row.point.kind in kinds]
-        if group:
-            blocks += [heading(2, title, anchor), paragraph(esc(note), "rp-note"), _table(group)]
-    blocks += [heading(2, "Why not the longer of the two", "max"),
-               paragraph(esc(_plain(banded)), "rp-note")]
-    blocks += [heading(2, "The largest remaining errors", "largest"), _largest(banded)]
-    blocks += [heading(2, "What the model leaves out", "leaves-out"),
-               "<ul>" + "".join(f"<li>{esc(item)}</li>" for item in LEAVES_OUT) + "</ul>"]
-    unbanded = [row for row in rows if row.within is None and row.point.set is None]
-    if unbanded:
-        blocks += [heading(2, "Held to no band", "unbanded"), paragraph(esc(
-            "Published figures the physics is shown beside but not held to, each with the "
-            "reason: whole requests through an engine, and measurements whose conditions the "
-            "model does not describe."), "rp-note"), _table(unbanded, reasons=True)]
     in_sets = [row for row in rows if row.point.set is not None]
+    older = [row for row in rows if row.point.set is None]
+    held_rows = [row for row in rows if row.point.set == "held_out"]
+    held = Errors.of(held_rows) if held_rows else None
+    numbers = tables.numbered(rows)
+    blocks = [paragraph(_lede(rows, held), "rp-lede"),
+              paragraph(f"The GPUs and models are those of the "
+                        f"{link(urls.relative(urls.CALIBRATION, urls.CATALOGUE), 'catalogue')}; "
+                        f"each kernel class is priced with efficiencies and fixed costs fitted "
+                        f"per number format and GPU generation to the training points.",
+                        "rp-note"),
+              figure(rows, held, charts)]
     if in_sets:
-        blocks += _sets(in_sets)
+        blocks += [heading(2, "Error per category", "categories"),
+                   paragraph(esc(tables.targets_note()), "rp-note"),
+                   tables.category_table(in_sets, {key: profile.name for key, profile
+                                                   in site.kernels.items()})]
+    blocks += [heading(2, "What the model leaves out", "leaves-out"),
+               "<ul>" + "".join(f"<li>{esc(item)}</li>" for item in _leaves_out(site, code, rows))
+               + "</ul>"]
+    if in_sets:
+        blocks += [heading(2, "Every point", "points"), paragraph(esc(
+            "Each category's points, folded: a point's description links to its publication, "
+            "the line below says where in it the figure is, and the number to the source's "
+            "entry below."), "rp-note"), tables.points_by_category(in_sets, numbers)]
+    if older:
+        blocks += [heading(2, "Older points, in no set", "older"), paragraph(esc(
+            "Published figures from before the sets: each held to a band of its own, which a "
+            "test holds it to, or shown beside the physics with the reason it is held to none "
+            "(whole requests through an engine, and measurements whose conditions the model "
+            "does not describe)."), "rp-note"), tables.points_table(older, numbers, reasons=True)]
+    blocks += [heading(2, "Sources", "sources"), tables.sources(rows)]
     return page("How close is this to a real GPU?", *blocks,
-                description="The shared physics against published measurements, point by "
-                            "point, and what it leaves out.")
+                description="The shared physics against published measurements: each "
+                            "category's error on the points it was fitted to and on points "
+                            "held out, every point with its source, and what it leaves out.")
 
 
-def _ms(seconds: float) -> str:
-    return f"{seconds * 1e3:,.4g} ms"
+def _lede(rows: Sequence[Row], held: Errors | None) -> str:
+    """What the page is and the held-out headline, from the rows."""
+    count = {name: sum(row.point.set == name for row in rows) for name in tables.SETS}
+    older = len(rows) - sum(count.values())
+    text = (f"The physics every sim shares, held to {len(rows):,} published measurements: "
+            f"{count['training']:,} it was fitted to (training), {count['held_out']:,} that "
+            f"nothing was fitted to (held out)"
+            + (f" and {older:,} older points in neither set." if older else "."))
+    if held is not None:
+        verdicts = [tables.verdict(group.kind, held, trained=training is not None)[0]
+                    for group, (training, held) in by_target(rows).items()
+                    if held is not None and group.kind in TARGETS]
+        held_to = [status for status in verdicts if status in ("met", "missed")]
+        assumed = verdicts.count("assumed")
+        text += (f" On the held-out points the median error is {held.median:.0%} and the "
+                 f"90th percentile {held.p90:.0%}; {held_to.count('met')} of the "
+                 f"{len(held_to)} fitted kernel classes and throughput groups meet their "
+                 f"targets" + (f", and {assumed} more, with no training points of their own, "
+                               f"are shown but not held to them." if assumed else "."))
+    return esc(text)
 
 
-def _table(rows: list[Row], reasons: bool = False) -> str:
-    """The rows as a table; `reasons` gives the why-no-band column in place of the band."""
-    head = ("What was measured", "GPU", "Measured by", "Measured", "Ours", "Ours / measured",
-            "Why no band" if reasons else "Band", "Source")
-    cells = "".join(f"<th>{esc(cell)}</th>" for cell in head)
-    body = ""
-    for row in rows:
-        point, publication = row.point, row.publication.publication
-        measured = (_ms(row.measured_s) if point.measured_tflops is None
-                    else f"{point.measured_tflops:,.0f} TFLOP/s ({_ms(row.measured_s)})")
-        source = (link(publication.url, publication.title) if publication.url
-                  else esc(publication.title))
-        band = point.unbanded or "" if reasons else f"±{point.band:.0%}"
-        values = (esc(point.what), esc(point.gpu), esc(row.publication.measured_by),
-                  esc(measured), esc(_ms(row.ours_s)), esc(f"{row.ratio:.2f}"), esc(band),
-                  f"{source}: {esc(point.where)}")
-        status = {True: "within", False: "outside", None: "none"}[row.within]
-        body += f'<tr data-band="{status}">' + "".join(f"<td>{v}</td>" for v in values) + "</tr>"
-    return (f'<table class="rp-calibration"><thead><tr>{cells}</tr></thead>'
-            f"<tbody>{body}</tbody></table>")
+def _leaves_out(site: Site, code: SimCode, rows: Sequence[Row]) -> list[str]:
+    """LEAVES_OUT with what the points show of the CPU's work (whole requests) and of
+    routing (MoE layers measured with skewed routing), then the memory every fit keeps free
+    (from the sims) and offline throughput (from the runs)."""
+    shown = dict(LEAVES_OUT)
+    requests = [row.ratio for row in rows
+                if row.point.kind == "request" and row.point.band is None]
+    if requests:
+        shown["cpu"] += (f" Whole requests through an engine, held to no band, "
+                         f"{_against(requests)}: ours / measured {min(requests):.2f} to "
+                         f"{max(requests):.2f} over {len(requests)} such points.")
+    moe = [row for row in rows if row.point.kind == "moe"]
+    skewed = [row.ratio for row in moe if row.point.case.distribution not in (None, "balanced")]
+    balanced = [row.ratio for row in moe if row.point.case.distribution in (None, "balanced")]
+    if skewed and balanced:
+        routes = ", ".join(sorted({row.point.case.distribution or "" for row in moe} - {
+            "", "balanced"}))
+        shown["experts"] += (f" The {len(skewed)} MoE layers measured with skewed routing "
+                             f"({routes}) are priced as if balanced: ours / measured "
+                             f"{statistics.median(skewed):.2f} at the median, against "
+                             f"{statistics.median(balanced):.2f} for the {len(balanced)} "
+                             f"measured balanced.")
+    free = 1 - code.module("physics").USABLE_MEMORY_FRACTION
+    memory = (f"Memory beyond weights and KV: activations, CUDA graphs' pools and the "
+              f"allocator's slack are the {free:.0%} of memory every fit keeps free, whatever "
+              f"they really need.")
+    return [*shown.values(), memory, *_throughput(site, rows)]
 
 
-def _sets(rows: list[Row]) -> list[str]:
-    """The points in a training or held-out set: errors per category and set, how each
-    publication split its points, then every point in one compact row."""
-    note = ("Measured kernels and collectives, each in a training set (what a fit of the "
-            "physics may use) or a held-out set (what nothing is fitted to), split by the "
-            "publication's stated rule before any fitting. They are held to targets per "
-            "category, not to a band per point. |error| is |ours / measured - 1|.")
-    head = "".join(f"<th>{esc(cell)}</th>" for cell in (
-        "Category", "Set", "Points", "Median |error|", "90th percentile |error|",
-        "Median ours / measured"))
-    body = "".join(
-        f'<tr data-category="{esc(category)}" data-set="{esc(chosen)}">' + "".join(
-            f"<td>{esc(value)}</td>" for value in (
-                category, chosen.replace("_", " "), str(errors.count), f"{errors.median:.0%}",
-                f"{errors.p90:.0%}", f"{errors.median_ratio:.2f}")) + "</tr>"
-        for (category, chosen), errors in summary(rows).items())
-    blocks = [heading(2, "Training and held-out sets", "sets"), paragraph(esc(note), "rp-note"),
-              f'<table class="rp-calibration"><thead><tr>{head}</tr></thead>'
-              f"<tbody>{body}</tbody></table>"]
-    publications = {id(row.publication): row.publication for row in rows}
-    for publication in publications.values():
-        source = publication.publication
-        cited = link(source.url, source.title) if source.url else esc(source.title)
-        blocks.append(paragraph(f"{cited}, measured by {esc(publication.measured_by)}. "
-                                f"{esc(publication.split or '')}", "rp-note"))
-    cells = "".join(f"<th>{esc(cell)}</th>" for cell in (
-        "Point", "GPU", "Set", "Measured", "Ours", "Ours / measured"))
-    points = "".join(
-        f'<tr data-set="{esc(row.point.set or "")}">' + "".join(
-            f"<td>{esc(value)}</td>" for value in (
-                row.point.key, row.point.gpu, (row.point.set or "").replace("_", " "),
-                _ms(row.measured_s), _ms(row.ours_s), f"{row.ratio:.2f}")) + "</tr>"
-        for row in rows)
-    return [*blocks, f'<table class="rp-calibration"><thead><tr>{cells}</tr></thead>'
-                     f"<tbody>{points}</tbody></table>"]
+def _throughput(site: Site, rows: Sequence[Row]) -> list[str]:
+    """The engines' own limits in offline runs, and what mixture-of-experts runs show."""
+    runs = [row for row in rows if row.point.kind == "throughput"]
+    if not runs:
+        return []
+    moe = sorted(row.ratio for row in runs if _is_moe(site, row.point.case.model))
+    dense = [row.ratio for row in runs if not _is_moe(site, row.point.case.model)]
+    text = (f"Offline throughput: the engines' own batch limits and per-step overheads. A run "
+            f"is priced with as many sequences as the KV cache holds, at most "
+            f"{THROUGHPUT_MAX_BATCH:,}, and {THROUGHPUT_TOKEN_BUDGET:,} tokens a step.")
+    if len(moe) >= 4 and dense:
+        low, median, high = statistics.quantiles(moe, n=4)
+        text += (f" Mixture-of-experts models' runs {_against([median])}: ours / measured "
+                 f"(time per output token) {median:.2f} at the median over {len(moe)} runs, "
+                 f"half of them between {low:.2f} and {high:.2f}, where dense models' "
+                 f"{len(dense)} runs give {statistics.median(dense):.2f}.")
+    return [text]
 
 
-def _plain(rows: list[Row]) -> str:
-    linear = [row for row in rows if row.plain_ratio is not None]
-    if not linear:
-        return "No linear layer is in the table."
-    worst = max(linear, key=lambda row: abs(row.plain_ratio - 1))
-    ours = max(linear, key=lambda row: abs(row.ratio - 1))
-    return (
-        f"Pricing each operator as the longer of its compute and memory time, max(c, m), "
-        f"is what a roofline says. Against the linear layers above it is off by up to "
-        f"{abs(worst.plain_ratio - 1):.0%} ({worst.point.what}: {worst.plain_ratio:.2f}), "
-        f"because a matmul near its ridge is slower than either time alone; sqrt(c^2 + m^2) "
-        f"is off by at most {abs(ours.ratio - 1):.0%} ({ours.point.what}: "
-        f"{ours.ratio:.2f}). Far from the ridge the two agree."
-    )
+def _against(ratios: Sequence[float]) -> str:
+    """How `ratios` (ours / measured, as times) come out, in words that stay true."""
+    if max(ratios) < 1:
+        return "come out faster than measured"
+    if min(ratios) > 1:
+        return "come out slower than measured"
+    return "come out both sides of measured"
 
 
-def _largest(rows: list[Row]) -> str:
-    ranked = sorted(rows, key=lambda row: abs(row.ratio - 1), reverse=True)[:3]
-    items = "".join(
-        f"<li>{esc(row.point.what)} on the {esc(row.point.gpu)}: ours / measured "
-        f"{row.ratio:.2f} (band ±{row.point.band:.0%}). "
-        f"{esc(CAUSES.get(row.point.kind, ''))}</li>"
-        for row in ranked
-    )
-    return f"<ol>{items}</ol>"
+def _is_moe(site: Site, model: str | None) -> bool:
+    config = site.models[model].config if model in site.models else None
+    return config is not None and bool(
+        config.num_experts or config.num_local_experts or config.n_routed_experts)

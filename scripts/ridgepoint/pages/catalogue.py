@@ -1,10 +1,13 @@
-"""The catalogue page `catalogue/`: every GPU and model, its figures, their sources, and what
-the physics derives from them, each under its own anchor (`urls.catalogue_entry`).
+"""The catalogue page `catalogue/`: every GPU, kernel profile and model, its figures, their
+sources, and what the physics derives from them, each under its own anchor
+(`urls.catalogue_entry`).
 
 The figures are the YAML's, as loaded (ridgepoint.catalogue.units); the derived ones (ridge points,
-fitted all-reduce, parameter counts, KV bytes per token) come from the sims' own physics run
-on the same records, so the page shows exactly what every sim uses. Ends with the physics
-calculator (sims/calculator.py) as a live widget.
+each GPU's all-reduce per implementation, parameter counts, KV bytes per token) come from the
+sims' own physics run on the same records, so the page shows exactly what every sim uses. A
+kernel profile's constants are listed as its file writes them, each class with its source,
+or the profile it is `like` and why. Ends with the physics calculator (sims/calculator.py) as
+a live widget.
 """
 
 from __future__ import annotations
@@ -15,13 +18,13 @@ from typing import TYPE_CHECKING
 from ridgepoint.base import urls
 from ridgepoint.base.markup import count, esc, link
 from ridgepoint.catalogue.units import (
-    collectives_note,
     config_fields,
     gpu_figures,
     published_params,
     sims_data,
 )
 from ridgepoint.content.catalogue_records import Citation, Gpu, LanguageModel
+from ridgepoint.content.kernel_records import AllReduceAlgorithm, AllReduceFit, KernelProfile
 from ridgepoint.content.model import Site
 from ridgepoint.pages.common import heading, page, paragraph
 from ridgepoint.sims.simcode import SimCode
@@ -34,36 +37,48 @@ CALCULATOR = "```sim\nmodule: calculator\n```"
 
 def catalogue_page(site: Site, code: SimCode) -> str:
     """GPUs, then models, then the calculator; derived by `code`, the sims as read."""
-    gpu_data, model_data = sims_data(site)
-    efficiency, precision = code.module("physics.hardware"), code.module("physics.precision")
+    gpu_data, model_data, kernel_data = sims_data(site)
+    precision = code.module("physics.precision")
     with code.active():
-        gpus = efficiency.build_gpus(gpu_data)
+        profiles = code.module("physics.profile").build_profiles(kernel_data)
+        gpus = code.module("physics.hardware").build_gpus(gpu_data, profiles)
         models = code.module("physics.shapes").build_models(model_data)
     lede = (
-        f"{count(len(gpus), 'GPU', 'GPUs')} and {count(len(models), 'model', 'models')}: "
-        "every figure the sims use, with the datasheet row or config.json field it comes "
-        "from, and what the shared physics derives from it."
+        f"{count(len(gpus), 'GPU', 'GPUs')}, "
+        f"{count(len(site.kernels), 'kernel profile', 'kernel profiles')} and "
+        f"{count(len(models), 'model', 'models')}: every figure the sims use, with the "
+        "datasheet row, fit or config.json field it comes from, and what the shared physics "
+        "derives from it."
     )
     note = (
-        f"Rates are dense: a datasheet rate quoted with sparsity is halved, and its row says "
-        f"so. Ridge points are given twice: the GPU's own (peak rate over peak bandwidth) and "
-        f"at the efficiencies every sim assumes ({efficiency.COMPUTE_EFFICIENCY:.0%} of the "
-        f"peak rate, {efficiency.MEMORY_EFFICIENCY:.0%} of the peak bandwidth). Adding a GPU "
-        f"or a model is one YAML file in content/catalogue/; the calibration page shows how "
-        f"close the physics comes to measured kernels and steps."
+        "Rates are dense: a datasheet rate quoted with sparsity is halved, and its row says "
+        "so. Ridge points are given twice: the GPU's own (peak rate over peak bandwidth) and "
+        "at the shares of them its matmuls reach, from its kernel profile (the constants each "
+        "class of kernel is priced with, fitted to measured kernels or assumed: below the "
+        "GPUs). Adding a GPU or a model is one YAML file in "
+        "content/catalogue/; the calibration page shows how close the physics comes to "
+        "measured kernels and steps."
     )
     blocks = [paragraph(esc(lede), "rp-lede"), paragraph(esc(note), "rp-note"),
               heading(2, "GPUs", "gpus")]
     for key in sorted(gpus):
-        blocks += _gpu(site.gpus[key], gpus[key], efficiency, precision)
+        blocks += _gpu(site, site.gpus[key], gpus[key], precision)
+    blocks += [heading(2, "Kernel profiles", "kernels"), paragraph(esc(
+        "How fast each class of kernel runs on a generation of GPUs, as shares of the "
+        "datasheet's peaks and fixed costs: fitted by scripts/calibration.py (make fit) to the "
+        "calibration's training points, or assumed where none were measured. A profile "
+        "without measurements of its own takes another's constants, and says why."), "rp-note")]
+    for key in sorted(site.kernels):
+        blocks += _profile(site, site.kernels[key])
     blocks.append(heading(2, "Models", "models"))
     for key in sorted(models):
         blocks += _model(site.models[key], models[key], precision)
     blocks += [heading(2, "The calculator", "calculator"), paragraph(esc(
         "One step on one deployment, priced by the same physics, here and from the command "
         "line (python -m sims step ...)."), "rp-note"), CALCULATOR]
-    return page("The catalogue: GPUs and models", *blocks,
-                description="Every GPU and model the sims use, each figure with its source.")
+    return page("The catalogue: GPUs, kernels and models", *blocks,
+                description="Every GPU, kernel profile and model the sims use, each figure "
+                            "with its source.")
 
 
 def _anchor(kind: str, key: str) -> str:
@@ -83,10 +98,19 @@ def _table(head: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
             f"<tbody>{body}</tbody></table>")
 
 
-def _gpu(entry: Gpu, gpu: hardware.Gpu, efficiency: ModuleType, formats: ModuleType
-         ) -> list[str]:
-    """`efficiency`: sims.physics.hardware (its assumed efficiencies); `formats`: its precision."""
+def _own(site: Site, key: str) -> KernelProfile:
+    """The profile whose constants price GPUs of profile `key`: itself, or the one it is like."""
+    profile = site.kernels[key]
+    return site.kernels[profile.like] if profile.like else profile
+
+
+def _gpu(site: Site, entry: Gpu, gpu: hardware.Gpu, formats: ModuleType) -> list[str]:
+    """`formats`: sims.physics.precision (its formats and their labels)."""
     rows = [(esc(f.label), esc(f.written), _source(f.source, f.row)) for f in gpu_figures(entry)]
+    profile, named = gpu.kernels, site.kernels[entry.kernels]
+    rows.append((esc("Kernel profile"), link(f"#{_anchor('kernels', entry.kernels)}", named.name),
+                 esc(f"content/catalogue/kernels/{entry.kernels}.yaml")))
+    fits = _own(site, entry.kernels).all_reduce
     bandwidth = gpu.hbm_bytes_per_s / 1e12
     for precision in formats.PRECISIONS:
         if precision not in gpu.dense_flops:
@@ -95,19 +119,102 @@ def _gpu(entry: Gpu, gpu: hardware.Gpu, efficiency: ModuleType, formats: ModuleT
         how = f"{gpu.flops(precision) / 1e12:,.0f} TFLOP/s over {bandwidth:.2f} TB/s"
         rows.append((esc(f"Ridge point, {label}, at peak"),
                      esc(f"{gpu.ridge(precision):,.0f} FLOP/byte"), esc(f"derived: {how}")))
-        rows.append((esc(f"Ridge point, {label}, at the assumed efficiencies"),
+        fit = profile.for_format(profile.gemm, precision, "GEMM")
+        rows.append((esc(f"Ridge point, {label}, at what its matmuls reach"),
                      esc(f"{gpu.ridge(precision, efficient=True):,.0f} FLOP/byte"),
-                     esc(f"derived: {efficiency.COMPUTE_EFFICIENCY:.0%} of the rate, "
-                         f"{efficiency.MEMORY_EFFICIENCY:.0%} of the bandwidth")))
-    fitted = [group for group in (2, 4, 8) if group in gpu.collectives.fits]
-    for group in fitted:
-        fit = gpu.collectives.fits[group]
-        rows.append((esc(f"All-reduce over {group} GPUs"),
-                     esc(f"{fit.latency_s * 1e6:.1f} µs + message / "
-                         f"{fit.bytes_per_s / 1e9:.0f} GB/s"),
-                     esc(collectives_note(entry) if group == fitted[0] else "the same fit")))
+                     esc(f"derived: {fit.compute_efficiency:.0%} of the rate, "
+                         f"{fit.memory_efficiency:.0%} of the bandwidth (kernel profile)")))
+    if gpu.scale_up_gpus > 1 and fits is not None:
+        for name in ("nccl", "custom"):
+            written = getattr(fits, name)
+            if written is None:
+                continue
+            usable = [a for a in written.algorithms
+                      if a.traffic != "in_switch" or gpu.topology == "switch"]
+            rows.append((esc(f"All-reduce, {name}"),
+                         esc("; ".join(_algorithm(a) for a in usable)),
+                         esc(f"kernel profile ({written.source}), over a {gpu.topology} of "
+                             f"{gpu.scale_up_gpus} GPUs")))
     return [heading(3, entry.name, _anchor("gpu", entry.slug)),
             _table(("Figure", "Value", "Source"), rows)]
+
+
+# Each class of a profile: its heading on the page and its constants in words.
+_CLASSES = (
+    ("gemm", "GEMM", lambda f: (
+        f"{_share(f.compute_efficiency)} of the tensor-core peak, "
+        f"{_share(f.memory_efficiency)} of the memory bandwidth, {f.fixed_us:.3g} µs fixed, "
+        f"{f.k_step_ns:.3g} ns per element of k")),
+    ("prefill_attention", "Prefill attention", lambda f: (
+        f"{_share(f.compute_efficiency)} of the tensor-core peak, its tensors moved "
+        f"{f.memory_passes:.3g} times, {f.fixed_us:.3g} µs fixed, "
+        f"{f.per_sequence_head_ns:.3g} ns per (sequence, head)")),
+    ("decode_attention", "Decode attention", lambda f: (
+        f"{_share(f.memory_efficiency)} of the memory bandwidth, at most "
+        f"{_share(f.unit_share)} of it per (sequence, KV head), {f.fixed_us:.3g} µs fixed, "
+        f"{f.per_sequence_ns:.3g} ns per sequence")),
+    ("moe", "MoE layer", lambda f: (
+        f"its matmuls at the GEMMs' share of the peak, {_share(f.memory_efficiency)} of the "
+        f"memory bandwidth, {f.fixed_us:.3g} µs fixed per layer, {f.per_row_ns:.3g} ns per "
+        "routed row, " + (f"each expert's rows in tiles of {f.tile_rows}" if f.tile_rows
+                          else "rows as routed (no tiles)"))),
+)
+
+
+# Each class's keys in the order the table shows them: the formats, then for MoE layers the
+# weight-only kernels.
+_KEYS = {"gemm": ("bf16", "fp8", "fp4"), "prefill_attention": ("bf16", "fp8", "fp4"),
+         "decode_attention": ("bf16", "fp8", "fp4"),
+         "moe": ("bf16", "fp8", "fp4", "w4a16", "w4a8", "w8a16")}
+
+
+def _share(fraction: float) -> str:
+    return f"{fraction * 100:.3g}%"
+
+
+# How each all-reduce algorithm's traffic reads on the page.
+_TRAFFIC = {"one_shot": "one-shot (reads every peer's message)",
+            "ring": "ring or two-shot", "in_switch": "in the switch (NVLink SHARP)"}
+
+
+def _algorithm(algorithm: AllReduceAlgorithm) -> str:
+    latency = ", ".join(f"{point.us:.3g} µs at {point.gpus} GPUs"
+                        for point in algorithm.latency)
+    return (f"{_TRAFFIC[algorithm.traffic]}: {latency}, "
+            f"{_share(algorithm.bus_efficiency)} of the links' bandwidth")
+
+
+def _all_reduce(fit: AllReduceFit) -> str:
+    """The implementation's algorithms; the fastest for a message runs."""
+    return "; ".join(_algorithm(algorithm) for algorithm in fit.algorithms)
+
+
+def _profile(site: Site, profile: KernelProfile) -> list[str]:
+    """A profile's constants, each class and format with its source; or whose it takes."""
+    title = heading(3, profile.name, _anchor("kernels", profile.slug))
+    if profile.like:
+        taken = site.kernels[profile.like]
+        named = link(f"#{_anchor('kernels', taken.slug)}", taken.name)
+        return [title, paragraph(f"Takes the constants of {named}: "
+                                 f"{esc(profile.assumption or '')}", "rp-note")]
+    assert profile.overlap_exponent and profile.elementwise and profile.all_reduce
+    rows = [("Compute and memory combined", f"(c^p + m^p)^(1/p), p = "
+             f"{profile.overlap_exponent.value:g}", profile.overlap_exponent.source)]
+    for section, label, words in _CLASSES:
+        fits = getattr(profile, section)
+        for fmt in _KEYS[section]:
+            fit = getattr(fits, fmt) if fits is not None else None
+            if fit is not None:
+                rows.append((f"{label}, {fmt.upper()}", words(fit), fit.source))
+    element = profile.elementwise
+    rows.append(("Element-wise", f"{_share(element.memory_efficiency)} of the memory "
+                 f"bandwidth, {element.fixed_us:.3g} µs fixed", element.source))
+    for name in ("nccl", "custom"):
+        fit = getattr(profile.all_reduce, name)
+        if fit is not None:
+            rows.append((f"All-reduce, {name}", _all_reduce(fit), fit.source))
+    return [title, _table(("Kernels", "Constants", "Source"),
+                          [tuple(esc(cell) for cell in row) for row in rows])]
 
 
 def _layers(model: shapes.Model) -> str:

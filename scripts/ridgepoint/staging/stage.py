@@ -169,8 +169,8 @@ class Stager:
                     errors.extend(problem.errors)
             else:
                 files[relative] = path
-        generated = {path: self.generated(path, text).encode()
-                     for path, text in generate_pages(self.site, self.runs.code).items()}
+        generated = {path: self.generated(path, text).encode() for path, text in generate_pages(
+            self.site, self.runs.code, None if self.check_only else self.layout.charts).items()}
         generated |= generate_feeds(
             self.site, self.config.site_url, self.config.site_name, self.config.site_description
         )

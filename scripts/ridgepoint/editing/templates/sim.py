@@ -28,7 +28,13 @@ INPUTS = (
 METRICS = {
     "reply_s": "Time until the whole reply has arrived (s)",
     "tokens_per_s": "Tokens per second after the first (tokens/s)",
+    "accuracy": "Regime and measured error",  # every sim's summary ends with it
 }
+# A sim that prices a step on a GPU says here which kernels the step spends its time in and
+# the error the calibration measured there (sims.physics.accuracy.step_note); this one
+# prices none.
+ACCURACY = ("No regime: this sim prices no GPU time, so no measured error applies. Its "
+            "figures follow from the inputs alone.")
 
 POINTS = 64  # rows in the chart, whatever the reply's length
 
@@ -60,6 +66,7 @@ def simulate(*, output_tokens: int, ttft_ms: int, itl_ms: int) -> dict[str, Any]
         "summary": {
             "reply_s": arrival_s(output_tokens, ttft_ms, itl_ms),
             "tokens_per_s": 1000 / itl_ms,
+            "accuracy": ACCURACY,
         },
         "charts": [chart],
     }

@@ -1,0 +1,157 @@
+"""Kernel profiles as their files hold them: content/catalogue/kernels/<key>.yaml.
+
+A catalogue kind (ridgepoint.content.kinds) built generically from its schema like every
+other (ridgepoint.content.records): each field is a schema property of the same name. Times
+stay in the units the file writes them in (microseconds, nanoseconds);
+ridgepoint.catalogue.units converts them for the sims' data module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Exponent:
+    value: float
+    source: str
+
+
+@dataclass(frozen=True)
+class GemmFit:
+    compute_efficiency: float
+    memory_efficiency: float
+    fixed_us: float
+    k_step_ns: float
+    source: str
+
+
+@dataclass(frozen=True)
+class PrefillAttentionFit:
+    compute_efficiency: float
+    memory_passes: float
+    fixed_us: float
+    per_sequence_head_ns: float
+    source: str
+
+
+@dataclass(frozen=True)
+class DecodeAttentionFit:
+    memory_efficiency: float
+    unit_share: float
+    fixed_us: float
+    per_sequence_ns: float
+    source: str
+
+
+@dataclass(frozen=True)
+class MoeFit:
+    memory_efficiency: float
+    fixed_us: float
+    per_row_ns: float
+    tile_rows: int
+    source: str
+
+
+@dataclass(frozen=True)
+class ElementwiseFit:
+    memory_efficiency: float
+    fixed_us: float
+    source: str
+
+
+@dataclass(frozen=True)
+class Latency:
+    gpus: int
+    us: float
+
+
+@dataclass(frozen=True)
+class AllReduceAlgorithm:
+    traffic: str  # one_shot | ring | in_switch
+    latency: tuple[Latency, ...]  # by number of GPUs
+    bus_efficiency: float
+
+
+@dataclass(frozen=True)
+class AllReduceFit:
+    algorithms: tuple[AllReduceAlgorithm, ...]
+    source: str
+
+
+@dataclass(frozen=True)
+class GemmFits:
+    bf16: GemmFit | None = None
+    fp8: GemmFit | None = None
+    fp4: GemmFit | None = None
+
+
+@dataclass(frozen=True)
+class PrefillAttentionFits:
+    bf16: PrefillAttentionFit | None = None
+    fp8: PrefillAttentionFit | None = None
+    fp4: PrefillAttentionFit | None = None
+
+
+@dataclass(frozen=True)
+class DecodeAttentionFits:
+    bf16: DecodeAttentionFit | None = None
+    fp8: DecodeAttentionFit | None = None
+    fp4: DecodeAttentionFit | None = None
+
+
+@dataclass(frozen=True)
+class MoeFits:
+    bf16: MoeFit | None = None
+    fp8: MoeFit | None = None
+    fp4: MoeFit | None = None
+    w4a16: MoeFit | None = None  # weight-only kernels: narrow experts, wider activations
+    w4a8: MoeFit | None = None
+    w8a16: MoeFit | None = None
+
+
+@dataclass(frozen=True)
+class AllReduceFits:
+    nccl: AllReduceFit
+    custom: AllReduceFit | None = None
+
+
+@dataclass(frozen=True)
+class Errors:
+    points: int
+    median: float
+    p90: float
+
+
+@dataclass(frozen=True)
+class CategoryAccuracy:
+    kind: str  # a kernel class, or throughput
+    variant: str | None = None  # its format or all-reduce implementation
+    training: Errors | None = None
+    held_out: Errors | None = None
+
+
+@dataclass(frozen=True)
+class Accuracy:
+    source: str
+    categories: tuple[CategoryAccuracy, ...]
+
+
+@dataclass(frozen=True)
+class KernelProfile:
+    """content/catalogue/kernels/<slug>.yaml: its own constants, or `like` another profile."""
+
+    slug: str
+    name: str
+    like: str | None = None
+    assumption: str | None = None
+    overlap_exponent: Exponent | None = None
+    gemm: GemmFits | None = None
+    prefill_attention: PrefillAttentionFits | None = None
+    decode_attention: DecodeAttentionFits | None = None
+    moe: MoeFits | None = None
+    elementwise: ElementwiseFit | None = None
+    all_reduce: AllReduceFits | None = None
+    accuracy: Accuracy | None = None  # the calibration's errors under these constants
+    source: Path | None = None

@@ -1,0 +1,45 @@
+"""Offline throughput: a backlog of identical requests served by one replica as fast as it
+can, what engines' throughput benchmarks measure (trtllm-bench, vLLM's offline benchmark).
+
+Every request is waiting at the start; the replica (sims.serving.replica) admits as many as
+its batch limit, its token budget and its KV room allow, chunks their prompts into the
+decode steps, and takes new ones as others finish. The figure is output tokens over the run,
+per GPU. Under data-parallel attention ("ep"), the GPUs' KV rooms add up: each holds its own
+sequences.
+"""
+
+from __future__ import annotations
+
+from sims.physics import Gpu, Model, Precision, check_group
+from sims.serving.kv_space import kv_space
+from sims.serving.replica import Policy, serve
+from sims.serving.step_table import step_table
+from sims.serving.workload import Request
+
+# Requests per run: enough that the batch runs full for most of the run, whatever its size
+# (the busiest setups hold a few hundred at once), few enough to run in well under a second.
+BACKLOG_BATCHES = 4
+MIN_REQUESTS = 256
+
+
+def offline_tokens_per_s_per_gpu(gpu: Gpu, model: Model, gpus: int, precision: Precision,
+                                 prompt_tokens: int, output_tokens: int, token_budget: int,
+                                 max_batch: int, layout: str = "tp") -> float:
+    """Output tokens per second per GPU of a replica of `gpus` GPUs working through a backlog
+    of requests of these lengths."""
+    check_group(gpu, model, gpus, layout)
+    space = kv_space(gpu, model, gpus, precision, layout)
+    sequence = prompt_tokens + output_tokens + space.window_slots()
+    if space.token_slots() < sequence:
+        raise ValueError(f"one request of {prompt_tokens + output_tokens} tokens does not fit "
+                         f"in the KV room of {'a' if layout == 'ep' else gpus} {gpu.name}")
+    # Under data-parallel attention each GPU holds whole sequences in its own room.
+    rooms = gpus if layout == "ep" else 1
+    held = rooms * (space.token_slots() // sequence)
+    slots = rooms * space.token_slots()
+    batch = min(max_batch, held)
+    count = max(MIN_REQUESTS, BACKLOG_BATCHES * batch)
+    requests = [Request(0.0, prompt_tokens, output_tokens)] * count
+    policy = Policy(token_budget, batch, slots, space.window_slots(), True)
+    served = serve(requests, policy, step_table(gpu, model, gpus, precision, layout))
+    return count * output_tokens / max(served.finished) / gpus
