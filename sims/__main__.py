@@ -7,6 +7,10 @@
                         [--prompt_tokens P] [--weights PREC] [--activations PREC] [--kv PREC]
                         [--layout tp|ep]
     python -m sims allreduce --gpu G --tp N --bytes X
+    python -m sims serve --model M --gpu G --gpus N --parallel tp|ep --weights F --kv F
+                         --engine vllm|sglang|trtllm --isl I --osl O
+                         (--concurrency C | --rate R) [--requests K] [--length_spread S]
+                         [--seed X] [--activations F]
 
 Each prints one JSON object. A bad input exits with status 2 and a message that names the
 input and its allowed range (the same message the page shows).
@@ -67,6 +71,13 @@ def main(argv: list[str] | None = None) -> int:
     if args[0] == "--list":
         return _list()
     name, rest = args[0], args[1:]
+    if name == "serve":
+        from sims.kit.contract import normalise
+        from sims.serving import deploy  # a deployment under load (sims/serving/deploy.py)
+
+        return _run(deploy.SERVE_INPUTS, "python -m sims serve",
+                    "A deployment under load, as a benchmark measures it", rest,
+                    lambda given: normalise(deploy.serve_json(given)))
     if name in ("--catalogue", "step", "allreduce"):
         from sims import calculator  # the physics calculator (sims/calculator.py)
         from sims.kit.contract import normalise

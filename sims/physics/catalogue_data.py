@@ -1,10 +1,10 @@
-"""The catalogue of GPUs and models, for the sims. GENERATED: edit the YAML instead.
+"""The catalogue of GPUs, models, kernels and engines for the sims. GENERATED: edit the YAML.
 
-Written from content/catalogue/{gpus,models,kernels}/*.yaml by
+Written from content/catalogue/{gpus,models,kernels,engines}/*.yaml by
 scripts/ridgepoint/catalogue/sims_module.py whenever `make check`, `make build` or `make serve`
 finds the YAML changed (tests/sims/test_catalogue_data.py keeps the two in sync).
 GPU figures are in base units (FLOP/s, bytes, bytes/s); a kernel profile's constants are
-shares and seconds (the sources of each are in its YAML). A model is its config.json fields
+shares and seconds, an engine's overheads seconds (the sources of each are in its YAML). A model is its config.json fields
 as written. Every figure's source is in the YAML and on the catalogue page.
 """
 
@@ -1211,5 +1211,43 @@ KERNELS = {
                 0.3459,
             ],
         ],
+    },
+}
+ENGINES = {
+    'sglang': {
+        'name': 'sglang',
+        'admission': 'preempt',
+        'token_budget': 8192,
+        'max_batch': 256,
+        'graph_max_batch': 256,
+        'all_reduce': 'custom',
+        'graph_overhead_s': 0.0,
+        'eager_overhead_s': 0.0,
+        'request_overhead_s': 0.0,
+        'accuracy': {},
+    },
+    'trtllm': {
+        'name': 'trtllm',
+        'admission': 'reserve',
+        'token_budget': 8192,
+        'max_batch': 256,
+        'graph_max_batch': 256,
+        'all_reduce': 'custom',
+        'graph_overhead_s': 0.0,
+        'eager_overhead_s': 0.0,
+        'request_overhead_s': 0.0,
+        'accuracy': {},
+    },
+    'vllm': {
+        'name': 'vllm',
+        'admission': 'preempt',
+        'token_budget': 8192,
+        'max_batch': 256,
+        'graph_max_batch': 256,
+        'all_reduce': 'custom',
+        'graph_overhead_s': 0.0,
+        'eager_overhead_s': 0.0,
+        'request_overhead_s': 0.0,
+        'accuracy': {},
     },
 }

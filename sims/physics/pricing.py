@@ -77,12 +77,16 @@ class _Attention:
 
 class Pricer:
     """Everything about a step that does not depend on its work, worked out once for one
-    (GPU, model, precision, group): formats, peaks, bytes per value, each GPU's shares."""
+    (GPU, model, precision, group): formats, peaks, bytes per value, each GPU's shares.
+
+    `all_reduce` is the implementation a tensor-parallel step's all-reduces run on
+    (sims.physics.collectives: auto, nccl, custom or nvls); an engine's profile names it."""
 
     def __init__(self, gpu: Gpu, model: Model, precision: Precision, gpus: int,
-                 layout: str) -> None:
+                 layout: str, all_reduce: str = "auto") -> None:
         self.gpu, self.model, self.precision, self.gpus, self.layout = (
             gpu, model, precision, gpus, layout)
+        self.all_reduce = allreduce_implementation(gpu, all_reduce)
         gpu.flops(precision.activations)  # refuses a format the GPU cannot compute in
         self.profile, self.bandwidth = gpu.kernels, gpu.hbm_bytes_per_s
         self.peaks = gpu.dense_flops
@@ -221,7 +225,7 @@ class Pricer:
         """The collective a step waits for, and its implementation."""
         if self.layout == "ep":
             return ("all_to_all", "nccl")
-        return ("all_reduce", allreduce_implementation(self.gpu))
+        return ("all_reduce", self.all_reduce)
 
     def _collectives(self, new: int) -> tuple[int, float]:
         model, gpus = self.model, self.gpus
@@ -230,16 +234,17 @@ class Pricer:
         if self.layout == "tp":
             calls = 2 * model.layers
             return calls, calls * allreduce_time(self.gpu, new * model.hidden * ALLREDUCE_BYTES,
-                                                 gpus)
+                                                 gpus, self.all_reduce)
         per_gpu = new / gpus * model.experts_per_token * model.hidden * self.a
         calls = 2 * model.moe_layers  # dispatch and combine
         return calls, calls * all_to_all_time(self.gpu, per_gpu, gpus)
 
 
 @lru_cache(maxsize=512)
-def pricer(gpu: Gpu, model: Model, precision: Precision, gpus: int, layout: str) -> Pricer:
-    """The Pricer for this (GPU, model, precision, group, layout), made once."""
-    return Pricer(gpu, model, precision, gpus, layout)
+def pricer(gpu: Gpu, model: Model, precision: Precision, gpus: int, layout: str,
+           all_reduce: str = "auto") -> Pricer:
+    """The Pricer for this (GPU, model, precision, group, layout, all-reduce), made once."""
+    return Pricer(gpu, model, precision, gpus, layout, all_reduce)
 
 
 __all__ = ["ATTENTION", "DECODE_MAX_NEW_TOKENS", "EDGES", "ELEMENTWISE", "EXPERTS", "LAYOUTS",

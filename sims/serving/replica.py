@@ -10,6 +10,9 @@ first and last tokens came (s, on the arrivals' clock; -1 if refused) and whethe
 refused; for the run, the preemptions, steps and busy time. It keeps no state between
 calls, so a sweep may call it once per rate over the same requests. Latency figures (TTFT,
 TPOT, goodput) are the caller's to read off `Served` (sims.serving.rate_sweep does).
+Optionally the load is a closed loop of `concurrency` users instead (each sends its next
+request when its last one ends), and the run keeps every gap between tokens
+(sims.serving.deploy reads both).
 
 Speed: between events (an arrival, a request finishing, memory running out) a run of
 decode-only steps has a fixed batch whose contexts all grow by one token a step, so it is
@@ -45,6 +48,14 @@ class Served(NamedTuple):
     preemptions: int
     steps: int
     busy_s: float  # time the replica spent running steps
+    # Every gap between two tokens of a decoding request, as (seconds, how many tokens came
+    # after a gap of that length), when the run was asked to keep them: one entry per step
+    # or run of like steps (a run's steps at their mean). A preempted request's wait to be
+    # readmitted is not among them.
+    gaps: tuple[tuple[float, int], ...] = ()
+    # When each request reached the replica (s): its arrival / rate, or in a closed loop when
+    # its user sent it.
+    arrived: tuple[float, ...] = ()
 
 
 def _steps_to_reach(gap: float, first: float, growth: float) -> int:
@@ -63,8 +74,10 @@ class _Replica(Schedule):
     """A schedule run: each step its plan makes, priced and put on the clock."""
 
     def __init__(self, requests: Sequence[Request], policy: Policy, table: StepTable,
-                 rate: float) -> None:
-        super().__init__(requests, policy, table, rate)
+                 rate: float, concurrency: int = 0, turnaround_s: float = 0.0,
+                 keep_gaps: bool = False) -> None:
+        super().__init__(requests, policy, table, rate, concurrency, turnaround_s)
+        self.gaps: list[tuple[float, int]] | None = [] if keep_gaps else None
         # (a, b) of StepTable.coefficients(decodes, 0) by decodes: the plain decode steps'
         # cost, looked up on every leap.
         self.decode_cost: dict[int, tuple[float, float]] = {}
@@ -84,6 +97,8 @@ class _Replica(Schedule):
         reach -= (tokens * tokens - squares) / 2
         context = self.base_sum + decodes * self.clock if decodes else 0
         seconds = self.table.time_s(decodes, context, tokens, reach)
+        if decodes and self.gaps is not None:
+            self.gaps.append((seconds, decodes))
         self.now += seconds
         self.busy += seconds
         self.steps += 1
@@ -113,6 +128,8 @@ class _Replica(Schedule):
         if steps < 2:
             return False
         seconds = self.table.chunk_run_s(decodes, context, chunk, done, steps)
+        if decodes and self.gaps is not None:
+            self.gaps.append((seconds / steps, decodes * steps))
         self.now += seconds
         self.busy += seconds
         self.steps += steps
@@ -145,6 +162,7 @@ class _Replica(Schedule):
         now, clock, busy, steps_run = self.now, self.clock, self.busy, self.steps
         decodes, base_sum, reserved = self.decoders, self.base_sum, self.reserved
         running, index, preemptions = self.running, self.next_arrival, self.preemptions
+        gaps = self.gaps
         while True:
             context = base_sum + decodes * clock
             steps = finishing[0][0] - clock
@@ -157,11 +175,14 @@ class _Replica(Schedule):
             if cost is None:
                 cost = decode_cost[decodes] = coefficients(decodes, 0)[:2]
             a, b = cost
-            # An arrival matters only to an empty queue: behind a waiting request it waits.
-            if not waiting and index < count:
+            # An arrival matters only to an empty queue: behind a waiting request it waits
+            # (in a closed loop, one not yet sent has no time).
+            if not waiting and index < count and arrivals[index] < math.inf:
                 steps = min(steps, _steps_to_reach(arrivals[index] - now, a + b * context,
                                                    b * decodes))
             seconds = steps * (a + b * (context + decodes * (steps - 1) / 2))
+            if gaps is not None:
+                gaps.append((seconds / steps, decodes * steps))
             now += seconds
             busy += seconds
             steps_run += steps
@@ -176,7 +197,7 @@ class _Replica(Schedule):
                 base_sum -= base[request]
                 reserved -= window
                 self.generated[request] = self.outputs[request]
-                self.finished[request] = now
+                self._ended(request, now)
             while index < count and arrivals[index] <= now:
                 if not refused[index]:
                     waiting.append(index)
@@ -257,11 +278,15 @@ class _Replica(Schedule):
                 raise RuntimeError("the replica is idle with requests waiting")
 
 
-def serve(requests: Sequence[Request], policy: Policy, table: StepTable, rate: float = 1.0
+def serve(requests: Sequence[Request], policy: Policy, table: StepTable, rate: float = 1.0,
+          concurrency: int = 0, turnaround_s: float = 0.0, keep_gaps: bool = False
           ) -> Served:
     """Run the replica over `requests` until every one is done. Their arrival times are
-    for a rate of one request per second; `rate` speeds them up (the gaps are divided)."""
-    replica = _Replica(requests, policy, table, rate)
+    for a rate of one request per second; `rate` speeds them up (the gaps are divided).
+    With `concurrency` users in a closed loop instead, the arrival times are unused: each
+    user sends its next request `turnaround_s` after its last one ends (Schedule)."""
+    replica = _Replica(requests, policy, table, rate, concurrency, turnaround_s, keep_gaps)
     replica.serve()
     return Served(replica.first, replica.finished, replica.refused, replica.preemptions,
-                  replica.steps, replica.busy)
+                  replica.steps, replica.busy, tuple(replica.gaps or ()),
+                  tuple(replica.arrivals))

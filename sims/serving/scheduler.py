@@ -12,7 +12,10 @@ pass) carries, within `token_budget` tokens:
   always at least one) and nobody decodes; otherwise it is a decode step.
 
 A request is admitted when the running set is under `max_batch` and the KV cache has room
-for its whole prompt (engines reserve a prompt's blocks when they admit it). A decoding
+for its whole prompt (engines reserve a prompt's blocks when they admit it). An engine that
+never evicts (`reserve`, TensorRT-LLM's default capacity policy, GUARANTEED_NO_EVICT)
+admits a request only when the room it will hold at its end, prompt and whole reply, fits
+beside what every admitted request will hold at its own: then nothing is ever preempted. A decoding
 request adds one token of KV a step; when a step would need more than is free, the most
 recently admitted request is preempted: its KV is dropped, it goes back to the head of the
 queue, and when readmitted its prompt and the tokens it had generated are prefilled again
@@ -26,6 +29,7 @@ How steps are run and timed is sims.serving.replica's.
 from __future__ import annotations
 
 import heapq
+import math
 from collections import deque
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -42,6 +46,7 @@ class Policy(NamedTuple):
     kv_slots: int  # token slots of KV room
     window_slots: int  # slots each sequence holds for its sliding windows
     chunked: bool
+    reserve: bool = False  # admit only what fits to its end (no preemption), else recompute
 
 
 class Schedule:
@@ -49,11 +54,23 @@ class Schedule:
     the replica (sims.serving.replica) runs and times the steps they make."""
 
     def __init__(self, requests: Sequence[Request], policy: Policy, table: StepTable,
-                 rate: float) -> None:
+                 rate: float, concurrency: int = 0, turnaround_s: float = 0.0) -> None:
+        """Open loop (`concurrency` 0): request i reaches the engine at its arrival / `rate`.
+        Closed loop: `concurrency` users each send one request at time 0, and their next
+        one `turnaround_s` after theirs ends, in the order the requests are listed (their
+        arrival times unused), as a benchmark's --max-concurrency runs; the times of
+        requests not yet sent are infinite until then."""
         self.requests, self.policy, self.table = requests, policy, table
-        self.arrivals = [r.arrival / rate for r in requests]
-        self.outputs = [r.output_tokens for r in requests]
         count = len(requests)
+        self.closed = concurrency > 0
+        if self.closed:
+            sent = min(concurrency, count)
+            self.arrivals = [0.0] * sent + [math.inf] * (count - sent)
+        else:
+            sent = count
+            self.arrivals = [r.arrival / rate for r in requests]
+        self.sent, self.turnaround_s = sent, turnaround_s
+        self.outputs = [r.output_tokens for r in requests]
         self.first = [-1.0] * count
         self.finished = [-1.0] * count
         self.generated = [0] * count
@@ -65,6 +82,10 @@ class Schedule:
         self.active = [False] * count  # admitted and not yet finished or preempted
         self.refused = [r.prompt_tokens + r.output_tokens + policy.window_slots
                         > policy.kv_slots for r in requests]
+        if self.closed and any(self.refused):
+            raise ValueError("a closed loop needs every request to fit: a refused one would "
+                             "never end and its user would wait forever")
+        self.committed = 0  # reserve: slots admitted requests will hold at their ends
         self.waiting: deque[int] = deque()
         self.admitted: list[int] = []  # in order of admission (finished ones skipped)
         self.prefilling: list[int] = []  # admitted, prompt not done, in order of admission
@@ -124,6 +145,12 @@ class Schedule:
         need = self.to_prefill[request] + self.policy.window_slots
         if self._used() + growth + need > self.policy.kv_slots:
             return None
+        if self.policy.reserve:
+            end = self.requests[request].prompt_tokens + self.outputs[request] + (
+                self.policy.window_slots)
+            if self.committed + end > self.policy.kv_slots:
+                return None
+            self.committed += end
         waiting.popleft()
         self.active[request] = True
         self.running += 1
@@ -172,7 +199,18 @@ class Schedule:
         self.active[request] = False
         self.running -= 1
         self.reserved -= self.policy.window_slots
-        self.finished[request] = self.now
+        self._ended(request, self.now)
+
+    def _ended(self, request: int, now: float) -> None:
+        """A request's last token came at `now`: its room promised back, and in a closed
+        loop its user's next request sent."""
+        self.finished[request] = now
+        if self.policy.reserve:
+            self.committed -= self.requests[request].prompt_tokens + self.outputs[request] + (
+                self.policy.window_slots)
+        if self.closed and self.sent < len(self.arrivals):
+            self.arrivals[self.sent] = now + self.turnaround_s
+            self.sent += 1
 
     def _start_decoding(self, request: int) -> None:
         """A prefill just ended with this step: its token is out; decode the rest."""

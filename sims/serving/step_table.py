@@ -27,12 +27,17 @@ full attention, since a decode's cost is linear in its context), every chunk of 
 together as one chunk (exact for one chunk; for several short prompts in one step it counts
 their attention among themselves a little high), and logits for every decode plus the one
 chunk that ends a prompt.
+
+An engine adds its own time to every step (`StepOverhead`: scheduling, sampling, launching
+kernels), less for a decode step that replays a captured CUDA graph; a table made with one
+adds it to every figure it gives, so runs of steps carry it once a step.
 """
 
 from __future__ import annotations
 
 import bisect
 from functools import lru_cache
+from typing import NamedTuple
 
 from sims.physics import Gpu, Model, Precision, Work, step_cost
 
@@ -46,16 +51,34 @@ D1 = 4096
 # (powers of two and their midpoints). Dense at the bottom because there a mixture of
 # experts' cost bends sharply: one more token wakes up to `experts_per_token` new experts.
 GRID = (0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024,
-        1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152, 65536)
+        1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152, 65536, 98304,
+        131072)
+
+
+class StepOverhead(NamedTuple):
+    """What an engine adds to each step beyond the GPU's kernels (s)."""
+
+    graph_s: float  # a decode-only step of at most graph_max_batch sequences (a CUDA graph)
+    eager_s: float  # any other step: one with prompt tokens, or a batch past the graphs
+    graph_max_batch: int
+
+    def of(self, decodes: int, prefill: int) -> float:
+        """The overhead of a step of `decodes` decodes and `prefill` prompt tokens."""
+        return self.graph_s if not prefill and decodes <= self.graph_max_batch else self.eager_s
+
+
+NO_OVERHEAD = StepOverhead(0.0, 0.0, 0)
 
 
 class StepTable:
-    """Step times for one (GPU, model, group, formats), from `step_cost` on a grid."""
+    """Step times for one (GPU, model, group, formats, all-reduce, engine overhead), from
+    `step_cost` on a grid."""
 
     def __init__(self, gpu: Gpu, model: Model, tp: int, precision: Precision,
-                 layout: str = "tp") -> None:
+                 layout: str = "tp", all_reduce: str = "auto",
+                 overhead: StepOverhead = NO_OVERHEAD) -> None:
         self.gpu, self.model, self.tp, self.precision = gpu, model, tp, precision
-        self.layout = layout
+        self.layout, self.all_reduce, self.overhead = layout, all_reduce, overhead
         self._points: dict[tuple[int, int], tuple[float, float, float, float]] = {}
         self._coefficients: dict[tuple[int, int], tuple[float, float, float, float]] = {}
 
@@ -66,7 +89,7 @@ class StepTable:
         if prefill:
             work.append(Work(prefill, reach, logit_tokens=1))
         return step_cost(self.gpu, self.model, work, self.tp, self.precision,
-                         self.layout).time_s
+                         self.layout, self.all_reduce).time_s
 
     def _point(self, decodes: int, prefill: int) -> tuple[float, float, float, float]:
         """At one grid point: the time at the reference contexts (decodes at C0, the chunk
@@ -112,7 +135,8 @@ class StepTable:
                     cross += weight * corner[3]
         offset = decodes * C0  # the corners' figures are at decode context C0
         found = self._coefficients[key] = (
-            base - per_context * offset, per_context, per_reach - cross * offset, cross)
+            base - per_context * offset + self.overhead.of(decodes, prefill), per_context,
+            per_reach - cross * offset, cross)
         return found
 
     def time_s(self, decodes: int, decode_context: float, prefill: int = 0,
@@ -160,7 +184,7 @@ def _bracket(value: int) -> tuple[int, int, float]:
 
 
 @lru_cache(maxsize=64)
-def step_table(gpu: Gpu, model: Model, tp: int, precision: Precision, layout: str = "tp"
-               ) -> StepTable:
+def step_table(gpu: Gpu, model: Model, tp: int, precision: Precision, layout: str = "tp",
+               all_reduce: str = "auto", overhead: StepOverhead = NO_OVERHEAD) -> StepTable:
     """The table for this setup, made once: its priced points serve every later run."""
-    return StepTable(gpu, model, tp, precision, layout)
+    return StepTable(gpu, model, tp, precision, layout, all_reduce, overhead)

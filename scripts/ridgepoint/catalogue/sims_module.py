@@ -17,6 +17,7 @@ from typing import Any
 from ridgepoint.base.atomic import write_atomic
 from ridgepoint.base.errors import ContentErrors
 from ridgepoint.base.layout import Layout
+from ridgepoint.catalogue.engines import engines_sims
 from ridgepoint.catalogue.units import sims_data
 from ridgepoint.content.kinds import KINDS
 from ridgepoint.content.load import load_site
@@ -25,16 +26,16 @@ from ridgepoint.content.parsememo import ParseMemo
 from ridgepoint.sims.simsource import SimSource
 
 MODULE = "physics/catalogue_data.py"  # in the sims package
-SOURCES = ("gpus", "models", "kernels")  # the kinds it is written from
+SOURCES = ("gpus", "models", "kernels", "engines")  # the kinds it is written from
 WIDTH = 100  # the linter's line length
 
-HEADER = '''"""The catalogue of GPUs and models, for the sims. GENERATED: edit the YAML instead.
+HEADER = '''"""The catalogue of GPUs, models, kernels and engines for the sims. GENERATED: edit the YAML.
 
-Written from content/catalogue/{gpus,models,kernels}/*.yaml by
+Written from content/catalogue/{gpus,models,kernels,engines}/*.yaml by
 scripts/ridgepoint/catalogue/sims_module.py whenever `make check`, `make build` or `make serve`
 finds the YAML changed (tests/sims/test_catalogue_data.py keeps the two in sync).
 GPU figures are in base units (FLOP/s, bytes, bytes/s); a kernel profile's constants are
-shares and seconds (the sources of each are in its YAML). A model is its config.json fields
+shares and seconds, an engine's overheads seconds (the sources of each are in its YAML). A model is its config.json fields
 as written. Every figure's source is in the YAML and on the catalogue page.
 """
 
@@ -45,7 +46,8 @@ def render(site: Site) -> str:
     """The module's text: a header, then GPUS and MODELS as literals, keys sorted."""
     gpus, models, kernels = sims_data(site)
     body = "".join(f"{name} = {_literal(value, 0)}\n"
-                   for name, value in (("GPUS", gpus), ("MODELS", models), ("KERNELS", kernels)))
+                   for name, value in (("GPUS", gpus), ("MODELS", models), ("KERNELS", kernels),
+                                       ("ENGINES", engines_sims(site))))
     return HEADER + body
 
 

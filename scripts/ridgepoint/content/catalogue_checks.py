@@ -58,15 +58,28 @@ def gpus(documents: Documents, other: CrossFile) -> Iterator[ContentError]:
                                  "catalogue", f"a key of {other.folders.get('kernels')}/: {known}")
 
 
-def _sources_named(document: Document) -> Iterator[ContentError]:
+def _sources_named(document: Document, places: tuple[tuple[str, ...], ...] = FIGURE_PLACES
+                   ) -> Iterator[ContentError]:
     sources = _mapping(document.data, "sources")
-    named = [([section, name, "source"], _mapping(document.data, section, name).get("source"))
-             for section, name in FIGURE_PLACES]
+    named = [([*place, "source"], _mapping(document.data, *place).get("source"))
+             for place in places]
     for location, name in named:
         if isinstance(name, str) and name not in sources:
             known = ", ".join(sources) or "none yet"
             yield document.error(location, f"{name!r} is not one of this file's sources",
                                  f"a name under sources: {known}")
+
+
+# -- serving engines ----------------------------------------------------------------------
+
+ENGINE_SETTINGS = (("admission",), ("token_budget",), ("max_batch",), ("cuda_graphs",),
+                   ("all_reduce",))
+
+
+def engines(documents: Documents, other: CrossFile) -> Iterator[ContentError]:
+    """Each setting names one of the file's sources."""
+    for document in documents.values():
+        yield from _sources_named(document, ENGINE_SETTINGS)
 
 
 # -- kernel profiles ----------------------------------------------------------------------

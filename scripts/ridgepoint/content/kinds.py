@@ -45,6 +45,7 @@ from ridgepoint.base.layout import Layout
 from ridgepoint.content import calibration_checks, catalogue_checks, checks, records
 from ridgepoint.content.catalogue_records import CalibrationSet, Gpu, LanguageModel
 from ridgepoint.content.checks import SLUG, Check
+from ridgepoint.content.engine_records import Engine
 from ridgepoint.content.kernel_records import KernelProfile
 from ridgepoint.content.model import Article, Explainer, Hub, Reading, Tag, Term
 from ridgepoint.content.schemafiles import schemas
@@ -143,6 +144,8 @@ KINDS = (
          file_name=catalogue_checks.KEY),
     Kind("kernels", "content/catalogue/kernels", "kernels.schema.json", KernelProfile,
          "kernel profile", checks=(catalogue_checks.kernels,), file_name=catalogue_checks.KEY),
+    Kind("engines", "content/catalogue/engines", "engine.schema.json", Engine,
+         "engine profile", checks=(catalogue_checks.engines,), file_name=catalogue_checks.KEY),
 )
 
 

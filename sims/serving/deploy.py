@@ -1,0 +1,178 @@
+"""A deployment under load, as a benchmark measures it: `python -m sims serve`.
+
+One replica (a model on `gpus` GPUs of one scale-up domain, tensor parallel, or experts
+spread over the GPUs with attention data-parallel) run by one engine profile
+(sims.serving.engines) over `requests` requests of `isl` prompt and `osl` output tokens on
+average, sent as a Poisson stream at `rate` requests per second or by `concurrency` users
+in a closed loop (each sends its next request when its last one ends, as vLLM's
+`bench serve --max-concurrency` and genai-perf's concurrency mode do). The replica's
+scheduler (sims.serving.replica) plans the steps under the engine's token budget, batch
+limit and admission policy; the shared physics prices them, plus the engine's per-step
+overhead; each request also spends the engine's per-request overhead (HTTP, tokenization)
+before it reaches the scheduler.
+
+The figures, each as a benchmark's client computes them:
+- `ttft_s`: from a request's sending to its first token (the request overhead included);
+- `tpot_s`: per request, (its last token - its first) / (its output tokens - 1), as vLLM's
+  benchmark and genai-perf define time per output token (requests of one token are left
+  out);
+- `itl_s`: every gap between two consecutive tokens of one request, each gap one sample
+  (vLLM's inter-token latency), so a long request weighs more than in `tpot_s`;
+- throughput: output tokens over the run, from the first request sent to the last token;
+  per GPU over the replica's GPUs; per user as 1 / the mean TPOT.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from sims.kit.contract import Choice, InputError, Number, validate
+from sims.physics import (
+    GPUS,
+    KV_INPUT,
+    LAYOUTS,
+    MODELS,
+    WEIGHTS_INPUT,
+    check_group,
+    precision_for,
+)
+from sims.physics.precision import PRECISIONS
+from sims.serving.arrivals import weighted_quantiles
+from sims.serving.engines import ENGINES, Engine
+from sims.serving.kv_space import kv_space
+from sims.serving.replica import Policy, Served, serve
+from sims.serving.step_table import step_table
+from sims.serving.workload import draw, percentile
+
+MAX_TOKENS = 131_072
+MAX_GPUS = 72  # the largest scale-up domain a GPU may have (an NVL72 rack)
+DEFAULT_CONCURRENCY = 16  # the closed loop's users when neither load is given
+SHARES = (0.5, 0.9, 0.99)
+
+SERVE_INPUTS = (
+    Choice("model", "Model", "llama-3.1-8b", tuple(MODELS)),
+    Choice("gpu", "GPU", "h100", tuple(GPUS)),
+    Number("gpus", "GPUs", default=1, min=1, max=MAX_GPUS, unit="GPUs",
+           help="GPUs of one replica, within the GPU's scale-up domain."),
+    Choice("parallel", "Parallelism", "tp", LAYOUTS,
+           help="tp: tensor parallel; ep: experts spread over the GPUs, attention "
+                "data-parallel (mixtures of experts only)."),
+    WEIGHTS_INPUT,
+    Choice("activations", "Activations", "auto", ("auto", *PRECISIONS),
+           help="auto: the weights' format if the GPU computes in it, else BF16."),
+    KV_INPUT,
+    Choice("engine", "Engine", "vllm", tuple(ENGINES)),
+    Number("isl", "Input tokens", default=1000, min=1, max=MAX_TOKENS, unit="tokens",
+           help="Prompt length (the mean, with a length spread)."),
+    Number("osl", "Output tokens", default=200, min=1, max=MAX_TOKENS, unit="tokens",
+           help="Reply length (the mean, with a length spread)."),
+    Number("concurrency", "Concurrent users", default=DEFAULT_CONCURRENCY, min=1, max=4096,
+           unit="users", help="A closed loop of this many users (the default load)."),
+    Number("rate", "Request rate", default=1.0, min=0.001, max=10_000.0, step=0.001,
+           unit="requests/s", help="An open loop: Poisson arrivals at this rate."),
+    Number("requests", "Requests", default=500, min=1, max=20_000, unit="requests"),
+    Number("length_spread", "Length spread", default=0.0, min=0.0, max=2.0, step=0.05,
+           help="Coefficient of variation of both lengths (log-normal); 0: all alike."),
+    Number("seed", "Seed", default=0, min=0, max=2**31 - 1),
+)
+
+
+def _summary(values: list[float]) -> dict[str, float]:
+    """Mean and percentiles (numpy's linear interpolation, as vLLM's benchmark reads them)."""
+    ordered = sorted(values)
+    found = {"mean": sum(ordered) / len(ordered)}
+    for share in SHARES:
+        found[f"p{round(share * 100)}"] = percentile(ordered, share)
+    return found
+
+
+def _gap_summary(gaps: tuple[tuple[float, int], ...]) -> dict[str, float]:
+    """Mean and percentiles of token gaps given as (seconds, how many tokens)."""
+    total = sum(count for _, count in gaps)
+    found = {"mean": sum(seconds * count for seconds, count in gaps) / total}
+    for share, value in zip(SHARES, weighted_quantiles(gaps, SHARES), strict=True):
+        found[f"p{round(share * 100)}"] = value
+    return found
+
+
+def _load(given: dict[str, Any], inputs: dict[str, Any]) -> tuple[int, float]:
+    """(users in a closed loop or 0, rate of an open one): the one `given`, not both."""
+    if "concurrency" in given and "rate" in given:
+        raise InputError("rate", "give --concurrency (a closed loop) or --rate (Poisson "
+                                 "arrivals), not both")
+    if "rate" in given:
+        return 0, inputs["rate"]
+    return inputs["concurrency"], 1.0
+
+
+def _group(inputs: dict[str, Any]) -> None:
+    """check_group, its messages about the group size named by this command's input."""
+    try:
+        check_group(GPUS[inputs["gpu"]], MODELS[inputs["model"]], inputs["gpus"],
+                    inputs["parallel"])
+    except InputError as error:
+        name = "parallel" if error.input == "layout" else "gpus"
+        raise InputError(name, str(error).split(": ", 1)[1]) from None
+
+
+def run(inputs: dict[str, Any], concurrency: int, rate: float
+        ) -> tuple[Served, list[int], Engine]:
+    """The replica's run for validated `inputs`: what it served, each request's output
+    tokens, and the engine."""
+    _group(inputs)
+    gpu, model, engine = GPUS[inputs["gpu"]], MODELS[inputs["model"]], ENGINES[inputs["engine"]]
+    gpus, layout = inputs["gpus"], inputs["parallel"]
+    precision = precision_for(gpu, model, inputs["weights"], inputs["activations"],
+                              inputs["kv"])
+    space = kv_space(gpu, model, gpus, precision, layout)
+    if not space.fits:
+        raise InputError("gpus", f"{model.name} on {gpus} {gpu.name} {space.reason(gpu.name)}")
+    ranks = gpus if layout == "ep" else 1  # attention ranks, each with its own batch and room
+    requests = draw(inputs["requests"], inputs["seed"], "poisson", inputs["isl"],
+                    inputs["osl"], inputs["length_spread"], MAX_TOKENS, MAX_TOKENS)
+    room = space.token_slots()
+    longest = max(r.prompt_tokens + r.output_tokens for r in requests)
+    if longest + space.window_slots() > room:
+        raise InputError("isl", f"a request of {longest:,} tokens does not fit in the KV room "
+                                f"of one attention rank ({room:,} tokens): "
+                                f"{space.reason(gpu.name)}")
+    policy = Policy(engine.token_budget * ranks, engine.max_batch * ranks, room * ranks,
+                    space.window_slots(), chunked=True, reserve=engine.admission == "reserve")
+    table = step_table(gpu, model, gpus, precision, layout, engine.all_reduce,
+                       engine.step_overhead)
+    served = serve(requests, policy, table, rate, concurrency, engine.request_overhead_s,
+                   keep_gaps=True)
+    return served, [r.output_tokens for r in requests], engine
+
+
+def figures(served: Served, outputs: list[int], overhead_s: float, gpus: int
+            ) -> dict[str, Any]:
+    """The benchmark's figures of one run (see the module's docstring)."""
+    sent = [arrived - overhead_s for arrived in served.arrived]
+    ttft = [first - at for first, at in zip(served.first_token, sent, strict=True)]
+    tpot = [(end - first) / (count - 1) for first, end, count in
+            zip(served.first_token, served.finished, outputs, strict=True) if count > 1]
+    duration = max(served.finished) - min(sent)
+    tokens = sum(outputs)
+    result: dict[str, Any] = {"ttft_s": _summary(ttft)}
+    result["tpot_s"] = _summary(tpot) if tpot else None
+    result["itl_s"] = _gap_summary(served.gaps) if served.gaps else None
+    result["output_tokens_per_s"] = tokens / duration
+    result["output_tokens_per_s_per_gpu"] = tokens / duration / gpus
+    mean_tpot = result["tpot_s"]["mean"] if tpot else math.nan
+    result["output_tokens_per_s_per_user"] = 1 / mean_tpot if tpot else None
+    result["requests_per_s"] = len(outputs) / duration
+    result["preemptions"] = served.preemptions
+    return result
+
+
+def serve_json(given: dict[str, Any]) -> dict[str, Any]:
+    """What `python -m sims serve` prints, for the inputs given on its command line."""
+    inputs = validate(SERVE_INPUTS, given)
+    concurrency, rate = _load(given, inputs)
+    served, outputs, engine = run(inputs, concurrency, rate)
+    shown = {k: v for k, v in inputs.items() if k not in ("concurrency", "rate")}
+    shown.update({"concurrency": concurrency} if concurrency else {"rate": rate})
+    return {"inputs": shown, **figures(served, outputs, engine.request_overhead_s,
+                                       inputs["gpus"])}

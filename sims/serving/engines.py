@@ -1,0 +1,44 @@
+"""Serving engines as the catalogue describes them (content/catalogue/engines/, through the
+generated sims/physics/catalogue_data.py): how each admits requests, its default token
+budget and batch limit, the all-reduce it runs, and the time it adds to steps and requests.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from sims.physics import catalogue_data
+from sims.physics.profile import Errors
+from sims.serving.step_table import StepOverhead
+
+
+class Engine(NamedTuple):
+    """One engine family's profile, in base units."""
+
+    key: str
+    name: str
+    admission: str  # preempt (recompute when the cache runs out) | reserve (never evict)
+    token_budget: int  # per attention rank
+    max_batch: int  # per attention rank
+    graph_max_batch: int
+    all_reduce: str  # custom | nccl
+    graph_overhead_s: float
+    eager_overhead_s: float
+    request_overhead_s: float
+    accuracy: dict[tuple[str, str], Errors]  # (metric, "training" | "held_out"): errors
+
+    @property
+    def step_overhead(self) -> StepOverhead:
+        """What it adds to each step, for the step table."""
+        return StepOverhead(self.graph_overhead_s, self.eager_overhead_s, self.graph_max_batch)
+
+
+def _engine(key: str, data: dict) -> Engine:
+    accuracy = {(metric, chosen): Errors(*figures)
+                for metric, sets in data["accuracy"].items() for chosen, figures in sets.items()}
+    fields = {name: value for name, value in data.items() if name != "accuracy"}
+    return Engine(key=key, accuracy=accuracy, **fields)
+
+
+ENGINES: dict[str, Engine] = {key: _engine(key, data)
+                              for key, data in catalogue_data.ENGINES.items()}
