@@ -1,6 +1,7 @@
 """`make calibration`: the physics against published measurements, per category, on the
-training points and on the held-out ones; `make fit`: fit the kernel profiles to the training
-points alone and write them (content/catalogue/kernels/).
+training points and on the held-out ones; `make fit`: fit the kernel profiles, then the
+engines' overheads, to the training points alone and write them (content/catalogue/kernels/,
+content/catalogue/engines/).
 
     python scripts/calibration.py           # the table (under a minute)
     python scripts/calibration.py --fit     # refit and rewrite the profiles, then the table
@@ -26,12 +27,17 @@ def main(argv: list[str] | None = None) -> int:
     layout = repository()
     harness = Harness(layout)
     if args.fit or args.check:
-        from calibrate.profiles import refit  # scipy: needed only to fit
+        from calibrate.engines import refit_engines  # scipy: needed only to fit
+        from calibrate.profiles import refit
 
         changed = refit(harness, layout, write=args.fit)
+        if args.fit:  # the served runs are priced on the kernel profiles just written
+            harness = Harness(layout)
+        changed += refit_engines(harness, layout, write=args.fit)
         if args.check:
             if changed:
-                print("these kernel profiles are not what a fit of the training set gives: "
+                print("these kernel and engine profiles are not what a fit of the training "
+                      "set gives: "
                       + ", ".join(changed) + " (run make fit)", file=sys.stderr)
                 return 1
             return 0

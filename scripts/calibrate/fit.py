@@ -42,14 +42,14 @@ class Fitted(NamedTuple):
     files: tuple[str, ...]  # the calibration sets they come from
 
 
-def _to_search(name: str, value: float) -> float:
+def to_search(name: str, value: float) -> float:
     if name in SHARES:
         value = min(max(value, 1e-6), 1 - 1e-9)
         return math.log(value / (1 - value))
     return math.log(max(value, 1e-15))
 
 
-def _from_search(name: str, value: float) -> float:
+def from_search(name: str, value: float) -> float:
     if name in SHARES:
         return 1 / (1 + math.exp(-value))
     return math.exp(value)
@@ -61,10 +61,10 @@ def search(start: dict[str, float], build: Callable[[dict[str, float]], Any],
     names = list(start)
 
     def loss(x: Sequence[float]) -> float:
-        values = {name: _from_search(name, v) for name, v in zip(names, x, strict=True)}
+        values = {name: from_search(name, v) for name, v in zip(names, x, strict=True)}
         return loss_of(build(values))
 
-    x0 = np.array([_to_search(name, start[name]) for name in names])
+    x0 = np.array([to_search(name, start[name]) for name in names])
     # Nelder-Mead stops in the first valley it finds: it starts again from the fixed start
     # moved a set way along each axis (the same moves every run, so the same points give the
     # same constants), then once more from the best, whose simplex is fresh.
@@ -72,7 +72,7 @@ def search(start: dict[str, float], build: Callable[[dict[str, float]], Any],
     best = min((_minimize(loss, x0 + move) for move in [np.zeros(len(names)), *moves]),
                key=lambda found: found.fun)
     best = _minimize(loss, best.x)
-    return {name: _from_search(name, v) for name, v in zip(names, best.x, strict=True)}
+    return {name: from_search(name, v) for name, v in zip(names, best.x, strict=True)}
 
 
 def _minimize(loss: Callable[[Sequence[float]], float], x0: Any) -> Any:

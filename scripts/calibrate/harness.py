@@ -16,13 +16,14 @@ import sims.physics as physics
 from ridgepoint.base.layout import Layout
 from ridgepoint.catalogue.calibration import Physics, measured_s, price
 from ridgepoint.catalogue.categories import Category, category
+from ridgepoint.catalogue.engines import engines_sims
 from ridgepoint.catalogue.units import sims_data
 from ridgepoint.content.catalogue_records import CalibrationPoint
 from ridgepoint.content.kinds import KINDS
 from ridgepoint.content.load import load_site
 from ridgepoint.content.model import Site
 from sims.physics import alone, hardware, precision, pricing, profile, shapes
-from sims.serving import offline
+from sims.serving import deploy, engines, offline
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,7 +47,8 @@ class Harness:
         self.gpu_data = gpu_data
         self.models = shapes.build_models(model_data)
         self.gpus = hardware.build_gpus(gpu_data, self.profiles)
-        self.physics = Physics(physics, pricing, alone, offline)
+        self.engines = engines.build_engines(engines_sims(self.site))
+        self.physics = Physics(physics, pricing, alone, offline, deploy, self.engines)
         # Each profile key, and the one whose constants it takes (itself, or the one it is like).
         self.source = {key: record.like or key for key, record in self.site.kernels.items()}
         self.points = [
@@ -66,7 +68,11 @@ class Harness:
             gpus[key] = dataclasses.replace(gpu, kernels=kernels)
         return gpus
 
-    def ratio(self, point: Point, gpus: Mapping[str, Any] | None = None) -> float:
-        """Ours over measured, as times, under `gpus` (default: the catalogue's)."""
+    def ratio(self, point: Point, gpus: Mapping[str, Any] | None = None,
+              engines: Mapping[str, Any] | None = None) -> float:
+        """Ours over measured, as times, under `gpus` and `engines` (default: the
+        catalogue's)."""
         gpu = (gpus or self.gpus)[point.point.gpu]
-        return price(self.physics, point.point, gpu, self.models) / point.measured_s
+        physics = self.physics if engines is None else dataclasses.replace(
+            self.physics, engines=engines)
+        return price(physics, point.point, gpu, self.models) / point.measured_s

@@ -1,11 +1,12 @@
-"""The catalogue of GPUs, models, kernels and engines for the sims. GENERATED: edit the YAML.
+"""The catalogue of GPUs, models, kernels, engines for sims. GENERATED: edit the YAML.
 
 Written from content/catalogue/{gpus,models,kernels,engines}/*.yaml by
 scripts/ridgepoint/catalogue/sims_module.py whenever `make check`, `make build` or `make serve`
 finds the YAML changed (tests/sims/test_catalogue_data.py keeps the two in sync).
 GPU figures are in base units (FLOP/s, bytes, bytes/s); a kernel profile's constants are
-shares and seconds, an engine's overheads seconds (the sources of each are in its YAML). A model is its config.json fields
-as written. Every figure's source is in the YAML and on the catalogue page.
+shares and seconds, an engine's overheads seconds (the sources of each are in its YAML). A
+model is its config.json fields as written. Every figure's source is in the YAML and on the
+catalogue page.
 """
 
 GPUS = {
@@ -1215,39 +1216,82 @@ KERNELS = {
 }
 ENGINES = {
     'sglang': {
-        'name': 'sglang',
+        'name': 'SGLang',
         'admission': 'preempt',
         'token_budget': 8192,
-        'max_batch': 256,
+        'max_batch': 4096,
         'graph_max_batch': 256,
         'all_reduce': 'custom',
-        'graph_overhead_s': 0.0,
-        'eager_overhead_s': 0.0,
-        'request_overhead_s': 0.0,
-        'accuracy': {},
+        'graph_overhead_s': 9.999999999999999e-05,
+        'eager_overhead_s': 0.001,
+        'request_overhead_s': 0.01,
+        'accuracy': {
+            'ttft': {
+                'held_out': [9, 0.9264, 0.9392],
+            },
+            'tpot': {
+                'held_out': [9, 0.6057, 0.6199],
+            },
+            'itl': {
+                'held_out': [9, 0.6058, 0.6199],
+            },
+            'throughput': {
+                'held_out': [9, 0.6259, 0.6624],
+            },
+        },
     },
     'trtllm': {
-        'name': 'trtllm',
+        'name': 'TensorRT-LLM',
         'admission': 'reserve',
         'token_budget': 8192,
-        'max_batch': 256,
-        'graph_max_batch': 256,
+        'max_batch': 2048,
+        'graph_max_batch': 128,
         'all_reduce': 'custom',
-        'graph_overhead_s': 0.0,
-        'eager_overhead_s': 0.0,
-        'request_overhead_s': 0.0,
-        'accuracy': {},
+        'graph_overhead_s': 1.622e-12,
+        'eager_overhead_s': 0.001006,
+        'request_overhead_s': 0.003258,
+        'accuracy': {
+            'ttft': {
+                'training': [40, 0.4033, 3.9275],
+                'held_out': [39, 0.3656, 4.2494],
+            },
+            'itl': {
+                'training': [40, 0.0867, 0.1797],
+                'held_out': [39, 0.0912, 0.187],
+            },
+            'throughput': {
+                'training': [40, 0.0705, 0.1328],
+                'held_out': [39, 0.0493, 0.1172],
+            },
+        },
     },
     'vllm': {
-        'name': 'vllm',
+        'name': 'vLLM',
         'admission': 'preempt',
         'token_budget': 8192,
-        'max_batch': 256,
-        'graph_max_batch': 256,
+        'max_batch': 1024,
+        'graph_max_batch': 512,
         'all_reduce': 'custom',
-        'graph_overhead_s': 0.0,
-        'eager_overhead_s': 0.0,
-        'request_overhead_s': 0.0,
-        'accuracy': {},
+        'graph_overhead_s': 9.999999999999999e-05,
+        'eager_overhead_s': 0.001,
+        'request_overhead_s': 0.01,
+        'accuracy': {
+            'ttft': {
+                'training': [6, 0.9452, 0.9753],
+                'held_out': [12, 0.9089, 0.9298],
+            },
+            'tpot': {
+                'training': [6, 0.4089, 0.5616],
+                'held_out': [12, 0.5313, 0.6775],
+            },
+            'itl': {
+                'training': [6, 0.4109, 0.5984],
+                'held_out': [12, 0.5353, 0.6792],
+            },
+            'throughput': {
+                'training': [6, 0.6134, 0.7295],
+                'held_out': [12, 0.5902, 0.6873],
+            },
+        },
     },
 }

@@ -5,7 +5,7 @@ spread over the GPUs with attention data-parallel) run by one engine profile
 (sims.serving.engines) over `requests` requests of `isl` prompt and `osl` output tokens on
 average, sent as a Poisson stream at `rate` requests per second or by `concurrency` users
 in a closed loop (each sends its next request when its last one ends, as vLLM's
-`bench serve --max-concurrency` and genai-perf's concurrency mode do). The replica's
+`bench serve --max-concurrency` does). The replica's
 scheduler (sims.serving.replica) plans the steps under the engine's token budget, batch
 limit and admission policy; the shared physics prices them, plus the engine's per-step
 overhead; each request also spends the engine's per-request overhead (HTTP, tokenization)
@@ -14,8 +14,7 @@ before it reaches the scheduler.
 The figures, each as a benchmark's client computes them:
 - `ttft_s`: from a request's sending to its first token (the request overhead included);
 - `tpot_s`: per request, (its last token - its first) / (its output tokens - 1), as vLLM's
-  benchmark and genai-perf define time per output token (requests of one token are left
-  out);
+  benchmark computes time per output token (requests of one token are left out);
 - `itl_s`: every gap between two consecutive tokens of one request, each gap one sample
   (vLLM's inter-token latency), so a long request weighs more than in `tpot_s`;
 - throughput: output tokens over the run, from the first request sent to the last token;
@@ -34,6 +33,9 @@ from sims.physics import (
     LAYOUTS,
     MODELS,
     WEIGHTS_INPUT,
+    Gpu,
+    Model,
+    Precision,
     check_group,
     precision_for,
 )
@@ -116,21 +118,16 @@ def _group(inputs: dict[str, Any]) -> None:
         raise InputError(name, str(error).split(": ", 1)[1]) from None
 
 
-def run(inputs: dict[str, Any], concurrency: int, rate: float
-        ) -> tuple[Served, list[int], Engine]:
-    """The replica's run for validated `inputs`: what it served, each request's output
-    tokens, and the engine."""
-    _group(inputs)
-    gpu, model, engine = GPUS[inputs["gpu"]], MODELS[inputs["model"]], ENGINES[inputs["engine"]]
-    gpus, layout = inputs["gpus"], inputs["parallel"]
-    precision = precision_for(gpu, model, inputs["weights"], inputs["activations"],
-                              inputs["kv"])
+def served_run(gpu: Gpu, model: Model, engine: Engine, gpus: int, layout: str,
+               precision: Precision, isl: int, osl: int, count: int, spread: float, seed: int,
+               concurrency: int, rate: float) -> tuple[Served, list[int]]:
+    """One replica's run (the module's docstring says what it is): what it served, and
+    each request's output tokens. The group is the caller's to have checked."""
     space = kv_space(gpu, model, gpus, precision, layout)
     if not space.fits:
         raise InputError("gpus", f"{model.name} on {gpus} {gpu.name} {space.reason(gpu.name)}")
     ranks = gpus if layout == "ep" else 1  # attention ranks, each with its own batch and room
-    requests = draw(inputs["requests"], inputs["seed"], "poisson", inputs["isl"],
-                    inputs["osl"], inputs["length_spread"], MAX_TOKENS, MAX_TOKENS)
+    requests = draw(count, seed, "poisson", isl, osl, spread, MAX_TOKENS, MAX_TOKENS)
     room = space.token_slots()
     longest = max(r.prompt_tokens + r.output_tokens for r in requests)
     if longest + space.window_slots() > room:
@@ -142,14 +139,13 @@ def run(inputs: dict[str, Any], concurrency: int, rate: float
     table = step_table(gpu, model, gpus, precision, layout, engine.all_reduce,
                        engine.step_overhead)
     served = serve(requests, policy, table, rate, concurrency, engine.request_overhead_s,
-                   keep_gaps=True)
-    return served, [r.output_tokens for r in requests], engine
+                   keep_gaps=True, seed=seed)
+    return served, [r.output_tokens for r in requests]
 
 
-def figures(served: Served, outputs: list[int], overhead_s: float, gpus: int
-            ) -> dict[str, Any]:
+def figures(served: Served, outputs: list[int], gpus: int) -> dict[str, Any]:
     """The benchmark's figures of one run (see the module's docstring)."""
-    sent = [arrived - overhead_s for arrived in served.arrived]
+    sent = served.sent
     ttft = [first - at for first, at in zip(served.first_token, sent, strict=True)]
     tpot = [(end - first) / (count - 1) for first, end, count in
             zip(served.first_token, served.finished, outputs, strict=True) if count > 1]
@@ -171,8 +167,13 @@ def serve_json(given: dict[str, Any]) -> dict[str, Any]:
     """What `python -m sims serve` prints, for the inputs given on its command line."""
     inputs = validate(SERVE_INPUTS, given)
     concurrency, rate = _load(given, inputs)
-    served, outputs, engine = run(inputs, concurrency, rate)
+    _group(inputs)
+    gpu, model, engine = GPUS[inputs["gpu"]], MODELS[inputs["model"]], ENGINES[inputs["engine"]]
+    precision = precision_for(gpu, model, inputs["weights"], inputs["activations"],
+                              inputs["kv"])
+    served, outputs = served_run(gpu, model, engine, inputs["gpus"], inputs["parallel"],
+                                 precision, inputs["isl"], inputs["osl"], inputs["requests"],
+                                 inputs["length_spread"], inputs["seed"], concurrency, rate)
     shown = {k: v for k, v in inputs.items() if k not in ("concurrency", "rate")}
     shown.update({"concurrency": concurrency} if concurrency else {"rate": rate})
-    return {"inputs": shown, **figures(served, outputs, engine.request_overhead_s,
-                                       inputs["gpus"])}
+    return {"inputs": shown, **figures(served, outputs, inputs["gpus"])}

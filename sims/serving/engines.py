@@ -40,5 +40,9 @@ def _engine(key: str, data: dict) -> Engine:
     return Engine(key=key, accuracy=accuracy, **fields)
 
 
-ENGINES: dict[str, Engine] = {key: _engine(key, data)
-                              for key, data in catalogue_data.ENGINES.items()}
+def build_engines(data: dict[str, dict]) -> dict[str, Engine]:
+    """Every engine of catalogue_data.ENGINES (or data of its shape) as an Engine."""
+    return {key: _engine(key, fields) for key, fields in data.items()}
+
+
+ENGINES: dict[str, Engine] = build_engines(catalogue_data.ENGINES)

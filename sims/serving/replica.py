@@ -53,9 +53,9 @@ class Served(NamedTuple):
     # or run of like steps (a run's steps at their mean). A preempted request's wait to be
     # readmitted is not among them.
     gaps: tuple[tuple[float, int], ...] = ()
-    # When each request reached the replica (s): its arrival / rate, or in a closed loop when
-    # its user sent it.
-    arrived: tuple[float, ...] = ()
+    # When each request was sent (s): its arrival / rate, or in a closed loop when its user
+    # sent it; it reached the scheduler an intake time later.
+    sent: tuple[float, ...] = ()
 
 
 def _steps_to_reach(gap: float, first: float, growth: float) -> int:
@@ -74,9 +74,9 @@ class _Replica(Schedule):
     """A schedule run: each step its plan makes, priced and put on the clock."""
 
     def __init__(self, requests: Sequence[Request], policy: Policy, table: StepTable,
-                 rate: float, concurrency: int = 0, turnaround_s: float = 0.0,
-                 keep_gaps: bool = False) -> None:
-        super().__init__(requests, policy, table, rate, concurrency, turnaround_s)
+                 rate: float, concurrency: int = 0, intake_s: float = 0.0,
+                 keep_gaps: bool = False, seed: int = 0) -> None:
+        super().__init__(requests, policy, table, rate, concurrency, intake_s, seed)
         self.gaps: list[tuple[float, int]] | None = [] if keep_gaps else None
         # (a, b) of StepTable.coefficients(decodes, 0) by decodes: the plain decode steps'
         # cost, looked up on every leap.
@@ -162,7 +162,7 @@ class _Replica(Schedule):
         now, clock, busy, steps_run = self.now, self.clock, self.busy, self.steps
         decodes, base_sum, reserved = self.decoders, self.base_sum, self.reserved
         running, index, preemptions = self.running, self.next_arrival, self.preemptions
-        gaps = self.gaps
+        gaps, closed = self.gaps, self.loop is not None
         while True:
             context = base_sum + decodes * clock
             steps = finishing[0][0] - clock
@@ -177,6 +177,8 @@ class _Replica(Schedule):
             a, b = cost
             # An arrival matters only to an empty queue: behind a waiting request it waits
             # (in a closed loop, one not yet sent has no time).
+            if closed:
+                self.next_due(index)
             if not waiting and index < count and arrivals[index] < math.inf:
                 steps = min(steps, _steps_to_reach(arrivals[index] - now, a + b * context,
                                                    b * decodes))
@@ -198,7 +200,11 @@ class _Replica(Schedule):
                 reserved -= window
                 self.generated[request] = self.outputs[request]
                 self._ended(request, now)
+            if closed:
+                self.next_due(index)
             while index < count and arrivals[index] <= now:
+                if closed:
+                    self.take_in(index)
                 if not refused[index]:
                     waiting.append(index)
                 index += 1
@@ -245,7 +251,9 @@ class _Replica(Schedule):
         count = len(arrivals)
         while True:
             index, now = self.next_arrival, self.now
+            self.next_due(index)
             while index < count and arrivals[index] <= now:
+                self.take_in(index)
                 if not refused[index]:
                     waiting.append(index)
                 index += 1
@@ -279,14 +287,16 @@ class _Replica(Schedule):
 
 
 def serve(requests: Sequence[Request], policy: Policy, table: StepTable, rate: float = 1.0,
-          concurrency: int = 0, turnaround_s: float = 0.0, keep_gaps: bool = False
+          concurrency: int = 0, intake_s: float = 0.0, keep_gaps: bool = False, seed: int = 0
           ) -> Served:
     """Run the replica over `requests` until every one is done. Their arrival times are
     for a rate of one request per second; `rate` speeds them up (the gaps are divided).
     With `concurrency` users in a closed loop instead, the arrival times are unused: each
-    user sends its next request `turnaround_s` after its last one ends (Schedule)."""
-    replica = _Replica(requests, policy, table, rate, concurrency, turnaround_s, keep_gaps)
+    user sends its next request when its last one ends. Each request reaches the scheduler
+    `intake_s` after it is sent (in a closed loop, that on average: Schedule)."""
+    replica = _Replica(requests, policy, table, rate, concurrency, intake_s, keep_gaps, seed)
     replica.serve()
     return Served(replica.first, replica.finished, replica.refused, replica.preemptions,
                   replica.steps, replica.busy, tuple(replica.gaps or ()),
-                  tuple(replica.arrivals))
+                  tuple(at - intake for at, intake in zip(replica.arrivals, replica.intake,
+                                                           strict=True)))

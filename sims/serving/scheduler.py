@@ -34,6 +34,7 @@ from collections import deque
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from sims.serving.closed_loop import ClosedLoop
 from sims.serving.step_table import StepTable
 from sims.serving.workload import Request
 
@@ -54,22 +55,22 @@ class Schedule:
     the replica (sims.serving.replica) runs and times the steps they make."""
 
     def __init__(self, requests: Sequence[Request], policy: Policy, table: StepTable,
-                 rate: float, concurrency: int = 0, turnaround_s: float = 0.0) -> None:
-        """Open loop (`concurrency` 0): request i reaches the engine at its arrival / `rate`.
-        Closed loop: `concurrency` users each send one request at time 0, and their next
-        one `turnaround_s` after theirs ends, in the order the requests are listed (their
-        arrival times unused), as a benchmark's --max-concurrency runs; the times of
-        requests not yet sent are infinite until then."""
+                 rate: float, concurrency: int = 0, intake_s: float = 0.0, seed: int = 0
+                 ) -> None:
+        """Open loop (`concurrency` 0): request i is sent at its arrival / `rate` and reaches
+        the scheduler `intake_s` later. Closed loop: `concurrency` users (ClosedLoop, intake
+        drawn around `intake_s` with `seed`); the requests' arrival times are unused and
+        request i is the i-th to reach the scheduler; `arrivals[i]` is infinite until its
+        time is known, and the replica refreshes the next one from the loop."""
         self.requests, self.policy, self.table = requests, policy, table
         count = len(requests)
-        self.closed = concurrency > 0
-        if self.closed:
-            sent = min(concurrency, count)
-            self.arrivals = [0.0] * sent + [math.inf] * (count - sent)
+        self.loop = ClosedLoop(concurrency, count, intake_s, seed) if concurrency else None
+        if self.loop is not None:
+            self.arrivals = [math.inf] * count
+            self.intake = [0.0] * count  # filled as each is taken in
         else:
-            sent = count
-            self.arrivals = [r.arrival / rate for r in requests]
-        self.sent, self.turnaround_s = sent, turnaround_s
+            self.arrivals = [r.arrival / rate + intake_s for r in requests]
+            self.intake = [intake_s] * count
         self.outputs = [r.output_tokens for r in requests]
         self.first = [-1.0] * count
         self.finished = [-1.0] * count
@@ -82,7 +83,7 @@ class Schedule:
         self.active = [False] * count  # admitted and not yet finished or preempted
         self.refused = [r.prompt_tokens + r.output_tokens + policy.window_slots
                         > policy.kv_slots for r in requests]
-        if self.closed and any(self.refused):
+        if self.loop is not None and any(self.refused):
             raise ValueError("a closed loop needs every request to fit: a refused one would "
                              "never end and its user would wait forever")
         self.committed = 0  # reserve: slots admitted requests will hold at their ends
@@ -208,9 +209,23 @@ class Schedule:
         if self.policy.reserve:
             self.committed -= self.requests[request].prompt_tokens + self.outputs[request] + (
                 self.policy.window_slots)
-        if self.closed and self.sent < len(self.arrivals):
-            self.arrivals[self.sent] = now + self.turnaround_s
-            self.sent += 1
+        if self.loop is not None:
+            self.loop.send(now)
+
+    def take_in(self, index: int) -> None:
+        """Request `index` reaches the scheduler (a closed loop hands it over and says when
+        the next one will)."""
+        loop = self.loop
+        if loop is not None:
+            self.intake[index] = loop.take()
+            if index + 1 < len(self.arrivals):
+                self.arrivals[index + 1] = loop.head()
+
+    def next_due(self, index: int) -> None:
+        """Bring the time request `index` reaches the scheduler up to date (a closed loop
+        may have sent requests since)."""
+        if self.loop is not None and index < len(self.arrivals):
+            self.arrivals[index] = self.loop.head()
 
     def _start_decoding(self, request: int) -> None:
         """A prefill just ended with this step: its token is out; decode the rest."""

@@ -79,7 +79,9 @@ class StepTable:
                  overhead: StepOverhead = NO_OVERHEAD) -> None:
         self.gpu, self.model, self.tp, self.precision = gpu, model, tp, precision
         self.layout, self.all_reduce, self.overhead = layout, all_reduce, overhead
-        self._points: dict[tuple[int, int], tuple[float, float, float, float]] = {}
+        # The priced points, shared by every table of this setup whatever its overhead
+        # (the costly part; a fit that tries overheads reprices nothing).
+        self._points = _points(gpu, model, tp, precision, layout, all_reduce)
         self._coefficients: dict[tuple[int, int], tuple[float, float, float, float]] = {}
 
     def _price(self, decodes: int, context: int, prefill: int, reach: int) -> float:
@@ -172,6 +174,13 @@ class StepTable:
         squares = (steps - 1) * steps * (2 * steps - 1) / 6
         return (a * ones + b * (s0 * ones + s1 * js) + c * (r0 * ones + r1 * js)
                 + d * (s0 * r0 * ones + (s0 * r1 + s1 * r0) * js + s1 * r1 * squares))
+
+
+@lru_cache(maxsize=64)
+def _points(gpu: Gpu, model: Model, tp: int, precision: Precision, layout: str,
+            all_reduce: str) -> dict[tuple[int, int], tuple[float, float, float, float]]:
+    """The grid points one setup has priced, kept for every table of it."""
+    return {}
 
 
 def _bracket(value: int) -> tuple[int, int, float]:

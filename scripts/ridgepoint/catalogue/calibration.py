@@ -21,9 +21,10 @@ import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from ridgepoint.catalogue.categories import Category, category, held_as
+from ridgepoint.catalogue.categories import SERVED, Category, category, held_as
+from ridgepoint.catalogue.engines import engines_sims
 from ridgepoint.catalogue.routing import busiest
 from ridgepoint.catalogue.units import sims_data
 from ridgepoint.content.catalogue_records import CalibrationCase, CalibrationPoint, CalibrationSet
@@ -65,18 +66,23 @@ class Physics:
     pricing: ModuleType
     alone: ModuleType
     offline: ModuleType
+    deploy: ModuleType
+    engines: dict[str, Any]  # the catalogue's engine profiles, as the sims build them
 
     @classmethod
-    def of(cls, code: SimCode) -> Physics:
-        return cls(*(code.module(name) for name in ("physics", "physics.pricing",
-                                                    "physics.alone", "serving.offline")))
+    def of(cls, code: SimCode, site: Site) -> Physics:
+        modules = [code.module(name) for name in ("physics", "physics.pricing",
+                                                  "physics.alone", "serving.offline",
+                                                  "serving.deploy")]
+        build = code.module("serving.engines").build_engines
+        return cls(*modules, build(engines_sims(site)))
 
 
 def table(site: Site, code: SimCode) -> list[Row]:
     """Every calibration point of the site, priced by `code`'s physics: sets by key, points
     in file order."""
     gpu_data, model_data, kernel_data = sims_data(site)
-    sims = Physics.of(code)
+    sims = Physics.of(code, site)
     with code.active():  # an import inside the physics finds the same copy
         profiles = code.module("physics.profile").build_profiles(kernel_data)
         gpus = code.module("physics.hardware").build_gpus(gpu_data, profiles)
@@ -126,6 +132,8 @@ def price(sims: Physics, point: CalibrationPoint, gpu: Gpu, models: dict[str, Mo
                                            case.implementation or "nccl")
     if kind == "throughput":
         return 1 / _throughput(sims, case, gpu, models)
+    if kind in SERVED:
+        return served(sims, kind, case, gpu, models, sims.engines[case.engine])
     return _priced(sims, kind, case, gpu, models)
 
 
@@ -145,6 +153,35 @@ def _throughput(sims: Physics, case: CalibrationCase, gpu: Gpu,
     return sims.offline.offline_tokens_per_s_per_gpu(
         gpu, model, case.tp, precision, case.isl, case.osl, THROUGHPUT_TOKEN_BUDGET,
         THROUGHPUT_MAX_BATCH, layout)
+
+
+# A served run is simulated with this many requests where its source does not say (the
+# runs it stands for send a few hundred); fewer when the load is smaller, as benchmarks do.
+SERVED_REQUESTS = 400
+SERVED_REQUESTS_PER_USER = 8
+
+
+def served(sims: Physics, kind: str, case: CalibrationCase, gpu: Gpu,
+           models: dict[str, Model], engine: Any) -> float:
+    """Our figure for a served run (sims.serving.deploy), as a time: the statistic of its
+    first-token times, of its per-request TPOT or of its token gaps, or for its output rate
+    per GPU, the time per output token per GPU. `engine` is the profile it runs with (a fit
+    tries others)."""
+    model = models[case.model]
+    layout = "ep" if case.ep and case.ep > 1 else "tp"
+    precision = sims.physics.precision_for(gpu, model, case.weights, case.activations,
+                                           case.kv or "bf16")
+    concurrency = case.concurrency or 0
+    count = case.requests or min(SERVED_REQUESTS, max(SERVED_REQUESTS_PER_USER * concurrency,
+                                                      64))
+    run, outputs = sims.deploy.served_run(gpu, model, engine, case.tp, layout, precision,
+                                          case.isl, case.osl, count, 0.0, 0, concurrency,
+                                          case.rate or 1.0)
+    figures = sims.deploy.figures(run, outputs, case.tp)
+    if kind == "serving_throughput":
+        return 1 / figures["output_tokens_per_s_per_gpu"]
+    statistic = "mean" if case.statistic == "mean" else "p50"
+    return figures[{"ttft": "ttft_s", "tpot": "tpot_s", "itl": "itl_s"}[kind]][statistic]
 
 
 def _priced(sims: Physics, kind: str, case: CalibrationCase, gpu: Gpu,

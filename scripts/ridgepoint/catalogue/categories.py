@@ -20,7 +20,10 @@ LABELS = {"gemm": "GEMM", "prefill_attention": "Prefill attention",
           "decode_attention": "Decode attention", "moe": "MoE layer",
           "all_reduce": "All-reduce", "throughput": "Offline throughput",
           "layer": "Layer", "decode": "Decode step", "prefill": "Prefill",
-          "request": "Request"}
+          "request": "Request", "ttft": "Served TTFT", "tpot": "Served TPOT",
+          "itl": "Served ITL", "serving_throughput": "Served throughput"}
+# A served run's figures, by engine (issue 39): their categories name the engine.
+SERVED = ("ttft", "tpot", "itl", "serving_throughput")
 
 
 # The targets (issue 38) on the held-out points: the largest median and 90th-percentile
@@ -44,7 +47,8 @@ class Category(NamedTuple):
 
     @property
     def label(self) -> str:
-        variant = f", {self.variant.upper() if self.kind != 'all_reduce' else self.variant}"
+        plain = self.kind == "all_reduce" or self.kind in SERVED
+        variant = f", {self.variant if plain else self.variant.upper()}"
         return f"{LABELS[self.kind]}{variant if self.variant else ''}, {self.profile}"
 
 
@@ -81,4 +85,6 @@ def category(site: Site, point: CalibrationPoint, formats: Any) -> Category:
                                                           case.activations or "bf16"))
     if cls == "all_reduce":
         return Category(profile, cls, case.implementation or "nccl")
+    if kind in SERVED:
+        return Category(profile, kind, case.engine or "")
     return Category(profile, kind, "")

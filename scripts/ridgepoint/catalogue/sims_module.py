@@ -29,14 +29,15 @@ MODULE = "physics/catalogue_data.py"  # in the sims package
 SOURCES = ("gpus", "models", "kernels", "engines")  # the kinds it is written from
 WIDTH = 100  # the linter's line length
 
-HEADER = '''"""The catalogue of GPUs, models, kernels and engines for the sims. GENERATED: edit the YAML.
+HEADER = '''"""The catalogue of GPUs, models, kernels, engines for sims. GENERATED: edit the YAML.
 
 Written from content/catalogue/{gpus,models,kernels,engines}/*.yaml by
 scripts/ridgepoint/catalogue/sims_module.py whenever `make check`, `make build` or `make serve`
 finds the YAML changed (tests/sims/test_catalogue_data.py keeps the two in sync).
 GPU figures are in base units (FLOP/s, bytes, bytes/s); a kernel profile's constants are
-shares and seconds, an engine's overheads seconds (the sources of each are in its YAML). A model is its config.json fields
-as written. Every figure's source is in the YAML and on the catalogue page.
+shares and seconds, an engine's overheads seconds (the sources of each are in its YAML). A
+model is its config.json fields as written. Every figure's source is in the YAML and on the
+catalogue page.
 """
 
 '''

@@ -29,7 +29,14 @@ CASE_FIELDS = {
     "prefill": ("model", "tp", "batch", "tokens"),
     "request": ("model", "tp", "batch", "tokens", "output"),
     "throughput": ("model", "tp", "isl", "osl"),
+    **{kind: ("model", "tp", "isl", "osl", "engine", "statistic")
+       for kind in ("ttft", "tpot", "itl")},
+    "serving_throughput": ("model", "tp", "isl", "osl", "engine"),
 }
+# Kinds measured as an output rate per GPU, not a time; and the served runs' kinds, whose load
+# is a closed loop (concurrency) or an open one (rate).
+RATE_KINDS = ("throughput", "serving_throughput")
+SERVED_KINDS = ("ttft", "tpot", "itl", "serving_throughput")
 # The implementations a point of each kind may name (case.implementation).
 IMPLEMENTATIONS = {"all_reduce": ("nccl", "custom", "nvls"), "attention": ("fmha",)}
 
@@ -65,7 +72,7 @@ def _measured(document: Document, place: list[Any], point: dict[str, Any]
     rate; a kernel's or a step's time, or for an attention kernel its rate of computation
     (the only kind whose FLOPs the table can count)."""
     kind = point.get("kind")
-    if kind == "throughput":
+    if kind in RATE_KINDS:
         others = [field for field in ("measured_ms", "measured_tflops") if field in point]
         rate = "measured_tokens_per_s_per_gpu" in point
         if not rate or others:
@@ -124,6 +131,9 @@ def _point(document: Document, place: list[Any], point: dict[str, Any], seen: di
                              f"{implementation!r} is not an implementation of a point of "
                              f"kind {kind}",
                              ", ".join(allowed) if allowed else "no implementation")
+    if kind in SERVED_KINDS:
+        yield from _one_of(document, [*place, "case"], case, ("concurrency", "rate"),
+                           "the run's load: concurrency (users) or rate (requests per second)")
     model = case.get("model")
     if isinstance(model, str) and model not in other.documents.get("models", {}):
         yield document.error([*place, "case", "model"], f"{model!r} is not known",

@@ -194,6 +194,10 @@ class CalibrationCase:
     osl: int | None = None
     engine: str | None = None  # and the engine measured: trtllm | vllm | sglang
     causal: bool | None = None  # an attention kernel's mask (None: causal)
+    concurrency: int | None = None  # a served run's load: users in a closed loop,
+    rate: float | None = None  # or requests per second in an open one
+    requests: int | None = None  # how many the run sent
+    statistic: str | None = None  # which statistic its latency figure is: mean | median
 
 
 @dataclass(frozen=True)
