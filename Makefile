@@ -4,7 +4,7 @@
 #   (build, serve and publish take BUILDER=mkdocs|zensical; MkDocs is the default)
 #   make publish SITE_URL=https://...   the same, for publication at that address
 #   make check   validate content only (fast)
-#   make new     KIND=term|reading|hub|explainer|article|gpu|model|kernels|calibration SLUG=... [SIM=...]: a new content file
+#   make new     KIND=term|reading|hub|explainer|article|gpu|model|kernels|engine|calibration SLUG=... [SIM=...]: a new content file
 #   make test    set up (Chromium and Java too, with apt, if missing) and run every test
 #   make typecheck  type-check the browser JavaScript (TypeScript's checker, no output)
 #   make bench   run the benchmarks

@@ -16,7 +16,7 @@ import sims.physics as physics
 from ridgepoint.base.layout import Layout
 from ridgepoint.catalogue.calibration import Physics, measured_s, price
 from ridgepoint.catalogue.categories import Category, category
-from ridgepoint.catalogue.engines import engines_sims
+from ridgepoint.catalogue.profiles import engines_sims
 from ridgepoint.catalogue.units import sims_data
 from ridgepoint.content.catalogue_records import CalibrationPoint
 from ridgepoint.content.kinds import KINDS

@@ -163,6 +163,23 @@ def figures(served: Served, outputs: list[int], gpus: int) -> dict[str, Any]:
     return result
 
 
+def accuracy(engine: Engine) -> str:
+    """How far the engine's served runs were from measured ones: per figure, the held-out
+    errors, else the training ones (the engine's profile states them)."""
+    parts = []
+    for metric in ("ttft", "tpot", "itl", "throughput"):
+        for chosen, label in (("held_out", "held-out"), ("training", "training")):
+            errors = engine.accuracy.get((metric, chosen))
+            if errors is not None:
+                parts.append(f"{metric.upper() if metric != 'throughput' else metric} "
+                             f"{label} median error {errors.median:.0%} (p90 {errors.p90:.0%},"
+                             f" {errors.points} runs)")
+                break
+    if not parts:
+        return f"{engine.name}: no measured runs to compare with"
+    return f"{engine.name}, against published runs: " + "; ".join(parts)
+
+
 def serve_json(given: dict[str, Any]) -> dict[str, Any]:
     """What `python -m sims serve` prints, for the inputs given on its command line."""
     inputs = validate(SERVE_INPUTS, given)
@@ -176,4 +193,5 @@ def serve_json(given: dict[str, Any]) -> dict[str, Any]:
                                  inputs["length_spread"], inputs["seed"], concurrency, rate)
     shown = {k: v for k, v in inputs.items() if k not in ("concurrency", "rate")}
     shown.update({"concurrency": concurrency} if concurrency else {"rate": rate})
-    return {"inputs": shown, **figures(served, outputs, inputs["gpus"])}
+    return {"inputs": shown, **figures(served, outputs, inputs["gpus"]),
+            "accuracy": accuracy(engine)}

@@ -9,10 +9,9 @@ shared physics on a grid), and returns `Served`: per request, in input order, wh
 first and last tokens came (s, on the arrivals' clock; -1 if refused) and whether it was
 refused; for the run, the preemptions, steps and busy time. It keeps no state between
 calls, so a sweep may call it once per rate over the same requests. Latency figures (TTFT,
-TPOT, goodput) are the caller's to read off `Served` (sims.serving.rate_sweep does).
-Optionally the load is a closed loop of `concurrency` users instead (each sends its next
-request when its last one ends), and the run keeps every gap between tokens
-(sims.serving.deploy reads both).
+TPOT, goodput) are the caller's to read off `Served` (sims.serving.rate_sweep does). The
+load may be a closed loop of users instead, and the run may keep every gap between tokens
+(sims.serving.deploy uses both).
 
 Speed: between events (an arrival, a request finishing, memory running out) a run of
 decode-only steps has a fixed batch whose contexts all grow by one token a step, so it is
@@ -48,10 +47,9 @@ class Served(NamedTuple):
     preemptions: int
     steps: int
     busy_s: float  # time the replica spent running steps
-    # Every gap between two tokens of a decoding request, as (seconds, how many tokens came
-    # after a gap of that length), when the run was asked to keep them: one entry per step
-    # or run of like steps (a run's steps at their mean). A preempted request's wait to be
-    # readmitted is not among them.
+    # Every gap between two tokens of a request, as (seconds, how many tokens came after a
+    # gap that long), if kept: one entry per step or run of like steps (at their mean); a
+    # preempted request's wait to be readmitted is not among them.
     gaps: tuple[tuple[float, int], ...] = ()
     # When each request was sent (s): its arrival / rate, or in a closed loop when its user
     # sent it; it reached the scheduler an intake time later.

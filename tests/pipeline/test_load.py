@@ -436,7 +436,7 @@ def test_check_passes_on_good_content_with_a_count(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == [
         "check: ok: 2 tags, 1 term, 0 readings, 0 hub files, 0 explainers, 0 articles, 0 GPUs, "
-            "0 models, 0 calibration sets, 0 kernel profiles",
+            "0 models, 0 calibration sets, 0 kernel profiles, 0 engine profiles",
         "no mkdocs",
     ]
 

@@ -56,6 +56,15 @@ FILLS: dict[str, dict[str, str]] = {
     "kernels": {"name": "A test GPU's kernels, taken from Hopper's", "like": "hopper",
                 "assumption": "No kernels of it were measured; it is taken to reach the "
                               "shares of its peaks that Hopper's kernels reach."},
+    "engine": {"name": "A test engine", "version": "v1", "sources": "{code: {title: Its code}}",
+               **{f"{setting}.{field}": value for setting, given in (
+                   ("admission", "preempt"), ("token_budget", "8192"), ("max_batch", "256"),
+                   ("cuda_graphs", "256"), ("all_reduce", "custom"))
+                  for field, value in (("value", given), ("source", "code"),
+                                       ("row", "its defaults"))},
+               "step_overhead.graph_us": "10", "step_overhead.eager_us": "100",
+               "step_overhead.source": "assumed", "request_overhead.ms": "5",
+               "request_overhead.source": "assumed"},
 }
 SLUG = "queue-delay"
 # An empty field as `make new` writes it (an optional one commented out with "# "): its

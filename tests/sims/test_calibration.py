@@ -19,7 +19,7 @@ import statistics
 import pytest
 
 from ridgepoint.catalogue.calibration import Row, summary, table
-from ridgepoint.catalogue.categories import CLASSES, KERNEL_CLASSES, Category
+from ridgepoint.catalogue.categories import CLASSES, KERNEL_CLASSES, SERVED, Category
 from ridgepoint.content.kinds import KINDS
 from ridgepoint.content.load import load_site
 from ridgepoint.content.model import Site
@@ -97,10 +97,14 @@ def test_each_point_counts_towards_its_gpus_own_profile_and_its_kernel_class() -
         assert isinstance(category, Category)
         assert category.profile == GPUS[point.gpu].kernels.key, point.key
         assert category.kind == CLASSES.get(point.kind, point.kind), point.key
-        assert (category.variant == "") == (category.kind not in KERNEL_CLASSES), point.key
+        if category.kind in SERVED:  # a served run's figures, by engine
+            assert category.variant == point.case.engine, point.key
+        else:
+            assert (category.variant == "") == (category.kind not in KERNEL_CLASSES), point.key
     assert Category("hopper", "gemm", "fp8").label == "GEMM, FP8, hopper"
     assert Category("hopper", "all_reduce", "nvls").label == "All-reduce, nvls, hopper"
     assert Category("blackwell", "throughput", "").label == "Offline throughput, blackwell"
+    assert Category("hopper", "tpot", "vllm").label == "Served TPOT, vllm, hopper"
 
 
 def test_every_held_out_category_has_training_points_behind_its_constants() -> None:

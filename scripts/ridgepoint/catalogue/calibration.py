@@ -24,7 +24,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from ridgepoint.catalogue.categories import SERVED, Category, category, held_as
-from ridgepoint.catalogue.engines import engines_sims
+from ridgepoint.catalogue.profiles import engines_sims
 from ridgepoint.catalogue.routing import busiest
 from ridgepoint.catalogue.units import sims_data
 from ridgepoint.content.catalogue_records import CalibrationCase, CalibrationPoint, CalibrationSet

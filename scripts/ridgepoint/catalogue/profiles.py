@@ -1,11 +1,12 @@
-"""Kernel profiles as the sims read them: base units (seconds), another profile's constants
-taken where a profile is `like` it, in the shape sims.physics.profile.build_profiles expects."""
+"""Kernel and engine profiles as the sims read them: base units (seconds); a kernel profile
+takes another's constants where it is `like` it, in the shape
+sims.physics.profile.build_profiles expects; an engine's overheads for sims.serving.engines."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ridgepoint.content.kernel_records import KernelProfile
+from ridgepoint.content.kernel_records import Engine, KernelProfile
 from ridgepoint.content.model import Site
 
 _FORMATS = ("bf16", "fp8", "fp4")
@@ -77,3 +78,31 @@ def kernels_sims(site: Site) -> dict[str, Any]:
         data[key] = {"name": profile.name, **_own(site.kernels[source_key]),
                      "measured_as": source_key, "accuracy": _accuracy(profile)}
     return data
+
+
+# -- engine profiles (content/catalogue/engines/): ENGINES, overheads in seconds ----------
+
+
+def engine_sims(engine: Engine) -> dict[str, Any]:
+    """One engine as the sims' data module holds it."""
+    return {
+        "name": engine.name,
+        "admission": engine.admission.value,
+        "token_budget": engine.token_budget.value,
+        "max_batch": engine.max_batch.value,
+        "graph_max_batch": engine.cuda_graphs.value,
+        "all_reduce": engine.all_reduce.value,
+        "graph_overhead_s": engine.step_overhead.graph_us * 1e-6,
+        "eager_overhead_s": engine.step_overhead.eager_us * 1e-6,
+        "request_overhead_s": engine.request_overhead.ms * 1e-3,
+        "accuracy": {item.metric: {name: [errors.points, errors.median, errors.p90]
+                                   for name, errors in (("training", item.training),
+                                                        ("held_out", item.held_out))
+                                   if errors is not None}
+                     for item in (engine.accuracy.metrics if engine.accuracy else ())},
+    }
+
+
+def engines_sims(site: Site) -> dict[str, Any]:
+    """ENGINES, keys sorted."""
+    return {key: engine_sims(site.engines[key]) for key in sorted(site.engines)}

@@ -17,7 +17,7 @@ from typing import Any
 from ridgepoint.base.atomic import write_atomic
 from ridgepoint.base.errors import ContentErrors
 from ridgepoint.base.layout import Layout
-from ridgepoint.catalogue.engines import engines_sims
+from ridgepoint.catalogue.profiles import engines_sims
 from ridgepoint.catalogue.units import sims_data
 from ridgepoint.content.kinds import KINDS
 from ridgepoint.content.load import load_site

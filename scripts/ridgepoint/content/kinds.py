@@ -45,8 +45,7 @@ from ridgepoint.base.layout import Layout
 from ridgepoint.content import calibration_checks, catalogue_checks, checks, records
 from ridgepoint.content.catalogue_records import CalibrationSet, Gpu, LanguageModel
 from ridgepoint.content.checks import SLUG, Check
-from ridgepoint.content.engine_records import Engine
-from ridgepoint.content.kernel_records import KernelProfile
+from ridgepoint.content.kernel_records import Engine, KernelProfile
 from ridgepoint.content.model import Article, Explainer, Hub, Reading, Tag, Term
 from ridgepoint.content.schemafiles import schemas
 

@@ -17,8 +17,7 @@ from datetime import date
 from pathlib import Path
 
 from ridgepoint.content.catalogue_records import CalibrationSet, Gpu, LanguageModel
-from ridgepoint.content.engine_records import Engine
-from ridgepoint.content.kernel_records import KernelProfile
+from ridgepoint.content.kernel_records import Engine, KernelProfile
 
 
 @dataclass(frozen=True)
@@ -119,7 +118,7 @@ class Site:
     models: dict[str, LanguageModel] = field(default_factory=dict)
     calibration: dict[str, CalibrationSet] = field(default_factory=dict)
     kernels: dict[str, KernelProfile] = field(default_factory=dict)  # (kernel_records)
-    engines: dict[str, Engine] = field(default_factory=dict)  # (engine_records)
+    engines: dict[str, Engine] = field(default_factory=dict)  # (kernel_records)
 
     def tags_in_use(self) -> list[str]:
         """Every tag that a hub file is for or a record of any kind carries, sorted."""
