@@ -23,7 +23,6 @@ The figures, each as a benchmark's client computes them:
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from sims.kit.contract import Choice, InputError, Number, validate
@@ -156,8 +155,7 @@ def figures(served: Served, outputs: list[int], gpus: int) -> dict[str, Any]:
     result["itl_s"] = _gap_summary(served.gaps) if served.gaps else None
     result["output_tokens_per_s"] = tokens / duration
     result["output_tokens_per_s_per_gpu"] = tokens / duration / gpus
-    mean_tpot = result["tpot_s"]["mean"] if tpot else math.nan
-    result["output_tokens_per_s_per_user"] = 1 / mean_tpot if tpot else None
+    result["output_tokens_per_s_per_user"] = 1 / result["tpot_s"]["mean"] if tpot else None
     result["requests_per_s"] = len(outputs) / duration
     result["preemptions"] = served.preemptions
     return result
