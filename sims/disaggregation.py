@@ -38,10 +38,13 @@ from sims.disaggregation_charts import (
 from sims.kit.contract import Choice, InputError, Number, simulation
 from sims.physics import (
     GPUS,
+    KV_INPUT,
     MODELS,
     TP_DEGREES,
+    WEIGHTS_INPUT,
     Gpu,
     Model,
+    Precision,
     Work,
     check_group,
     memory_fit,
@@ -87,6 +90,8 @@ INPUTS = (
     Choice("gpu", "GPU", "h100", TRANSFER_GPUS),
     Choice("tp", "Tensor-parallel GPUs per instance", "1",
            tuple(str(t) for t in TP_DEGREES)),
+    WEIGHTS_INPUT,
+    KV_INPUT,
 )
 
 # The most expensive inputs the bench's search found (scripts/bench/native.py tries them
@@ -189,12 +194,12 @@ class Setup:
     """Everything both setups share, checked once."""
 
     def __init__(self, gpu: Gpu, model: Model, tp: int, prefill_gpus: int, decode_gpus: int,
-                 link: str, prompt: int, output: int, chunk: int) -> None:
+                 link: str, prompt: int, output: int, chunk: int, precision: Precision
+                 ) -> None:
         check_group(gpu, model, tp)
         self.prefills = _instances("prefill_gpus", prefill_gpus, tp)
         self.decodes = _instances("decode_gpus", decode_gpus, tp)
         self.colocated = self.prefills + self.decodes
-        precision = precision_for(gpu, model)
         self.capacity = sequences_that_fit(gpu, model, prompt + output, tp, precision)
         if not self.capacity:
             fit = memory_fit(gpu, model, 1, prompt + output, tp, precision)
@@ -234,9 +239,10 @@ class Setup:
 @simulation(INPUTS)
 def simulate(*, request_rate: float, prefill_gpus: int, decode_gpus: int, link: str,
              prompt_tokens: int, output_tokens: int, chunk_tokens: int, model: str, gpu: str,
-             tp: str) -> dict[str, Any]:
-    setup = Setup(GPUS[gpu], MODELS[model], int(tp), prefill_gpus, decode_gpus, link,
-                  prompt_tokens, output_tokens, chunk_tokens)
+             tp: str, weights: str, kv: str) -> dict[str, Any]:
+    chip, shape = GPUS[gpu], MODELS[model]
+    setup = Setup(chip, shape, int(tp), prefill_gpus, decode_gpus, link, prompt_tokens,
+                  output_tokens, chunk_tokens, precision_for(chip, shape, weights, kv=kv))
     requests = poisson_requests(request_rate, REQUESTS, prompt_tokens, output_tokens)
     one, two = setup.run(requests)
     ttft = {name: percentile(outcome.ttft, 0.99) for name, outcome in

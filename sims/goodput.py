@@ -32,12 +32,15 @@ from sims.physics import (
     GPUS,
     MODELS,
     TP_DEGREES,
+    WEIGHTS_INPUT,
     Work,
     check_group,
     precision_for,
     prefill,
 )
 from sims.physics.accuracy import step_regime, throughput_note
+from sims.serving.deploy import accuracy
+from sims.serving.engines import ENGINES
 from sims.serving.kv_space import kv_space
 from sims.serving.rate_sweep import (
     SWEEP_HIGH,
@@ -93,6 +96,11 @@ INPUTS = (
     Choice("gpu", "GPU", "h100", tuple(GPUS)),
     Choice("tp", "Tensor-parallel GPUs", "1", tuple(str(t) for t in TP_DEGREES),
            help="GPUs the replica's model is split over."),
+    WEIGHTS_INPUT,
+    Choice("engine", "Engine", "none", ("none", *ENGINES),
+           help="none: the GPU's steps alone. An engine adds its overheads per step and per "
+                "request, its all-reduce and its admission policy; the budget and batch limit "
+                "stay as set above."),
 )
 
 # Issue 18 allows a load sim 100 ms at its most expensive inputs (the others get 20).
@@ -147,19 +155,23 @@ def simulate(
     *, request_rate: float, arrivals: str, prompt_tokens: int, output_tokens: int,
     length_spread: float, slo_ttft_s: float, slo_tpot_s: float, slo_target: float,
     scheduler: str, token_budget: int, max_batch: int, requests: int, seed: int, model: str,
-    gpu: str, tp: str,
+    gpu: str, tp: str, weights: str, engine: str,
 ) -> dict[str, Any]:
     chip, shape, group = GPUS[gpu], MODELS[model], int(tp)
     check_group(chip, shape, group)
-    precision = precision_for(chip, shape)
+    precision = precision_for(chip, shape, weights)
     space = kv_space(chip, shape, group, precision)
+    profile = ENGINES.get(engine)
     policy = Policy(token_budget, max_batch, space.token_slots(), space.window_slots(),
-                    scheduler == "chunked")
+                    scheduler == "chunked",
+                    reserve=profile is not None and profile.admission == "reserve")
     drawn = draw(requests, seed, arrivals, prompt_tokens, output_tokens, length_spread,
                  min(PROMPT_CAP, LENGTH_CAP * prompt_tokens),
                  min(OUTPUT_CAP, LENGTH_CAP * output_tokens))
+    adds = ((profile.all_reduce_on(chip), profile.step_overhead, profile.request_overhead_s)
+            if profile is not None else ())
     scenario = Scenario(chip, shape, group, precision, drawn, policy,
-                        Slo(slo_ttft_s, slo_tpot_s, slo_target), space)
+                        Slo(slo_ttft_s, slo_tpot_s, slo_target), space, *adds)
 
     saturation = scenario.saturation_rps(prompt_tokens, output_tokens)
     runs = [scenario.run(rate) for rate in sweep_rates(saturation)]
@@ -197,7 +209,8 @@ def simulate(
         "memory": space.reason(chip.name),
         "accuracy": f"Decode step at batch {step.count}, about {step.context_tokens:,} "
                     f"tokens each (the replica saturated): {regime}. "
-                    f"{throughput_note(chip, named=False)}",
+                    f"{throughput_note(chip, named=False)}"
+                    + (f". {accuracy(profile)}." if profile is not None else ""),
     }
     return {
         "summary": summary,

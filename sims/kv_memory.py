@@ -21,7 +21,15 @@ from typing import Any
 from sims import kv_memory_charts
 from sims.kit import memo
 from sims.kit.contract import Choice, Number, simulation
-from sims.physics import GPUS, MODELS, TP_DEGREES, Work, check_group, precision_for
+from sims.physics import (
+    GPUS,
+    MODELS,
+    TP_DEGREES,
+    WEIGHTS_INPUT,
+    Work,
+    check_group,
+    precision_for,
+)
 from sims.physics.accuracy import step_regime, throughput_note
 from sims.serving.kv_allocators import contiguous, paged
 from sims.serving.kv_meter import EXTERNAL, FUTURE, NEVER, SLACK, Outcome
@@ -64,6 +72,7 @@ INPUTS = (
     Choice("model", "Model", "llama-3.1-8b", tuple(MODELS)),
     Choice("gpu", "GPU", "h100", tuple(GPUS)),
     Choice("tp", "Tensor-parallel GPUs", "1", tuple(str(t) for t in TP_DEGREES)),
+    WEIGHTS_INPUT,
 )
 
 # Issue 18 allows a load sim 100 ms at its most expensive inputs (the others get 20).
@@ -127,11 +136,11 @@ def _shares(outcome: Outcome) -> tuple[float, float, float]:
 def simulate(
     *, allocator: str, block_size: str, kv_precision: str, prompt_tokens: int,
     output_tokens: int, max_output_tokens: int, length_spread: float, requests: int,
-    preemption: str, seed: int, model: str, gpu: str, tp: str,
+    preemption: str, seed: int, model: str, gpu: str, tp: str, weights: str,
 ) -> dict[str, Any]:
     chip, shape, group, block = GPUS[gpu], MODELS[model], int(tp), int(block_size)
     check_group(chip, shape, group)
-    precision = precision_for(chip, shape, kv=kv_precision)
+    precision = precision_for(chip, shape, weights, kv=kv_precision)
     space = kv_space(chip, shape, group, precision)
     slots, window = space.token_slots(), space.window_slots()
     backlog = draw(requests, seed, "poisson", prompt_tokens, output_tokens, length_spread,

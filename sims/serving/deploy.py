@@ -135,7 +135,7 @@ def served_run(gpu: Gpu, model: Model, engine: Engine, gpus: int, layout: str,
                                 f"{space.reason(gpu.name)}")
     policy = Policy(engine.token_budget * ranks, engine.max_batch * ranks, room * ranks,
                     space.window_slots(), chunked=True, reserve=engine.admission == "reserve")
-    table = step_table(gpu, model, gpus, precision, layout, engine.all_reduce,
+    table = step_table(gpu, model, gpus, precision, layout, engine.all_reduce_on(gpu),
                        engine.step_overhead)
     served = serve(requests, policy, table, rate, concurrency, engine.request_overhead_s,
                    keep_gaps=True, seed=seed)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from sims.physics import catalogue_data
+from sims.physics import Gpu, catalogue_data
 from sims.physics.profile import Errors
 from sims.serving.step_table import StepOverhead
 
@@ -26,6 +26,14 @@ class Engine(NamedTuple):
     eager_overhead_s: float
     request_overhead_s: float
     accuracy: dict[tuple[str, str], Errors]  # (metric, "training" | "held_out"): errors
+
+    def all_reduce_on(self, gpu: Gpu) -> str:
+        """The all-reduce it runs on `gpu`: its own kernels (custom) where the GPU's profile
+        has them measured, NCCL where it does not (the engine would run its kernels there
+        too, but no measurement prices them: NCCL's is the nearest measured)."""
+        if self.all_reduce == "custom" and "custom" not in gpu.kernels.all_reduce:
+            return "nccl"
+        return self.all_reduce
 
     @property
     def step_overhead(self) -> StepOverhead:

@@ -17,7 +17,7 @@ from sims.kit import memo
 from sims.physics import Gpu, Model, Precision
 from sims.serving.kv_space import KvSpace
 from sims.serving.replica import Policy, Served, serve
-from sims.serving.step_table import StepTable, step_table
+from sims.serving.step_table import NO_OVERHEAD, StepOverhead, StepTable, step_table
 from sims.serving.workload import Request, percentile
 
 RATE_POINTS = 8
@@ -67,16 +67,22 @@ class Scenario:
     policy: Policy
     slo: Slo
     space: KvSpace
+    # What an engine adds (sims.serving.engines): its all-reduce, per-step overheads and the
+    # time a request takes to reach the scheduler; the defaults are the GPU's steps alone.
+    all_reduce: str = "auto"
+    overhead: StepOverhead = NO_OVERHEAD
+    intake_s: float = 0.0
 
     @cached_property
     def table(self) -> StepTable:
-        return step_table(self.gpu, self.model, self.tp, self.precision)
+        return step_table(self.gpu, self.model, self.tp, self.precision,
+                          all_reduce=self.all_reduce, overhead=self.overhead)
 
     def run(self, rate: float) -> Run:
         """Serve the requests at `rate`. Throughput and goodput are as serving benchmarks
         count them: requests completed (all, or those within the SLO) over the run's
         duration, from the first arrival to the last token."""
-        served = _served(self.requests, self.policy, self.table, rate)
+        served = _served(self.requests, self.policy, self.table, rate, self.intake_s)
         ttft, tpot, met = [], [], []
         slo_ttft, slo_tpot = self.slo.ttft_s, self.slo.tpot_s
         done = good = first_ok = later_ok = 0
@@ -135,14 +141,14 @@ RUNS_KEPT = 2 * (RATE_POINTS + 1)
 
 
 @memo.kept(maxsize=RUNS_KEPT)
-def _served(requests: tuple[Request, ...], policy: Policy, table: StepTable, rate: float
-            ) -> Served:
+def _served(requests: tuple[Request, ...], policy: Policy, table: StepTable, rate: float,
+            intake_s: float) -> Served:
     """`serve`, remembered. A run depends on the traffic, the replica and the rate alone, not
     on the SLO nor on which rate the reader picked: moving one of those (the page's main
     controls) serves one run or none instead of the sweep's nine, and moving an input back
     serves nothing. `serve` keeps no state, so a remembered run is the run it would make;
     its lists are only read (Scenario.run, goodput_charts)."""
-    return serve(requests, policy, table, rate)
+    return serve(requests, policy, table, rate, intake_s=intake_s)
 
 
 def sweep_rates(saturation: float) -> list[float]:

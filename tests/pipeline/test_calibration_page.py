@@ -21,7 +21,7 @@ import pytest
 
 from ridgepoint.base.markup import esc
 from ridgepoint.catalogue.calibration import Errors, Row, by_target, summary, table
-from ridgepoint.catalogue.categories import held_as
+from ridgepoint.catalogue.categories import SERVED, Category, held_as
 from ridgepoint.content.catalogue_records import CalibrationSet, Citation
 from ridgepoint.content.kinds import KINDS
 from ridgepoint.content.load import load_site
@@ -112,8 +112,17 @@ def test_every_category_has_one_row_with_both_sets_and_its_verdict_under_its_pro
     """A category with no training points of its own is shown, not held to the targets; a
     finer one (a format of a pooled class) shows its class's verdict."""
     errors, targets = summary(rows()), by_target(rows())
-    categories = list(dict.fromkeys(category for category, _ in errors))
-    table_html = element(section("categories"), "table", "")
+    every = list(dict.fromkeys(category for category, _ in errors))
+    # Kernels, steps and offline runs in one table; served runs in the end-to-end section's.
+    for anchor, served in (("categories", False), ("end-to-end", True)):
+        categories = [category for category in every if (category.kind in SERVED) == served]
+        assert categories
+        _check_category_table(element(section(anchor), "table", ""), categories, errors,
+                              targets)
+
+
+def _check_category_table(table_html: str, categories: list[Category], errors: dict,
+                          targets: dict) -> None:
     assert table_html.count("<tr data-category=") == len(categories)
     for profile in {category.profile for category in categories}:
         name = site().kernels[profile].name
@@ -134,6 +143,20 @@ def test_every_category_has_one_row_with_both_sets_and_its_verdict_under_its_pro
         if held_as(category) != category and status in ("met", "missed"):
             assert f"as one class ({held.median:.0%} median" in shown[-1]
         assert f'href="#{points_id(category)}"' in row_html  # the label opens its points
+
+
+def test_the_end_to_end_section_gives_the_targets_and_the_pooled_held_out_errors() -> None:
+    """Issue 39's targets are on the whole held-out set: the section gives each figure's
+    errors over every engine's held-out runs, from the rows."""
+    note = text(section("end-to-end").split("<table", 1)[0])
+    assert "TTFT median |error| at most 20%" in note
+    assert "TPOT median |error| at most 12%, p90 at most 30%" in note
+    for kind, label in (("ttft", "TTFT"), ("tpot", "TPOT"), ("itl", "ITL"),
+                        ("serving_throughput", "throughput")):
+        held = Errors.of([row for row in rows()
+                          if row.point.kind == kind and row.point.set == "held_out"])
+        assert (f"{label} {held.median:.0%} median, {held.p90:.0%} p90 over {held.count} runs"
+                in note)
 
 
 def test_the_verdict_holds_the_held_out_errors_to_the_targets() -> None:

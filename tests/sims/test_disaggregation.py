@@ -196,7 +196,7 @@ def test_page_starts_at_the_defaults_it_derives_from() -> None:
     assert {spec.name: spec.default for spec in disaggregation.INPUTS} == {
         "request_rate": 8.0, "prefill_gpus": 2, "decode_gpus": 2, "link": "network",
         "prompt_tokens": 2048, "output_tokens": 256, "chunk_tokens": 512,
-        "model": "llama-3.1-8b", "gpu": "h100", "tp": "1",
+        "model": "llama-3.1-8b", "gpu": "h100", "tp": "1", "weights": "native", "kv": "bf16",
     }
     text = rendered("disaggregation")
     assert "{{" not in text
@@ -213,3 +213,10 @@ def test_page_claims_hold_in_the_sim() -> None:
     long = simulate(prompt_tokens=8192)["summary"]
     assert long["disaggregated_p50_ttft_s"] > 2 * long["prefill_alone_s"]
     assert long["colocated_p50_ttft_s"] < long["disaggregated_p50_ttft_s"]
+
+
+def test_an_fp8_cache_sends_half_the_bytes_in_half_the_time() -> None:
+    bf16, fp8 = simulate()["summary"], simulate(kv="fp8")["summary"]
+    assert fp8["kv_bytes_per_request_gb"] == pytest.approx(bf16["kv_bytes_per_request_gb"] / 2,
+                                                      rel=1e-5)  # printed to 6 figures
+    assert fp8["kv_transfer_s"] < bf16["kv_transfer_s"]

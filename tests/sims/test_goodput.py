@@ -19,6 +19,7 @@ from sims.physics import (
     prefill,
 )
 from sims.physics.pricing import pricer
+from sims.serving.engines import ENGINES
 from sims.serving.kv_space import kv_space
 
 
@@ -272,3 +273,28 @@ def test_a_saturated_step_is_mostly_decode_attention(default: dict) -> None:
 def test_the_page_renders_every_figure() -> None:
     text = rendered("goodput")
     assert "```sim module: goodput ```" in text and "{{" not in text
+
+
+def test_fp8_weights_free_room_and_speed_every_step(default: dict) -> None:
+    """FP8 weights: the KV room is the physics' (half the weights' bytes freed), tokens come
+    sooner and the capacity rises."""
+    fp8 = simulate(weights="fp8")["summary"]
+    chip, shape = GPUS["h100"], MODELS["llama-3.1-8b"]
+    room = kv_space(chip, shape, 1, precision_for(chip, shape, "fp8")).token_slots()
+    assert fp8["kv_capacity_tokens"] == room > default["summary"]["kv_capacity_tokens"]
+    assert fp8["p50_tpot_s"] < default["summary"]["p50_tpot_s"]
+    assert fp8["capacity_rps"] > default["summary"]["capacity_rps"]
+
+
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_an_engine_adds_its_overheads_and_states_its_error(default: dict, engine: str) -> None:
+    """An engine's time per request and per step only add: the first token comes no sooner,
+    at a low rate (no queue to reorder) by at least the engine's intake, and the summary
+    names the engine's measured error."""
+    profile = ENGINES[engine]
+    alone = simulate(request_rate=0.5, length_spread=0.0)["summary"]
+    run = simulate(request_rate=0.5, length_spread=0.0, engine=engine)["summary"]
+    assert run["p50_ttft_s"] >= alone["p50_ttft_s"] + profile.request_overhead_s
+    assert run["p50_tpot_s"] >= alone["p50_tpot_s"]
+    assert f"{profile.name}, against published runs" in run["accuracy"]
+    assert "against published runs" not in default["summary"]["accuracy"]
