@@ -30,6 +30,7 @@ from sims import goodput_charts
 from sims.kit.contract import Choice, Number, simulation
 from sims.physics import (
     GPUS,
+    LAYOUTS,
     MODELS,
     TP_DEGREES,
     WEIGHTS_INPUT,
@@ -96,6 +97,10 @@ INPUTS = (
     Choice("gpu", "GPU", "h100", tuple(GPUS)),
     Choice("tp", "Tensor-parallel GPUs", "1", tuple(str(t) for t in TP_DEGREES),
            help="GPUs the replica's model is split over."),
+    Choice("parallel", "Parallelism", "tp", LAYOUTS,
+           help="tp: every layer split over the GPUs. ep (mixtures of experts): the experts "
+                "spread over them and attention data-parallel, each GPU with its own batch "
+                "and KV room (the budget and batch limit are then each GPU's)."),
     WEIGHTS_INPUT,
     Choice("engine", "Engine", "none", ("none", *ENGINES),
            help="none: the GPU's steps alone. An engine adds its overheads per step and per "
@@ -155,23 +160,23 @@ def simulate(
     *, request_rate: float, arrivals: str, prompt_tokens: int, output_tokens: int,
     length_spread: float, slo_ttft_s: float, slo_tpot_s: float, slo_target: float,
     scheduler: str, token_budget: int, max_batch: int, requests: int, seed: int, model: str,
-    gpu: str, tp: str, weights: str, engine: str,
+    gpu: str, tp: str, parallel: str, weights: str, engine: str,
 ) -> dict[str, Any]:
     chip, shape, group = GPUS[gpu], MODELS[model], int(tp)
-    check_group(chip, shape, group)
+    check_group(chip, shape, group, parallel, layout_input="parallel")
     precision = precision_for(chip, shape, weights)
-    space = kv_space(chip, shape, group, precision)
+    space = kv_space(chip, shape, group, precision, parallel)
     profile = ENGINES.get(engine)
-    policy = Policy(token_budget, max_batch, space.token_slots(), space.window_slots(),
-                    scheduler == "chunked",
-                    reserve=profile is not None and profile.admission == "reserve")
+    policy = Policy.of_replica(space, group if parallel == "ep" else 1, token_budget, max_batch,
+                               scheduler == "chunked",
+                               reserve=profile is not None and profile.admission == "reserve")
     drawn = draw(requests, seed, arrivals, prompt_tokens, output_tokens, length_spread,
                  min(PROMPT_CAP, LENGTH_CAP * prompt_tokens),
                  min(OUTPUT_CAP, LENGTH_CAP * output_tokens))
     adds = ((profile.all_reduce_on(chip), profile.step_overhead, profile.request_overhead_s)
             if profile is not None else ())
     scenario = Scenario(chip, shape, group, precision, drawn, policy,
-                        Slo(slo_ttft_s, slo_tpot_s, slo_target), space, *adds)
+                        Slo(slo_ttft_s, slo_tpot_s, slo_target), space, parallel, *adds)
 
     saturation = scenario.saturation_rps(prompt_tokens, output_tokens)
     runs = [scenario.run(rate) for rate in sweep_rates(saturation)]
@@ -181,7 +186,7 @@ def simulate(
     p50_tpot, p99_tpot = chosen.percentiles(chosen.tpot)
     p99_prompt = round(percentile(sorted(r.prompt_tokens for r in drawn), 0.99))
     step = saturated_step(policy, prompt_tokens, output_tokens)
-    regime = step_regime(chip, shape, precision, group, "tp", [step])
+    regime = step_regime(chip, shape, precision, group, parallel, [step])
     summary = {
         "p50_ttft_s": p50_ttft,
         "p99_ttft_s": p99_ttft,
@@ -199,10 +204,11 @@ def simulate(
         "peak_goodput_rps": peak.goodput_rps,
         "peak_goodput_rate_rps": peak.rate,
         "saturation_rps": saturation,
-        "prefill_s": prefill(chip, shape, prompt_tokens, tp=group, precision=precision).time_s,
+        "prefill_s": prefill(chip, shape, prompt_tokens, tp=group, precision=precision,
+                             layout=parallel).time_s,
         "p99_prompt_tokens": p99_prompt,
         "p99_prompt_prefill_s": prefill(chip, shape, p99_prompt, tp=group,
-                                        precision=precision).time_s,
+                                        precision=precision, layout=parallel).time_s,
         "kv_capacity_tokens": policy.kv_slots,
         "refused": sum(chosen.served.refused),
         "fits": space.fits,

@@ -71,24 +71,26 @@ def tp_degrees(gpu: Gpu) -> tuple[int, ...]:
     return tuple(tp for tp in TP_DEGREES if tp <= gpu.scale_up_gpus)
 
 
-def check_group(gpu: Gpu, model: Model, gpus: int, layout: str = "tp") -> None:
-    """Refuse a group the physics cannot price, naming the input at fault."""
+def check_group(gpu: Gpu, model: Model, gpus: int, layout: str = "tp", *,
+                gpus_input: str = "tp", layout_input: str = "layout") -> None:
+    """Refuse a group the physics cannot price, naming the input at fault (a sim whose
+    inputs have other names passes them)."""
     if layout not in LAYOUTS:
-        raise InputError("layout", f"expected one of {', '.join(LAYOUTS)}, got {layout!r}")
+        raise InputError(layout_input, f"expected one of {', '.join(LAYOUTS)}, got {layout!r}")
     if gpus < 1 or gpus > gpu.scale_up_gpus:
-        raise InputError("tp", f"expected 1 to {gpu.scale_up_gpus} GPUs, the {gpu.name}'s "
-                               f"scale-up domain ({gpu.scale_up_link}), got {gpus}")
+        raise InputError(gpus_input, f"expected 1 to {gpu.scale_up_gpus} GPUs, the {gpu.name}'s "
+                                     f"scale-up domain ({gpu.scale_up_link}), got {gpus}")
     if layout == "ep":
         if not model.experts:
-            raise InputError("layout", f"expected tp for {model.name}, got ep: expert "
-                                       f"parallelism needs a mixture of experts, and "
-                                       f"{model.name} is dense")
+            raise InputError(layout_input, f"expected tp for {model.name}, got ep: expert "
+                                           f"parallelism needs a mixture of experts, and "
+                                           f"{model.name} is dense")
         if model.experts % gpus:
-            raise InputError("tp", f"expected a number of GPUs that divides the "
-                                   f"{model.experts} experts of {model.name}, got {gpus}")
+            raise InputError(gpus_input, f"expected a number of GPUs that divides the "
+                                         f"{model.experts} experts of {model.name}, got {gpus}")
     elif model.heads % gpus:
-        raise InputError("tp", f"expected a degree that divides the {model.heads} query heads "
-                               f"of {model.name}, got {gpus}")
+        raise InputError(gpus_input, f"expected a degree that divides the {model.heads} query "
+                                     f"heads of {model.name}, got {gpus}")
 
 
 def precision_for(

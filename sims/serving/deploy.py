@@ -107,16 +107,6 @@ def _load(given: dict[str, Any], inputs: dict[str, Any]) -> tuple[int, float]:
     return inputs["concurrency"], 1.0
 
 
-def _group(inputs: dict[str, Any]) -> None:
-    """check_group, its messages about the group size named by this command's input."""
-    try:
-        check_group(GPUS[inputs["gpu"]], MODELS[inputs["model"]], inputs["gpus"],
-                    inputs["parallel"])
-    except InputError as error:
-        name = "parallel" if error.input == "layout" else "gpus"
-        raise InputError(name, str(error).split(": ", 1)[1]) from None
-
-
 def served_run(gpu: Gpu, model: Model, engine: Engine, gpus: int, layout: str,
                precision: Precision, isl: int, osl: int, count: int, spread: float, seed: int,
                concurrency: int, rate: float) -> tuple[Served, list[int]]:
@@ -133,8 +123,8 @@ def served_run(gpu: Gpu, model: Model, engine: Engine, gpus: int, layout: str,
         raise InputError("isl", f"a request of {longest:,} tokens does not fit in the KV room "
                                 f"of one attention rank ({room:,} tokens): "
                                 f"{space.reason(gpu.name)}")
-    policy = Policy(engine.token_budget * ranks, engine.max_batch * ranks, room * ranks,
-                    space.window_slots(), chunked=True, reserve=engine.admission == "reserve")
+    policy = Policy.of_replica(space, ranks, engine.token_budget, engine.max_batch,
+                               chunked=True, reserve=engine.admission == "reserve")
     table = step_table(gpu, model, gpus, precision, layout, engine.all_reduce_on(gpu),
                        engine.step_overhead)
     served = serve(requests, policy, table, rate, concurrency, engine.request_overhead_s,
@@ -182,7 +172,8 @@ def serve_json(given: dict[str, Any]) -> dict[str, Any]:
     """What `python -m sims serve` prints, for the inputs given on its command line."""
     inputs = validate(SERVE_INPUTS, given)
     concurrency, rate = _load(given, inputs)
-    _group(inputs)
+    check_group(GPUS[inputs["gpu"]], MODELS[inputs["model"]], inputs["gpus"],
+                inputs["parallel"], gpus_input="gpus", layout_input="parallel")
     gpu, model, engine = GPUS[inputs["gpu"]], MODELS[inputs["model"]], ENGINES[inputs["engine"]]
     precision = precision_for(gpu, model, inputs["weights"], inputs["activations"],
                               inputs["kv"])

@@ -67,6 +67,7 @@ class Scenario:
     policy: Policy
     slo: Slo
     space: KvSpace
+    layout: str = "tp"  # or "ep": experts spread, attention data-parallel
     # What an engine adds (sims.serving.engines): its all-reduce, per-step overheads and the
     # time a request takes to reach the scheduler; the defaults are the GPU's steps alone.
     all_reduce: str = "auto"
@@ -75,8 +76,8 @@ class Scenario:
 
     @cached_property
     def table(self) -> StepTable:
-        return step_table(self.gpu, self.model, self.tp, self.precision,
-                          all_reduce=self.all_reduce, overhead=self.overhead)
+        return step_table(self.gpu, self.model, self.tp, self.precision, self.layout,
+                          self.all_reduce, self.overhead)
 
     def run(self, rate: float) -> Run:
         """Serve the requests at `rate`. Throughput and goodput are as serving benchmarks

@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from sims.serving.closed_loop import ClosedLoop
+from sims.serving.kv_space import KvSpace
 from sims.serving.step_table import StepTable
 from sims.serving.workload import Request
 
@@ -48,6 +49,16 @@ class Policy(NamedTuple):
     window_slots: int  # slots each sequence holds for its sliding windows
     chunked: bool
     reserve: bool = False  # admit only what fits to its end (no preemption), else recompute
+
+    @classmethod
+    def of_replica(cls, space: KvSpace, ranks: int, token_budget: int, max_batch: int,
+                   chunked: bool, reserve: bool = False) -> Policy:
+        """A replica's policy from its KV room and its attention ranks (1 under tensor
+        parallelism; with attention data-parallel, one per GPU, each with its own budget,
+        batch and room): the ranks are scheduled as one pool of all their budgets, batches
+        and rooms, a request never split across them."""
+        return cls(token_budget * ranks, max_batch * ranks, space.token_slots() * ranks,
+                   space.window_slots(), chunked, reserve)
 
 
 class Schedule:

@@ -10,6 +10,7 @@ from explainer_pages import PROFILE, rendered
 
 from sims import goodput
 from sims.goodput import simulate
+from sims.kit.contract import InputError
 from sims.physics import (
     GPUS,
     MODELS,
@@ -298,3 +299,23 @@ def test_an_engine_adds_its_overheads_and_states_its_error(default: dict, engine
     assert run["p50_tpot_s"] >= alone["p50_tpot_s"]
     assert f"{profile.name}, against published runs" in run["accuracy"]
     assert "against published runs" not in default["summary"]["accuracy"]
+
+
+def test_expert_parallel_attention_keeps_one_copy_of_each_latent_cache() -> None:
+    """DeepSeek-V3 on eight H200s: under tensor parallelism every GPU holds each request's
+    latent KV; with attention data-parallel each GPU holds its own requests' alone, so the
+    replica's room is eight GPUs' rooms, and it serves more at the same SLO."""
+    given = {"model": "deepseek-v3", "gpu": "h200", "tp": "8", "request_rate": 2}
+    tp, ep = (simulate(**given, parallel=layout)["summary"] for layout in ("tp", "ep"))
+    chip, shape = GPUS["h200"], MODELS["deepseek-v3"]
+    precision = precision_for(chip, shape)
+    assert tp["kv_capacity_tokens"] == kv_space(chip, shape, 8, precision).token_slots()
+    assert ep["kv_capacity_tokens"] == 8 * kv_space(chip, shape, 8, precision,
+                                                    "ep").token_slots()
+    assert ep["capacity_rps"] > tp["capacity_rps"]
+
+
+def test_expert_parallelism_is_refused_for_a_dense_model() -> None:
+    with pytest.raises(InputError) as refused:
+        simulate(parallel="ep", tp="2")
+    assert refused.value.input == "parallel"

@@ -86,7 +86,8 @@ NO_NETWORK = sorted(key for key in disaggregation.TRANSFER_GPUS
 def _one_request_fits(v: dict[str, Any]) -> bool:
     model, gpu = MODELS[v["model"]], GPUS[v["gpu"]]
     context = v["prompt_tokens"] + v["output_tokens"]
-    return sequences_that_fit(gpu, model, context, int(v["tp"]), precision_for(gpu, model)) > 0
+    precision = precision_for(gpu, model, v.get("weights"), kv=v.get("kv", "bf16"))
+    return sequences_that_fit(gpu, model, context, int(v["tp"]), precision) > 0
 
 
 CROSS_CHECKS: dict[str, tuple[CrossCheck, ...]] = {
@@ -105,7 +106,11 @@ CROSS_CHECKS: dict[str, tuple[CrossCheck, ...]] = {
     "speculative": (GROUP, CrossCheck(  # multi-token prediction needs a model trained with it
         lambda v: v["drafter"] != "mtp" or v["model"] in MTP_MODELS, "drafter",
         st.fixed_dictionaries({"drafter": st.just("mtp"), "model": st.just("llama-3.1-8b")}))),
-    "goodput": (GROUP_TP,),
+    "goodput": (GROUP_TP, CrossCheck(  # expert parallel needs a mixture of experts
+        lambda v: v["parallel"] == "tp" or MODELS[v["model"]].experts > 0, "parallel",
+        st.fixed_dictionaries({"parallel": st.just("ep"), "model": st.just("llama-3.1-8b"),
+                               "gpu": st.just("h100"), "tp": st.just("2")}),
+    )),
     "kv_memory": (GROUP_TP,),
     "tensor_parallel": (GROUP,),
     "calculator": (
