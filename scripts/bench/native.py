@@ -12,9 +12,13 @@ then timed properly (median of many runs of CPU time).
 from __future__ import annotations
 
 import itertools
+import resource
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import sims
@@ -138,3 +142,18 @@ def measure(module: str) -> SimTiming:
 
 def measure_all() -> list[SimTiming]:
     return [measure(module) for module in sims.sim_names()]
+
+
+def serve_cli_s(runs: int = 5) -> float:
+    """`python -m sims serve` at its defaults (500 requests), as a user runs it: a fresh
+    interpreter each time (start-up, imports, pricing the step table, the run, the JSON).
+    The median of `runs` runs' CPU time (user and system, from the children's rusage), so
+    that other work on a shared machine is not counted."""
+    times = []
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run([sys.executable, "-m", "sims", "serve"], check=True,
+                       stdout=subprocess.DEVNULL, cwd=Path(sims.__file__).parent.parent)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        times.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return median(times)

@@ -33,6 +33,8 @@ SIM_DEFAULTS_MS = 20
 PAGE_GROWTH = 1.05  # a page at 100x the content, against 1x
 SAVE_TO_RELOAD_S = {1: 1.0, 10: 1.5}  # p50 under make serve, by content scale (issue 15)
 
+SERVE_CLI_S = 2.0  # python -m sims serve, 500 requests at the defaults (issue 39)
+
 SIM_BELOW = "articles/prompt-caching/"  # its sim is over two screens down
 
 
@@ -45,6 +47,9 @@ def sims_group() -> tuple[list[Figure], list[dict[str, Any]]]:
                               SIM_DEFAULTS_MS))
         figures.append(Figure("sims", f"{timing.module}: most expensive", timing.worst_ms, "ms",
                               worst_target, note=str(timing.worst_inputs)))
+    figures.append(Figure("sims", "python -m sims serve: 500 requests, defaults",
+                          native.serve_cli_s(), "s", SERVE_CLI_S,
+                          note="CPU time of the whole command, interpreter start-up included"))
     return figures, [asdict(timing) for timing in timings]
 
 
