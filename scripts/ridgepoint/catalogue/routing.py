@@ -20,6 +20,7 @@ _generate_power_law_distribution) builds its routing like this, and so does this
 from __future__ import annotations
 
 import functools
+import heapq
 import math
 import random
 from collections.abc import Callable
@@ -94,15 +95,25 @@ def _power_law(tokens: int, experts: int, per_token: int, ep: int, alpha: float,
 def _round_robin(gpus: list[list[int]], remaining: int, valid: Callable[[int], bool],
                  pick: Callable, step: int) -> None:
     """Move `remaining` rows one at a time, a GPU in turn, to (or from) the valid expert
-    `pick` chooses by load (the first of equals, as numpy's argmin and argmax do)."""
+    `pick` (min or max) chooses by load, the first of equals, as numpy's argmin and argmax
+    do. Each GPU keeps its valid experts in a heap ordered by (load, or minus the load for
+    max; index), whose top is that choice: a move costs a logarithm of the experts, not a
+    scan of them (a draw moves thousands of rows, and a point takes hundreds of draws)."""
+    sign = 1 if pick is min else -1
+    heaps = []
+    for counts in gpus:
+        heap = [(sign * n, i) for i, n in enumerate(counts) if valid(n)]
+        heapq.heapify(heap)
+        heaps.append(heap)
     while remaining > 0:
         progressed = False
-        for counts in gpus:
-            ok = [i for i, n in enumerate(counts) if valid(n)]
-            if not ok:
+        for counts, heap in zip(gpus, heaps, strict=True):
+            if not heap:
                 continue
-            chosen = pick(ok, key=lambda i: counts[i])
+            _, chosen = heapq.heappop(heap)
             counts[chosen] += step
+            if valid(counts[chosen]):
+                heapq.heappush(heap, (sign * counts[chosen], chosen))
             remaining -= 1
             progressed = True
             if remaining == 0:
