@@ -84,11 +84,11 @@ def catalogue_page(site: Site, code: SimCode) -> str:
 
 
 def _table(head: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
-    """A table of already escaped cells."""
+    """A table of already escaped cells, in the wrapper that scrolls it on a phone."""
     cells = "".join(f"<th>{esc(cell)}</th>" for cell in head)
     body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows)
-    return (f'<table class="rp-catalogue"><thead><tr>{cells}</tr></thead>'
-            f"<tbody>{body}</tbody></table>")
+    return (f'<div class="rp-table"><table class="rp-catalogue"><thead><tr>{cells}</tr></thead>'
+            f"<tbody>{body}</tbody></table></div>")
 
 
 def _own(site: Site, key: str) -> KernelProfile:
