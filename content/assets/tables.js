@@ -7,35 +7,12 @@
 // in aria-sort, as in the WAI-ARIA sortable table pattern. A numeric column
 // (data-sort-type="number") sorts by its cells' data-sort, the figure in full precision; a
 // text column by data-sort or else the cell's text. A cell without a key sorts last either way.
-// A module script runs after the document is parsed: the tables are there.
+// The order itself is sorting.js's. A module script runs after the document is parsed: the
+// tables are there.
 
-/** @typedef {"ascending" | "descending"} Order */
+import { compare, keyOf, next } from "./sorting.js";
 
-/**
- * What a cell sorts by: a number for a numeric column (null: no figure), else its text.
- * @param {HTMLTableCellElement | undefined} cell
- * @param {boolean} numeric
- * @returns {number | string | null}
- */
-function keyOf(cell, numeric) {
-  const key = cell?.dataset.sort ?? cell?.textContent?.trim() ?? "";
-  if (!numeric) return key;
-  const value = Number.parseFloat(key);
-  return Number.isFinite(value) ? value : null;
-}
-
-/**
- * The order of two keys: missing ones last, whichever way the column sorts.
- * @param {number | string | null} a
- * @param {number | string | null} b
- * @param {Order} order
- */
-function compare(a, b, order) {
-  if (a === null || b === null) return a === b ? 0 : a === null ? 1 : -1;
-  const sign = order === "ascending" ? 1 : -1;
-  if (typeof a === "number" && typeof b === "number") return sign * (a - b);
-  return sign * String(a).localeCompare(String(b), undefined, { numeric: true });
-}
+/** @typedef {import("./sorting.js").Order} Order */
 
 /**
  * Sort the table's rows by the column of `heading`, in `order`, and say so on the headings.
@@ -47,7 +24,10 @@ function sortBy(table, heading, order) {
   const numeric = heading.dataset.sortType === "number";
   const column = heading.cellIndex;
   for (const body of table.tBodies) {
-    const keyed = Array.from(body.rows, (row) => ({ row, key: keyOf(row.cells[column], numeric) }));
+    const keyed = Array.from(body.rows, (row) => {
+      const cell = row.cells[column];
+      return { row, key: keyOf(cell?.dataset.sort ?? cell?.textContent?.trim() ?? "", numeric) };
+    });
     keyed.sort((a, b) => compare(a.key, b.key, order)); // stable: ties keep the page's order
     body.append(...keyed.map(({ row }) => row));
   }
@@ -65,8 +45,7 @@ function mount(table) {
     button.append(...heading.childNodes);
     heading.append(button);
     button.addEventListener("click", () => {
-      const order = heading.getAttribute("aria-sort") === "ascending" ? "descending" : "ascending";
-      sortBy(table, heading, order);
+      sortBy(table, heading, next(heading.getAttribute("aria-sort")));
     });
   }
 }
