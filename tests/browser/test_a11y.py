@@ -33,6 +33,8 @@ KINDS = {
     "tag listing": "tags/latency/",
     "explainer": "explainers/chunked-prefill/",
     "article": "articles/prompt-caching/",
+    "catalogue": "catalogue/",  # sortable tables (pages/tables.py), and the calculator
+    "calibration": "calibration/",
     "404": "404.html",
 }
 SCHEMES = {"light": "default", "dark": "slate"}  # emulated preference -> Material's scheme

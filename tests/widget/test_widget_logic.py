@@ -1,5 +1,6 @@
-"""The widget's logic without a browser: its phase machine and its inputs, under Node's own
-test runner (tests/widget/*.test.mjs import the page's modules from content/assets/sim/).
+"""The widget's logic without a browser: its phase machine and its inputs, and the order of
+a sortable table's rows, under Node's own test runner (tests/widget/*.test.mjs import the
+page's modules from content/assets/).
 
 Each Node test is reported here by name, so a failure reads as the row or story that broke.
 """

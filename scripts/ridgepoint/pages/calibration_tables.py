@@ -2,10 +2,11 @@
 
 The errors come first, one row per category with both sets side by side and whether the
 category meets its targets, so a reader sees at a glance where the physics can be trusted.
-The points follow, folded per category, each labelled by what was measured and linked to
-its publication, with where in it the figure is on a line below and a numbered link to the
-publication's entry under Sources (who measured, how the points were split, what they
-assume): the source one click away, with no wide column. Every string from YAML is escaped.
+The points follow, folded per category in tables a reader can sort (ridgepoint.pages.tables),
+each labelled by what was measured and linked to its publication, with where in it the
+figure is on a line below and a numbered link to the publication's entry under Sources (who
+measured, how the points were split, what they assume): the source one click away, with no
+wide column. Every string from YAML is escaped.
 """
 
 from __future__ import annotations
@@ -17,12 +18,14 @@ from ridgepoint.base.markup import esc, link
 from ridgepoint.catalogue.calibration import Errors, Row, by_target, summary
 from ridgepoint.catalogue.categories import TARGETS, Category, held_as
 from ridgepoint.content.catalogue_records import CalibrationSet
+from ridgepoint.pages import tables
 from ridgepoint.pages.calibration_chart import CLASSES
 from ridgepoint.pages.common import anchor_slug
+from ridgepoint.pages.tables import Cell, Column
 
 SETS = ("training", "held_out")
 VARIANTS = ("bf16", "fp8", "fp4", "nccl", "custom", "nvls")  # a class's rows in this order
-RIGHT = ' class="rp-align-right"'  # the site's class for a right-aligned cell (table_align)
+RIGHT = f' class="{tables.RIGHT}"'  # a right-aligned cell of the category table
 
 
 def ordered(categories: Iterable[Category], rows: Sequence[Row]) -> list[Category]:
@@ -130,7 +133,7 @@ def category_table(rows: Sequence[Row], profiles: Mapping[str, str]) -> str:
         f"{esc(profiles.get(profile, profile))}: points on {esc(_gpus(rows, profile))}"
         f"</span></th></tr>"
         f"{body}</tbody>" for profile, body in groups.items())
-    return f'<div class="rp-calibration rp-categories"><table>{head}{bodies}</table></div>'
+    return f'<div class="rp-table rp-categories"><table>{head}{bodies}</table></div>'
 
 
 def _held_verdict(category: Category,
@@ -160,22 +163,22 @@ def _time(seconds: float) -> str:
     return f"{seconds / scale:,.4g} {unit}"
 
 
-def _figures(row: Row) -> tuple[str, str]:
-    """Measured and ours as the source gives them: a throughput run as output tokens per
-    second per GPU, anything else as a time."""
+def _figure(row: Row, seconds: float) -> Cell:
+    """Measured or ours as the source gives it, sorted by its value: a throughput run's as
+    output tokens per second per GPU, anything else as a time."""
     if row.point.measured_tokens_per_s_per_gpu is not None:
-        return (f"{1 / row.measured_s:,.0f} tok/s/GPU", f"{1 / row.ours_s:,.0f} tok/s/GPU")
-    return _time(row.measured_s), _time(row.ours_s)
+        return Cell(f"{1 / seconds:,.0f} tok/s/GPU", 1 / seconds)
+    return Cell(_time(seconds), seconds)
 
 
 def _point(row: Row, number: int) -> str:
     """The point's cell: what was measured, linked to the publication (or its entry under
     Sources when it has no address), then where in it and the numbered link to that entry."""
     publication, point = row.publication, row.point
-    entry = f"#{source_id(publication)}"
-    label = link(publication.publication.url or entry, point.what)
+    entry = source_id(publication)
+    label = link(publication.publication.url or f"#{entry}", point.what)
     return (f'{label}<span class="rp-where">{esc(point.where)} '
-            f'<a href="{entry}">[{number}]</a></span>')
+            f"{tables.reference(number, entry)}</span>")
 
 
 def _status(row: Row, reasons: bool) -> str:
@@ -190,25 +193,24 @@ def _status(row: Row, reasons: bool) -> str:
 
 
 def points_table(rows: Sequence[Row], numbers: Mapping[str, int], reasons: bool = False) -> str:
-    """The points as a compact table: the point, its GPU, measured, ours, the ratio and its
-    set (or, with `reasons`, its band or why it has none). Every row carries its set and an
-    id from its key; a row with a band, or shown for want of one, its data-band."""
-    last = "Band, or why none" if reasons else "Set"
-    head = ("<thead><tr><th>Point</th><th>GPU</th>"
-            + "".join(f"<th{RIGHT}>{name}</th>" for name in ("Measured", "Ours",
-                                                             "Ours / measured"))
-            + f"<th>{last}</th></tr></thead>")
-    body = ""
+    """The points as a compact sortable table: the point, its GPU, measured, ours, the ratio
+    and its set (or, with `reasons`, its band or why it has none). Every row carries its set
+    and an id from its key; a row with a band, or shown for want of one, its data-band."""
+    columns = (Column("Point"), Column("GPU"), Column("Measured", numeric=True),
+               Column("Ours", numeric=True), Column("Ours / measured", numeric=True),
+               Column("Band, or why none" if reasons else "Set"))
+    table_rows = []
     for row in rows:
         point = row.point
         band = {True: "within", False: "outside", None: "none"}[row.within]
-        banded = f' data-band="{band}"' if point.band is not None or reasons else ""
-        measured, ours = _figures(row)
-        body += (f'<tr id="point-{esc(point.key)}" data-set="{esc(point.set or "")}"{banded}>'
-                 f"<td>{_point(row, numbers[row.publication.slug])}</td>"
-                 f"<td>{esc(point.gpu.upper())}</td>{_cell(measured)}{_cell(ours)}"
-                 f"{_cell(f'{row.ratio:.2f}')}<td>{_status(row, reasons)}</td></tr>")
-    return f'<div class="rp-calibration"><table>{head}<tbody>{body}</tbody></table></div>'
+        banded = [("data-band", band)] if point.band is not None or reasons else []
+        table_rows.append(tables.Row(
+            (Cell(_point(row, numbers[row.publication.slug]), point.what),
+             Cell(esc(point.gpu.upper())), _figure(row, row.measured_s), _figure(row, row.ours_s),
+             Cell(f"{row.ratio:.2f}", row.ratio),
+             Cell(_status(row, reasons))),
+            (("id", f"point-{point.key}"), ("data-set", point.set or ""), *banded)))
+    return tables.sortable_table(columns, table_rows)
 
 
 def points_by_category(rows: Sequence[Row], numbers: Mapping[str, int]) -> str:

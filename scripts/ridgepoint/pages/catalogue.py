@@ -1,5 +1,6 @@
-"""The catalogue page `catalogue/`: every GPU, kernel profile and model, its figures, their
-sources, and what the physics derives from them, each under its own anchor
+"""The catalogue page `catalogue/`: every GPU and model side by side in sortable tables
+(ridgepoint.pages.catalogue_tables), then every GPU, kernel profile and model, its figures,
+their sources, and what the physics derives from them, each under its own anchor
 (`urls.catalogue_entry`).
 
 The figures are the YAML's, as loaded (ridgepoint.catalogue.units); the derived ones (ridge points,
@@ -15,7 +16,6 @@ from __future__ import annotations
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from ridgepoint.base import urls
 from ridgepoint.base.markup import count, esc, link
 from ridgepoint.catalogue.units import (
     config_fields,
@@ -26,6 +26,7 @@ from ridgepoint.catalogue.units import (
 from ridgepoint.content.catalogue_records import Citation, Gpu, LanguageModel
 from ridgepoint.content.kernel_records import AllReduceAlgorithm, AllReduceFit, KernelProfile
 from ridgepoint.content.model import Site
+from ridgepoint.pages.catalogue_tables import anchor, attention, cited, comparison
 from ridgepoint.pages.common import heading, page, paragraph
 from ridgepoint.sims.simcode import SimCode
 
@@ -36,7 +37,8 @@ CALCULATOR = "```sim\nmodule: calculator\n```"
 
 
 def catalogue_page(site: Site, code: SimCode) -> str:
-    """GPUs, then models, then the calculator; derived by `code`, the sims as read."""
+    """The comparison tables, GPUs, profiles, models, then the calculator; derived by `code`,
+    the sims as read."""
     gpu_data, model_data, kernel_data = sims_data(site)
     precision = code.module("physics.precision")
     with code.active():
@@ -60,7 +62,7 @@ def catalogue_page(site: Site, code: SimCode) -> str:
         "measured kernels and steps."
     )
     blocks = [paragraph(esc(lede), "rp-lede"), paragraph(esc(note), "rp-note"),
-              heading(2, "GPUs", "gpus")]
+              *comparison(site, gpus, models, precision), heading(2, "GPUs", "gpus")]
     for key in sorted(gpus):
         blocks += _gpu(site, site.gpus[key], gpus[key], precision)
     blocks += [heading(2, "Kernel profiles", "kernels"), paragraph(esc(
@@ -81,21 +83,12 @@ def catalogue_page(site: Site, code: SimCode) -> str:
                             "with its source.")
 
 
-def _anchor(kind: str, key: str) -> str:
-    return urls.catalogue_entry(kind, key).partition("#")[2]
-
-
-def _source(source: Citation, row: str = "") -> str:
-    title = link(source.url, source.title) if source.url else esc(source.title)
-    return f"{title}: {esc(row)}" if row else title
-
-
 def _table(head: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
-    """A table of already escaped cells."""
+    """A table of already escaped cells, in the wrapper that scrolls it on a phone."""
     cells = "".join(f"<th>{esc(cell)}</th>" for cell in head)
     body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows)
-    return (f'<table class="rp-catalogue"><thead><tr>{cells}</tr></thead>'
-            f"<tbody>{body}</tbody></table>")
+    return (f'<div class="rp-table"><table class="rp-catalogue"><thead><tr>{cells}</tr></thead>'
+            f"<tbody>{body}</tbody></table></div>")
 
 
 def _own(site: Site, key: str) -> KernelProfile:
@@ -106,9 +99,9 @@ def _own(site: Site, key: str) -> KernelProfile:
 
 def _gpu(site: Site, entry: Gpu, gpu: hardware.Gpu, formats: ModuleType) -> list[str]:
     """`formats`: sims.physics.precision (its formats and their labels)."""
-    rows = [(esc(f.label), esc(f.written), _source(f.source, f.row)) for f in gpu_figures(entry)]
+    rows = [(esc(f.label), esc(f.written), cited(f.source, f.row)) for f in gpu_figures(entry)]
     profile, named = gpu.kernels, site.kernels[entry.kernels]
-    rows.append((esc("Kernel profile"), link(f"#{_anchor('kernels', entry.kernels)}", named.name),
+    rows.append((esc("Kernel profile"), link(f"#{anchor('kernels', entry.kernels)}", named.name),
                  esc(f"content/catalogue/kernels/{entry.kernels}.yaml")))
     fits = _own(site, entry.kernels).all_reduce
     bandwidth = gpu.hbm_bytes_per_s / 1e12
@@ -135,7 +128,7 @@ def _gpu(site: Site, entry: Gpu, gpu: hardware.Gpu, formats: ModuleType) -> list
                          esc("; ".join(_algorithm(a) for a in usable)),
                          esc(f"kernel profile ({written.source}), over a {gpu.topology} of "
                              f"{gpu.scale_up_gpus} GPUs")))
-    return [heading(3, entry.name, _anchor("gpu", entry.slug)),
+    return [heading(3, entry.name, anchor("gpu", entry.slug)),
             _table(("Figure", "Value", "Source"), rows)]
 
 
@@ -191,10 +184,10 @@ def _all_reduce(fit: AllReduceFit) -> str:
 
 def _profile(site: Site, profile: KernelProfile) -> list[str]:
     """A profile's constants, each class and format with its source; or whose it takes."""
-    title = heading(3, profile.name, _anchor("kernels", profile.slug))
+    title = heading(3, profile.name, anchor("kernels", profile.slug))
     if profile.like:
         taken = site.kernels[profile.like]
-        named = link(f"#{_anchor('kernels', taken.slug)}", taken.name)
+        named = link(f"#{anchor('kernels', taken.slug)}", taken.name)
         return [title, paragraph(f"Takes the constants of {named}: "
                                  f"{esc(profile.assumption or '')}", "rp-note")]
     assert profile.overlap_exponent and profile.elementwise and profile.all_reduce
@@ -219,8 +212,6 @@ def _profile(site: Site, profile: KernelProfile) -> list[str]:
 
 def _layers(model: shapes.Model) -> str:
     """The layers in words: attention kind, windows, dense and MoE MLPs."""
-    attention = "latent attention" if model.latent else (
-        "multi-head attention" if model.kv_heads == model.heads else "grouped-query attention")
     windows = sorted({kind.window for kind in model.kinds if kind.window})
     sliding = sum(1 for kind in model.kinds if kind.window)
     window = (f", {sliding} of them with a sliding window of "
@@ -228,14 +219,14 @@ def _layers(model: shapes.Model) -> str:
     dense = model.layers - model.moe_layers
     mlp = ("a dense MLP" if not model.moe_layers else
            f"{model.moe_layers} with a mixture of experts" + (f", {dense} dense" if dense else ""))
-    return f"{model.layers} layers of {attention}{window}; {mlp}"
+    return f"{model.layers} layers of {attention(model)} attention{window}; {mlp}"
 
 
 def _count(params: float, published: float | None, source: Citation | None) -> str:
     ours = esc(f"{params / 1e9:,.2f} billion")
     if not published or source is None:
         return ours
-    return f"{ours} (published: {esc(f'{published / 1e9:g} billion')}, {_source(source)})"
+    return f"{ours} (published: {esc(f'{published / 1e9:g} billion')}, {cited(source)})"
 
 
 def _model(entry: LanguageModel, model: shapes.Model, formats: ModuleType) -> list[str]:
@@ -265,8 +256,8 @@ def _model(entry: LanguageModel, model: shapes.Model, formats: ModuleType) -> li
         derived.append(("Experts", esc(f"{model.experts} routed, {model.experts_per_token} "
                                        f"per token{shared}")))
     return [
-        heading(3, entry.name, _anchor("model", entry.slug)),
-        paragraph(f"Shape from {_source(entry.config_json)}; the fields below are its own.",
+        heading(3, entry.name, anchor("model", entry.slug)),
+        paragraph(f"Shape from {cited(entry.config_json)}; the fields below are its own.",
                   "rp-note"),
         _table(("config.json field", "Value"), fields),
         _table(("Derived", "Value"), [(esc(label), value) for label, value in derived]),
