@@ -221,8 +221,9 @@ export function toCsv(record) {
 /**
  * A download's file name: the sim, the scenario and what the file is.
  * @param {TakeawayRecord} record
- * @param {string} suffix "csv", "json", "chart1.svg", ...
+ * @param {string} extension "csv", "json", "svg", "png"
+ * @param {string} [part] which part of the result, when not all of it: "chart1"
  */
-export function fileName(record, suffix) {
-  return `${record.sim}-${record.scenario}.${suffix}`;
+export function fileName(record, extension, part) {
+  return `${[record.sim, record.scenario, part].filter(Boolean).join("-")}.${extension}`;
 }

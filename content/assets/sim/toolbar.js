@@ -161,7 +161,7 @@ export function mountTakeaway(root, config) {
     const image = (kind, draw) => button(kind.toUpperCase(), `Chart ${number} as ${kind.toUpperCase()}`, async () => {
       const { result } = /** @type {NonNullable<typeof held>} */ (held);
       const made = record();
-      return saved(await draw(result.charts[index], paletteOf(figure)), fileName(made, `chart${number}.${kind}`));
+      return saved(await draw(result.charts[index], paletteOf(figure)), fileName(made, kind, `chart${number}`));
     });
     const chart = group(`Chart ${number}`, [image("svg", chartSvg), image("png", chartPng)]);
     chartNames.push(chart.heading);
