@@ -76,10 +76,8 @@ export function mountTakeaway(root, config) {
   let held = null;
   const status = element("p", { className: "sim-takeaway-status" });
   status.setAttribute("role", "status");
-  const link = element("input", { type: "text", readOnly: true, className: "sim-takeaway-url", id: `${root.id}-link` });
-  const fallback = element("p", { className: "sim-takeaway-fallback", hidden: true }, [
-    element("label", { htmlFor: link.id }, ["Link to these results"]), " ", link,
-  ]);
+  /** @type {HTMLInputElement | null} the link to copy by hand, while the browser refuses */
+  let link = null;
   /** @type {HTMLButtonElement[]} */
   const buttons = [];
   /** @type {HTMLElement[]} */
@@ -130,13 +128,19 @@ export function mountTakeaway(root, config) {
     try {
       await navigator.clipboard.writeText(url);
     } catch {
+      if (!link) {
+        link = element("input", { type: "text", readOnly: true, className: "sim-takeaway-url", id: `${root.id}-link` });
+        status.before(element("p", { className: "sim-takeaway-fallback" }, [
+          element("label", { htmlFor: link.id }, ["Link to these results"]), " ", link,
+        ]));
+      }
       link.value = url;
-      fallback.hidden = false;
       link.focus();
       link.select();
-      return "The browser did not let the page copy: the link is selected below, to copy yourself.";
+      return "The browser did not let the page copy: the link is selected above, to copy yourself.";
     }
-    fallback.hidden = true;
+    link?.parentElement?.remove();
+    link = null;
     return "Link copied.";
   };
 
@@ -167,7 +171,7 @@ export function mountTakeaway(root, config) {
     chartNames.push(chart.heading);
     rows.push(chart.row);
   }
-  const bar = element("div", { className: "sim-takeaway" }, [...rows, fallback, status]);
+  const bar = element("div", { className: "sim-takeaway" }, [...rows, status]);
   bar.setAttribute("role", "group");
   bar.setAttribute("aria-label", "Take these results away");
   required(root, "output").append(bar);
