@@ -206,10 +206,11 @@ class Sim {
     if (answer.ok) {
       const inputs = this.sent;
       this.results.write(answer.result);
+      // The files follow the summary at once: a reader may take them before the charts are drawn.
+      this.takeaway.hold(inputs, answer.result);
       // The prerendered SVGs show exactly these inputs' charts until the inputs change.
       await this.charts.show(answer.result.charts, sameInputs(inputs, this.config.start));
       this.shown = inputs;
-      this.takeaway.hold(inputs, answer.result);
       this.results.markStale(!sameInputs(this.controls.values, this.shown));
     } else if (besideControl) {
       this.controls.refuse(/** @type {string} */ (input), answer.message);
