@@ -19,6 +19,7 @@ from playwright.sync_api import BrowserContext, Download, Locator, Page, Route, 
 
 import sims
 from ridgepoint.sims.display import display
+from tests.browser.conftest import Recorder
 from tests.browser.test_batching_page import (
     BATCH_BOX,
     PATH,
@@ -90,8 +91,9 @@ def same_cell(cell: str, value: Any) -> bool:
     return cell == value
 
 
-def test_csv_and_json_hold_the_inputs_summary_and_chart_data_shown(page: Page, base_url: str
-                                                                   ) -> None:
+def test_csv_and_json_hold_the_inputs_summary_and_chart_data_shown(
+    page: Page, base_url: str, recorder: Recorder
+) -> None:
     held: list[Route] = []
     page.route("**/pyodide.asm.wasm", lambda route: held.append(route))
     page.goto(base_url + PATH)
@@ -137,10 +139,12 @@ def test_csv_and_json_hold_the_inputs_summary_and_chart_data_shown(page: Page, b
         for cells, values in zip(rows, table["rows"], strict=True):
             assert all(same_cell(cell, values.get(f["name"]))
                        for cell, f in zip(cells, table["fields"], strict=True)), (cells, values)
+    assert recorder.errors == []  # a refusal by the security policy would be one
 
 
-def test_each_chart_downloads_as_svg_and_png_in_the_schemes_colours(page: Page, base_url: str
-                                                                    ) -> None:
+def test_each_chart_downloads_as_svg_and_png_in_the_schemes_colours(
+    page: Page, base_url: str, recorder: Recorder
+) -> None:
     open_page(page, base_url)
     for number in (1, 2):
         file, data = download(page, f"Chart {number} as PNG")
@@ -158,6 +162,7 @@ def test_each_chart_downloads_as_svg_and_png_in_the_schemes_colours(page: Page, 
         inks.append(ink)
         page.locator("form[data-rp-palette] label:not([hidden])").first.click()
     assert inks[0] != inks[1]
+    assert recorder.errors == []
 
 
 def test_copy_link_copies_the_scenario_and_falls_back_to_a_selected_field(
