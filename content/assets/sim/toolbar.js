@@ -147,7 +147,7 @@ export function mountTakeaway(root, config) {
   const results = group("Results", [
     button("CSV", "Results as CSV", async () => {
       const made = record();
-      return saved(new Blob([toCsv(made)], { type: "text/csv" }), fileName(made, "csv"));
+      return saved(new Blob([toCsv(made)], { type: "text/csv;charset=utf-8" }), fileName(made, "csv"));
     }),
     button("JSON", "Results as JSON", async () => {
       const made = record();
