@@ -13,7 +13,8 @@ interface Navigator {
 }
 
 // The chart library's UMD builds set these globals (charts.js imports them as modules).
-// Only what the page calls is declared: a Vega view, kept and given new data.
+// Only what the page calls is declared: a Vega view, kept and given new data, or drawn into
+// a file.
 interface VegaChangeset {
   insert(tuples: object[]): VegaChangeset;
   remove(tuples: object[] | ((tuple: object) => boolean)): VegaChangeset;
@@ -33,6 +34,9 @@ interface VegaView {
   tooltip(): VegaTooltipHandler;
   tooltip(handler: VegaTooltipHandler): VegaView;
   initialize(container: HTMLElement): VegaView;
+  // Drawn afresh, off screen, for a file (chartfile.js).
+  toSVG(scaleFactor?: number): Promise<string>;
+  toCanvas(scaleFactor?: number): Promise<HTMLCanvasElement>;
 }
 
 // Called with the scenegraph's event handler, the event, the item pointed at (null to hide)

@@ -153,7 +153,8 @@ def test_live_charts_keep_their_title_and_description(page: Page, base_url: str)
     assert live.first.evaluate(LIVE_LABELS)[1] == f"title:{spec_titles[0][0]}"
 
 
-CONTROLS = ".sim input, .sim select, .sim summary, .sim a[href]"  # links: the catalogue
+# Links: the catalogue's; buttons: the take-away toolbar's.
+CONTROLS = ".sim input, .sim select, .sim summary, .sim a[href], .sim button"
 FOCUS_STYLE = """() => { const s = getComputedStyle(document.activeElement);
   return [s.outlineStyle, s.outlineWidth, s.boxShadow]; }"""
 

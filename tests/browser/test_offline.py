@@ -147,6 +147,9 @@ def test_a_visited_explainer_its_sim_and_search_work_offline(
     page.reload()
     wait_ready(page)  # Python started from the cache
     try_input(page, 6)
+    with page.expect_download() as download:  # the toolbar's files are made on the device
+        page.get_by_role("button", name="Chart 1 as PNG", exact=True).click()
+    assert Path(download.value.path()).read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
     page.locator(search.box).click()  # the index and the search worker, from the cache
     expect(page.locator(search.query)).to_be_focused()
     page.keyboard.type("prefill")

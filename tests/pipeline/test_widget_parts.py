@@ -36,10 +36,10 @@ RUNS = SimRuns.of(LAYOUT)
 SIM_DIR = LAYOUT.content / "assets" / "sim"
 PARTS_MODULE = SIM_DIR / "parts.js"
 # The modules that bind to the widget's markup (the worker and its downloads, the chart
-# internals, the number format and wanted.js, which watches the element it is given, touch
-# no page part).
+# internals, the number format, the take-away record and chart files, and wanted.js, which
+# watches the element it is given, touch no page part).
 BINDING = ("widget.js", "controls.js", "results.js", "charts.js", "python.js", "phase.js",
-           "inputs.js")
+           "inputs.js", "toolbar.js")
 # How each key of the table is told apart, from the sim's config and its result at the start.
 KEYS = {
     "input": lambda config, result: [str(name) for name in config["show"]],
@@ -162,7 +162,8 @@ def binding_sources() -> dict[str, str]:
 def test_every_module_of_the_widget_is_read_here() -> None:
     """A new module beside widget.js must be placed: binding (in BINDING) or not."""
     others = {"worker.js", "pyodide_start.js", "unpack.js", "wanted.js", "expressions.js",
-              "evaluation.js", "livechart.js", "chartview.js", "format.js", "parts.js"}
+              "evaluation.js", "livechart.js", "chartview.js", "format.js", "parts.js",
+              "takeaway.js", "chartfile.js"}
     assert {path.name for path in SIM_DIR.glob("*.js")} == set(BINDING) | others
 
 

@@ -94,13 +94,21 @@ export function describeChart(container, label) {
  * @returns {ChartLabel}
  */
 export function labelOf(spec, id) {
-  // Sims give the title as an object (sims/kit/charts.py: its text, and a width limit).
-  const title = spec.title && typeof spec.title === "object" ? spec.title.text : spec.title;
-  return { id, title: String(title ?? ""), description: String(spec.description ?? "") };
+  return { id, title: titleOf(spec), description: String(spec.description ?? "") };
 }
 
 /**
- * The compiled spec in the page's colours: what sim.css gives the prerendered SVG's titles,
+ * A chart's title as text.
+ * @param {Spec} spec as a sim returns it
+ */
+export function titleOf(spec) {
+  // Sims give the title as an object (sims/kit/charts.py: its text, and a width limit).
+  const title = spec.title && typeof spec.title === "object" ? spec.title.text : spec.title;
+  return String(title ?? "");
+}
+
+/**
+ * The spec in the page's colours: what sim.css gives the prerendered SVG's titles,
  * axes, legends and plot frame (the text colour; rules and ticks at 0.6 of it, the grid and
  * frame at 0.15), which a canvas can only get from Vega. Colours override the sim's own
  * config, as the style sheet does; its other settings stay.
@@ -108,7 +116,7 @@ export function labelOf(spec, id) {
  * @param {string} ink the chart's CSS colour
  * @returns {Spec}
  */
-function themed(spec, ink) {
+export function themed(spec, ink) {
   const config = spec.config ?? {};
   /** @param {string} key @param {Record<string, unknown>} colours */
   const merged = (key, colours) => ({ ...(config[key] ?? {}), ...colours });

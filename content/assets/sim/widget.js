@@ -17,7 +17,8 @@
 // through its `transition`, which returns the next state and the effects to perform), and
 // this module only carries events in and effects out, over the modules that own the DOM:
 // controls.js (the inputs and the URL), results.js (status line, summary and tables),
-// charts.js (the live charts); python.js is the page's one worker. Every element any of
+// charts.js (the live charts), toolbar.js (the result as files, and its link); python.js is
+// the page's one worker. Every element any of
 // them binds to is a part marked data-sim-part (parts.js).
 //
 // data-state on each sim: prerendered -> loading -> ready, or error (reason shown).
@@ -32,6 +33,7 @@ import { SIM, part, required } from "./parts.js";
 import { dataState, initial, transition } from "./phase.js";
 import * as python from "./python.js";
 import { mountResults } from "./results.js";
+import { mountTakeaway } from "./toolbar.js";
 import { whenNear } from "./wanted.js";
 
 const STEPS = 4; // worker: start Python, load the sim; page: first run; done
@@ -71,6 +73,7 @@ class Sim {
     this.watchdog = undefined;
     this.results = mountResults(element, this.config.metrics);
     this.charts = mountCharts(element);
+    this.takeaway = mountTakeaway(element, this.config);
     this.controls = mountControls(element, this.config, {
       change: () => this.change(),
       reach: () => this.reach(),
@@ -203,6 +206,8 @@ class Sim {
     if (answer.ok) {
       const inputs = this.sent;
       this.results.write(answer.result);
+      // The files follow the summary at once: a reader may take them before the charts are drawn.
+      this.takeaway.hold(inputs, answer.result);
       // The prerendered SVGs show exactly these inputs' charts until the inputs change.
       await this.charts.show(answer.result.charts, sameInputs(inputs, this.config.start));
       this.shown = inputs;
