@@ -29,7 +29,9 @@ def _steps_axis(last: float) -> dict[str, Any]:
     return {"field": "step", "type": "quantitative", "title": STEPS_TITLE,
             "scale": {"domain": [0, max(1, last)], "nice": False},
             # The run ends rarely on a tick: flush labels keep the plot in place (timeline).
-            "axis": {"labelFlush": timeline.FLUSH_PX}}
+            # No tick marks: one that falls within a pixel of the end sticks out by half its
+            # stroke, and the plot narrows to fit it (the grid lines mark the ticks).
+            "axis": {"labelFlush": timeline.FLUSH_PX, "ticks": False}}
 
 
 def _memory_chart(name: str, outcome: Outcome, last: float) -> dict[str, Any]:
