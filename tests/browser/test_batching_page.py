@@ -88,7 +88,9 @@ def prerendered_summary(base_url: str) -> list[list[str]]:
     ]
 
 
-def test_prerendered_results_show_before_python_is_ready(page: Page, base_url: str) -> None:
+def open_with_the_runtime_held(page: Page, base_url: str) -> Route:
+    """Open the page with Pyodide's runtime held back: once the worker asks for it, the
+    request waits; the caller lets it through with `continue_()`."""
     held: list[Route] = []
     page.route("**/pyodide.asm.wasm", lambda route: held.append(route))
     page.goto(base_url + PATH)
@@ -97,6 +99,11 @@ def test_prerendered_results_show_before_python_is_ready(page: Page, base_url: s
             break
         page.wait_for_timeout(50)
     assert held, "the worker never asked for pyodide.asm.wasm"
+    return held[0]
+
+
+def test_prerendered_results_show_before_python_is_ready(page: Page, base_url: str) -> None:
+    held = open_with_the_runtime_held(page, base_url)
     assert page.get_attribute(SIM, "data-state") == "loading"
     assert shown(page) == expected()
     charts = page.locator(f"{SIM} figure.sim-chart > svg")
@@ -104,7 +111,7 @@ def test_prerendered_results_show_before_python_is_ready(page: Page, base_url: s
     assert charts.first.locator("title").text_content() == "Who holds each batch slot, step by step"
     assert "computed when this page was built" in page.inner_text(f"{SIM} .sim-status")
     expect(page.locator(f"{SIM} .sim-progress")).to_be_visible()
-    held[0].continue_()
+    held.continue_()
     wait_ready(page)
 
 

@@ -15,16 +15,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import BrowserContext, Download, Locator, Page, Route, expect
+from playwright.sync_api import BrowserContext, Download, Locator, Page, expect
 
 import sims
 from ridgepoint.sims.display import display
 from tests.browser.conftest import Recorder
 from tests.browser.test_batching_page import (
     BATCH_BOX,
-    PATH,
     SIM,
     open_page,
+    open_with_the_runtime_held,
     shown,
     wait_for_summary,
     wait_ready,
@@ -94,17 +94,10 @@ def same_cell(cell: str, value: Any) -> bool:
 def test_csv_and_json_hold_the_inputs_summary_and_chart_data_shown(
     page: Page, base_url: str, recorder: Recorder
 ) -> None:
-    held: list[Route] = []
-    page.route("**/pyodide.asm.wasm", lambda route: held.append(route))
-    page.goto(base_url + PATH)
-    for _ in range(200):  # until the worker asks for the runtime, which is now held back
-        if held:
-            break
-        page.wait_for_timeout(50)
-    assert held, "the worker never asked for pyodide.asm.wasm"
+    held = open_with_the_runtime_held(page, base_url)
     expect(page.locator(f"{BAR} button")).to_have_count(7)  # 3 for the result, 2 per chart
     expect(page.locator(f"{BAR} button:enabled")).to_have_count(0)  # no live result yet
-    held[0].continue_()
+    held.continue_()
     wait_ready(page)
     inputs = run_at(page, 8)
     result = sims.load("batching").simulate(**inputs)
