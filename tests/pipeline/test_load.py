@@ -21,6 +21,7 @@ from ridgepoint.content import modeline
 from ridgepoint.content.kinds import KINDS, VOCABULARY_SCHEMA
 from ridgepoint.content.kinds import VOCABULARY as VOCABULARY_PATH
 from ridgepoint.content.load import load_site, split_front_matter
+from ridgepoint.content.parsememo import ParseMemo
 from ridgepoint.content.model import HubSection
 from ridgepoint.staging.stage import check_content
 from tests.limits import within
@@ -30,6 +31,10 @@ BAD = Path(__file__).parent / "fixtures" / "bad"
 CASES = sorted(case.name for case in BAD.iterdir() if case.is_dir())
 # The fixtures name one sim; the real list would tie them to whatever sims/ holds today.
 FIXTURE_SIMS = frozenset({"batching"})
+# Parses shared by load_cleanly's loads, in memory only: a file's parse is a pure function of
+# its path and text (the memo's key), so the files an example leaves alone are not parsed
+# again, as in `make serve`; the mangled one is new text and is parsed and checked afresh.
+_PARSES = ParseMemo()
 
 VOCABULARY = """\
 tags:
@@ -130,7 +135,7 @@ def load_cleanly(files: dict[str, str | bytes]) -> None:
         root = write_tree(Path(directory), tree)
         try:
             with within(10, "loading"):
-                load_site(root, FIXTURE_SIMS)
+                load_site(root, FIXTURE_SIMS, memo=_PARSES)
         except ContentErrors as exc:
             assert exc.errors
             for error in exc.errors:
