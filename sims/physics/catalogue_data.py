@@ -25,6 +25,8 @@ GPUS = {
         'host_link_bytes_per_s': 32000000000.0,
         'scale_out_bytes_per_s': 25000000000.0,
         'kernels': 'ampere',
+        'price_per_gpu_hour': 1.6,
+        'price_note': '1.60 USD/h, Hyperstack GPU pricing, On-Demand rate card (https://www.hyperstack.cloud/gpu-pricing), read 2026-08-26 as transcribed verbatim in api-evangelist/nexgen-cloud, plans/nexgen-cloud-plans-pricing.yml: On-Demand: NVIDIA A100 SXM, 80 GB VRAM, price_per_hour 1.60 (read 2026-08-26)',
     },
     'b200': {
         'name': 'NVIDIA B200 (HGX B200)',
@@ -43,6 +45,8 @@ GPUS = {
         'host_link_bytes_per_s': None,
         'scale_out_bytes_per_s': 50000000000.0,
         'kernels': 'blackwell',
+        'price_per_gpu_hour': 6.0,
+        'price_note': '6.00 USD/h, Hyperstack GPU pricing, On-Demand rate card (https://www.hyperstack.cloud/gpu-pricing), read 2026-08-26 as transcribed verbatim in api-evangelist/nexgen-cloud, plans/nexgen-cloud-plans-pricing.yml: On-Demand: NVIDIA B200, 192 GB VRAM, price_per_hour 6.00 (read 2026-08-26)',
     },
     'h100': {
         'name': 'NVIDIA H100 SXM 80 GB',
@@ -60,6 +64,8 @@ GPUS = {
         'host_link_bytes_per_s': 64000000000.0,
         'scale_out_bytes_per_s': 50000000000.0,
         'kernels': 'hopper',
+        'price_per_gpu_hour': 3.2,
+        'price_note': '3.20 USD/h, Hyperstack GPU pricing, On-Demand rate card (https://www.hyperstack.cloud/gpu-pricing), read 2026-08-26 as transcribed verbatim in api-evangelist/nexgen-cloud, plans/nexgen-cloud-plans-pricing.yml: On-Demand: NVIDIA H100 SXM, 80 GB VRAM, price_per_hour 3.20 (read 2026-08-26)',
     },
     'h200': {
         'name': 'NVIDIA H200 SXM 141 GB',
@@ -77,6 +83,8 @@ GPUS = {
         'host_link_bytes_per_s': 64000000000.0,
         'scale_out_bytes_per_s': 50000000000.0,
         'kernels': 'hopper',
+        'price_per_gpu_hour': 3.99,
+        'price_note': '3.99 USD/h, Hyperstack GPU pricing, On-Demand rate card (https://www.hyperstack.cloud/gpu-pricing), read 2026-08-26 as transcribed verbatim in api-evangelist/nexgen-cloud, plans/nexgen-cloud-plans-pricing.yml: On-Demand: NVIDIA H200 SXM, 141 GB VRAM, price_per_hour 3.99 (read 2026-08-26)',
     },
     'l40s': {
         'name': 'NVIDIA L40S',
@@ -94,6 +102,8 @@ GPUS = {
         'host_link_bytes_per_s': 32000000000.0,
         'scale_out_bytes_per_s': None,
         'kernels': 'ada',
+        'price_per_gpu_hour': None,
+        'price_note': 'No public on-demand list price for the L40S (48 GB) was found among the price lists searched (Hyperstack lists the L40, a different card); give one to plan with it. (searched 2026-12-06)',
     },
     'mi300x': {
         'name': 'AMD Instinct MI300X',
@@ -111,6 +121,8 @@ GPUS = {
         'host_link_bytes_per_s': 64000000000.0,
         'scale_out_bytes_per_s': None,
         'kernels': 'cdna3',
+        'price_per_gpu_hour': 2.59,
+        'price_note': '2.59 USD/h, DigitalOcean API list price, on-demand, SKU gpu-mi300x1-192gb (1x AMD MI300X), as collected in the tokenwatt/gpu-cloud-prices dataset, snapshot 2026-10-07: AMD MI300X, gpus 1, price_hr 2.59, market on-demand, provider DigitalOcean, via DigitalOcean API (list price) (read 2026-10-07)',
     },
 }
 MODELS = {
