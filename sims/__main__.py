@@ -10,7 +10,11 @@
     python -m sims serve --model M --gpu G --gpus N --parallel tp|ep --weights F --kv F
                          --engine vllm|sglang|trtllm --isl I --osl O
                          (--concurrency C | --rate R) [--requests K] [--length_spread S]
-                         [--seed X] [--activations F]
+                         [--seed X] [--activations F] [--max_batch B] [--token_budget T]
+    python -m sims plan --model M --isl I --osl O (--rate R | --concurrency C)
+                        --ttft_s X --tpot_s Y [--percentile P] [--gpu G,G,...] [--engine E]
+                        [--workload chat|reasoning|summarization|long-context-retrieval]
+                        [--length_spread S] [--price G=USD,G=USD,...]
 
 Each prints one JSON object. A bad input exits with status 2 and a message that names the
 input and its allowed range (the same message the page shows).
