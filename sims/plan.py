@@ -50,7 +50,7 @@ INPUTS = (
            help="rate: requests per second, Poisson; concurrency: users in a closed loop."),
     Number("rate", "Request rate", default=10.0, min=0.01, max=10_000.0, step=0.01,
            unit="requests/s"),
-    Number("concurrency", "Concurrent users", default=64, min=1, max=100_000, unit="users"),
+    Number("concurrency", "Concurrent users", default=64, min=1, max=10_000, unit="users"),
     Number("ttft_s", "Target: first token within", default=1.0, min=0.01, max=600.0,
            step=0.01, unit="s"),
     Number("tpot_s", "Target: each later token within", default=0.05, min=0.001, max=10.0,
@@ -90,7 +90,8 @@ METRICS = {
     "setups_ruled_out": "Set-ups ruled out, each with its reason (set-ups)",
     "candidates": "Set-ups the estimate admits (set-ups)",
     "serve_runs": "Runs of serve spent verifying (runs)",
-    "accuracy": "How far the engine's served runs were from published ones",
+    "accuracy": "Regime of the cheapest set-up's decode step and the measured error there, "
+                "and how far the engine's served runs were from published ones",
 }
 
 

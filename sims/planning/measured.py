@@ -66,8 +66,8 @@ def _number(value: Any, where: str) -> float | None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(
             value):
-        raise ValueError(f"{where} is {value!r}, not a number: the file is not a results "
-                         f"file as the tool writes it")
+        raise ValueError(f"{where} is {value!r}, not a number: give the results file as "
+                         f"the tool wrote it, unedited")
     return float(value)
 
 
@@ -242,7 +242,7 @@ def parse(text: str) -> list[Point]:
         return parse_genai_perf(data)
     if isinstance(data, dict) and any(k.endswith("_ttft_ms") for k in data):
         return parse_vllm(data)
-    raise ValueError("not a results file this page reads: expected the JSON of `vllm bench "
+    raise ValueError("not a results file this page reads: give the JSON of `vllm bench "
                      "serve --save-result` (mean_ttft_ms, ...), GuideLLM's report "
                      "({\"benchmarks\": [...]}) or genai-perf's profile export "
                      "(time_to_first_token, ...)")

@@ -23,7 +23,8 @@ import heapq
 import math
 from typing import Any, NamedTuple
 
-from sims.physics import Gpu, Model
+from sims.physics import Gpu, Model, Work
+from sims.physics.accuracy import step_regime, throughput_note
 from sims.serving.deploy import MAX_TOKENS, accuracy
 from sims.serving.engines import Engine
 from sims.serving.workload import draw, percentile
@@ -189,8 +190,12 @@ def plan(ask: Ask) -> dict[str, Any]:
             if reason:
                 rule_out(setup, reason)
                 continue
-            estimated_disaggregated.append(_disaggregated(ask, group, setup, price, transfer,
-                                                          target))
+            found = _disaggregated(ask, group, setup, price, transfer, target)
+            if found is None:
+                rule_out(setup, "the target is out of reach by the steady-state estimate "
+                                "(an optimistic one): one of the two pools meets it at no load")
+                continue
+            estimated_disaggregated.append(found)
             continue
         reason = group.lone_reason(setup.token_budget)
         if reason:
@@ -205,7 +210,7 @@ def plan(ask: Ask) -> dict[str, Any]:
         candidates.append(Candidate(setup, _replicas(ask.load, point), price, point, binding))
 
     verified, runs, estimated = _verify(ask, groups, candidates, target, label, share)
-    estimated += [e for e in estimated_disaggregated if e["cost_per_hour"] is not None]
+    estimated += estimated_disaggregated
     estimated.sort(key=lambda e: e["cost_per_hour"])
     return {
         "setups": verified,
@@ -216,8 +221,29 @@ def plan(ask: Ask) -> dict[str, Any]:
         "serve_runs": runs,
         "frontier": _frontier(ask, groups),
         "prices": {gpu.key: price_source(gpu, ask.prices) for gpu in ask.gpus},
-        "accuracy": accuracy(ask.engine),
+        "accuracy": _accuracy(ask, groups, verified),
     }
+
+
+def _accuracy(ask: Ask, groups: dict[tuple, Group], verified: list[dict[str, Any]]) -> str:
+    """The regime of the cheapest verified set-up's decode step (at its load, as serve ran
+    it) and the measured error there, then the engine's served runs against published ones;
+    with no verified set-up, the engine's alone (and the GPU's, when only one is asked)."""
+    engine = accuracy(ask.engine)
+    if not verified:
+        if len(ask.gpus) == 1:
+            return f"No set-up verified. {throughput_note(ask.gpus[0])}. {engine}"
+        return f"No set-up verified. {engine}"
+    best = verified[0]
+    key = (best["gpu"], best["gpus_per_replica"], best["parallel"], best["weights"],
+           best["kv"])
+    group = groups[key]
+    decoding = max(1, min(4096, round(best["estimated_capacity"]["concurrency"])))
+    context = round(ask.isl + ask.osl / 2)
+    regime = step_regime(group.gpu, ask.model, group.precision, group.gpus, group.layout,
+                         [Work(1, context, count=decoding)])
+    return (f"Decode step of the cheapest set-up at batch {decoding}, about {context:,} "
+            f"tokens each: {regime}. {throughput_note(group.gpu, named=False)}. {engine}")
 
 
 def _cost(candidate: Candidate, replicas: int) -> float:
@@ -353,15 +379,14 @@ def _estimated(ask: Ask, candidate: Candidate, replicas: int) -> dict[str, Any]:
 
 
 def _disaggregated(ask: Ask, group: Group, setup: space.Setup, price: float,
-                   transfer: float, target: Target) -> dict[str, Any]:
+                   transfer: float, target: Target) -> dict[str, Any] | None:
     assert group.curve is not None
     found = disaggregated.pools(group.curve, target, transfer, setup.max_batch,
                                 setup.token_budget, group.prefill(setup.token_budget))
     base = {**setup.describe(), "price_per_gpu_hour": price, "verified": False,
             "kv_transfer_s": transfer}
     if found is None:
-        return {**base, "cost_per_hour": None, "reason": "no load meets the target by the "
-                                                         "estimate"}
+        return None
     rate = ask.load.rate or ask.load.users / (found.ttft_s + (ask.osl - 1) * found.tpot_s)
     prefills = disaggregated.replicas(rate, found.prefill_rate)
     decodes = disaggregated.replicas(rate, found.decode_rate)

@@ -29,7 +29,7 @@ from sims.serving.workload import percentile
 from sims.planning.estimate import Target
 
 VERIFY_REQUESTS = 200  # per run (closed loops: at least three rounds of the users)
-MOST_REQUESTS = 1200
+MOST_REQUESTS = 600
 SEED = 0
 
 
