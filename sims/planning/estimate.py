@@ -46,6 +46,16 @@ BISECTIONS = 10
 C_SPACING = 32
 
 
+def burst_requests(users: float) -> int:
+    """Requests a verification run of a closed loop sends (sims.planning.verify's rule,
+    here so that the estimate knows what share of them the first round is)."""
+    return min(MOST_REQUESTS, max(VERIFY_REQUESTS, 3 * math.ceil(users)))
+
+
+VERIFY_REQUESTS = 200  # per run (closed loops: at least three rounds of the users)
+MOST_REQUESTS = 600
+
+
 class Target(NamedTuple):
     """The latency target: first token and per-token time at a percentile (a share)."""
 
@@ -119,7 +129,8 @@ class Curve:
     powers of two when first asked for, and linear between them."""
 
     def __init__(self, gpu: Gpu, model: Model, gpus: int, layout: str, precision: Precision,
-                 engine: Engine, space: KvSpace, traffic: Traffic, chunk: int) -> None:
+                 engine: Engine, space: KvSpace, traffic: Traffic, chunk: int,
+                 closed: bool = False) -> None:
         self.pricer = pricer(gpu, model, precision, gpus, layout, engine.all_reduce_on(gpu))
         self.overhead = engine.step_overhead
         self.engine, self.space, self.traffic = engine, space, traffic
@@ -128,6 +139,27 @@ class Curve:
         self.chunk = max(1, chunk)
         self._decode: dict[int, float] = {}
         self._prompt: dict[int, float] = {}
+        self.closed = closed
+        self._prefill_token_s: float | None = None
+
+    def prefill_token_s(self) -> float:
+        """A prompt token's share of a prompt-only step of `chunk` tokens (s)."""
+        if self._prefill_token_s is None:
+            step = self.pricer.price([Work(self.chunk, 0, logit_tokens=1)]).time_s
+            self._prefill_token_s = step / self.chunk
+        return self._prefill_token_s
+
+    def burst_s(self, users: float, share: float) -> float:
+        """A closed loop's first round: every user sends at once, as a benchmark's
+        --max-concurrency run starts, so the last of them waits for every prompt before
+        its own. Its first tokens spread over users x isl prompt tokens' time; they are
+        users / requests of the run's requests, so the run's `share` quantile lies that far
+        into the spread (0 if the round is too small a part of the run to reach it)."""
+        if not self.closed or users <= 1:
+            return 0.0
+        part = min(1.0, users / burst_requests(users))
+        reach = 1 - (1 - share) / part
+        return max(0.0, reach) * users * self.traffic.isl * self.prefill_token_s()
 
     def decode_s(self, n: int) -> float:
         """s0 at a power of two n."""
@@ -194,10 +226,11 @@ class Curve:
         queue = (s / 2 * min(1.0, n) + load / (2 * (1 - load)) * isl / chunk * s
                  if stable else math.inf)
         ttft = self.engine.request_overhead_s + queue + prefill
+        users = rate * (ttft + decoding * s)
+        ttft = max(ttft, self.burst_s(users, target.share))
         limit = min(max_batch, budget) * self.ranks
         fits = n <= limit and n <= self.kv_sequences()
-        return Point(n, rate, rate * (ttft + decoding * s), ttft, tpot_p, s, queue, fits,
-                     stable)
+        return Point(n, rate, users, ttft, tpot_p, s, queue, fits, stable)
 
     def meets(self, point: Point, target: Target) -> bool:
         return (point.fits and point.stable and point.ttft_s <= target.ttft_s

@@ -34,7 +34,7 @@ from sims.planning.estimate import Capacity, Curve, Point, Target, Traffic
 from sims.planning.prices import price_of, price_source
 
 MOST_VERIFIED = 5
-MOST_RUNS = 14
+MOST_RUNS = 16
 MOST_ESTIMATED = 30  # unverified candidates listed after the verified ones
 HOURS = 3600.0
 UNLIMITED = 1 << 30
@@ -87,7 +87,7 @@ class Group:
         if not self.reason:
             chunk = min(ask.isl, min(t for _, t in space.knobs(ask.engine)))
             self.curve = Curve(gpu, ask.model, self.gpus, self.layout, self.precision,
-                               ask.engine, self.space, traffic, chunk)
+                               ask.engine, self.space, traffic, chunk, bool(ask.load.users))
 
     def lone_reason(self, budget: int, transfer: float = 0.0) -> str | None:
         found = self._lone.get(budget)
@@ -257,14 +257,24 @@ def _verify(ask: Ask, groups: dict[tuple, Group], candidates: list[Candidate],
     # Ties in cost go to the set-up whose estimate serves the most, then the search's order.
     order = sorted(range(len(candidates)),
                    key=lambda i: (_cost(candidates[i], candidates[i].replicas),
-                                  -candidates[i].capacity.rate, i))
+                                  -candidates[i].capacity.rate, -candidates[i].setup.max_batch,
+                                  i))
     rank = {index: place for place, index in enumerate(order)}
+    # One batch limit per (physics, budget) goes to serve: the cheapest by the estimate. A
+    # smaller limit only caps the batch, so where the larger one misses at a count of
+    # replicas it misses too; those set-ups keep their estimates.
+    chosen: dict[tuple, int] = {}
+    for index in order:
+        chosen.setdefault((candidates[index].setup.physics,
+                           candidates[index].setup.token_budget), index)
+    picked = set(chosen.values())
     heap = [(_cost(c, c.replicas), rank[index], index, c.replicas, 0, None)
-            for index, c in enumerate(candidates)]
+            for index, c in enumerate(candidates) if index in picked]
+    left: list[tuple] = [(_cost(c, c.replicas), rank[index], index, c.replicas, 0, None)
+                         for index, c in enumerate(candidates) if index not in picked]
     heapq.heapify(heap)
     verified: list[dict[str, Any]] = []
     done: set[tuple] = set()  # physics verified: its other knobs cost no less, skip them
-    left: list[tuple] = []
     runs = 0
     most = ask.load.most_replicas()
     while heap and len(verified) < MOST_VERIFIED:

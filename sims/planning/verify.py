@@ -26,10 +26,8 @@ from sims.serving.deploy import figures, served_run
 from sims.serving.engines import Engine
 from sims.serving.workload import percentile
 
-from sims.planning.estimate import Target
+from sims.planning.estimate import VERIFY_REQUESTS, Target, burst_requests
 
-VERIFY_REQUESTS = 200  # per run (closed loops: at least three rounds of the users)
-MOST_REQUESTS = 600
 SEED = 0
 
 
@@ -60,7 +58,7 @@ class Run(NamedTuple):
 
 
 def requests_for(users: int) -> int:
-    return min(MOST_REQUESTS, max(VERIFY_REQUESTS, 3 * users))
+    return burst_requests(users)
 
 
 def run(gpu: Gpu, model: Model, engine: Engine, gpus: int, layout: str,
