@@ -141,6 +141,25 @@ class Curve:
         self._prompt: dict[int, float] = {}
         self.closed = closed
         self._prefill_token_s: float | None = None
+        self._reach: dict[int, float] = {}
+
+    def reach_token_s(self, prompt: float) -> float:
+        """What a prompt token of a `prompt`-token prompt adds for attending to the tokens
+        before it in earlier chunks, on average: a chunk at half the prompt's length, less
+        the same chunk at its start, per token (attention work grows with the position, so
+        a long prompt's later chunks cost more than its first)."""
+        key = round(prompt)
+        found = self._reach.get(key)
+        if found is None:
+            middle = max(0, round(prompt / 2 - self.chunk / 2))
+            if middle == 0:
+                found = 0.0
+            else:
+                far = self.pricer.price([Work(self.chunk, middle, logit_tokens=1)]).time_s
+                near = self.pricer.price([Work(self.chunk, 0, logit_tokens=1)]).time_s
+                found = max(0.0, (far - near) / self.chunk)
+            self._reach[key] = found
+        return found
 
     def prefill_token_s(self) -> float:
         """A prompt token's share of a prompt-only step of `chunk` tokens (s)."""
@@ -159,7 +178,8 @@ class Curve:
             return 0.0
         part = min(1.0, users / burst_requests(users))
         reach = 1 - (1 - share) / part
-        return max(0.0, reach) * users * self.traffic.isl * self.prefill_token_s()
+        per_token = self.prefill_token_s() + self.reach_token_s(self.traffic.isl)
+        return max(0.0, reach) * users * self.traffic.isl * per_token
 
     def decode_s(self, n: int) -> float:
         """s0 at a power of two n."""
@@ -214,6 +234,9 @@ class Curve:
         """The estimate with n requests decoding (see the module's docstring)."""
         isl, osl = self.traffic.isl, self.traffic.osl
         s0, c = self.step(n)
+        longest = self.traffic.isl_at_share
+        c_own = c + self.reach_token_s(longest)  # the percentile prompt's own tokens
+        c += self.reach_token_s(isl)
         decoding = max(1.0, osl - 1)
         s = s0 + c * isl * n / decoding
         rate = n / (decoding * s)
@@ -222,7 +245,7 @@ class Curve:
         load = rate * isl * s / (chunk * self.ranks)
         stable = load < 1
         steps = math.ceil(self.traffic.isl_at_share / chunk)
-        prefill = steps * s0 + c * self.traffic.isl_at_share
+        prefill = steps * s0 + c_own * longest
         queue = (s / 2 * min(1.0, n) + load / (2 * (1 - load)) * isl / chunk * s
                  if stable else math.inf)
         ttft = self.engine.request_overhead_s + queue + prefill

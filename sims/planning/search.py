@@ -317,8 +317,21 @@ def _verify(ask: Ask, groups: dict[tuple, Group], candidates: list[Candidate],
             more = min(more, most)
         heapq.heappush(heap, (_cost(candidate, more), place, index, more, replicas, None))
     seen = {entry.pop("_index") for entry in verified}
-    estimated = [_estimated(ask, candidates[index], replicas)
-                 for _, _, index, replicas, _, _ in sorted(heap + left) if index not in seen]
+    # What serve showed of each (physics, budget): at least this many replicas. A batch
+    # variant left out of the runs needs no fewer (module docstring of verify).
+    fewest: dict[tuple, int] = {}
+    for _, _, index, replicas, _, _ in heap:
+        setup = candidates[index].setup
+        fewest[(setup.physics, setup.token_budget)] = replicas
+    rest = []
+    for _, place, index, replicas, _, _ in heap + left:
+        if index in seen:
+            continue
+        setup = candidates[index].setup
+        count = max(replicas, fewest.get((setup.physics, setup.token_budget), 0))
+        rest.append((_cost(candidates[index], count), place, index, count))
+    estimated = [_estimated(ask, candidates[index], count)
+                 for _, _, index, count in sorted(rest)]
     return verified, runs, estimated
 
 

@@ -32,9 +32,18 @@ def by_rate() -> dict[str, Any]:
     return plan_json(DEFAULT)
 
 
+LONG = {"model": "llama-3.1-70b", "workload": "long-context-retrieval", "rate": "0.5",
+        "ttft_s": "3", "tpot_s": "0.05"}
+
+
 @pytest.fixture(scope="module")
 def by_users() -> dict[str, Any]:
     return plan_json(USERS)
+
+
+@pytest.fixture(scope="module")
+def long_context() -> dict[str, Any]:
+    return plan_json(LONG)
 
 
 def _label(result: dict[str, Any]) -> str:
@@ -73,7 +82,7 @@ def test_the_default_search_weighs_at_least_a_thousand_setups(by_rate: dict) -> 
     assert by_rate["searched"] == len(by_rate["ruled_out"]) + by_rate["candidates"]
 
 
-@pytest.mark.parametrize("name", ["by_rate", "by_users"])
+@pytest.mark.parametrize("name", ["by_rate", "by_users", "long_context"])
 def test_every_recommended_setup_meets_the_target_under_serve(name: str,
                                                               request: Any) -> None:
     result = request.getfixturevalue(name)
@@ -87,7 +96,7 @@ def test_every_recommended_setup_meets_the_target_under_serve(name: str,
         assert setup["tpot_s"][key] == pytest.approx(served["tpot_s"][key], rel=1e-5)
 
 
-@pytest.mark.parametrize("name", ["by_rate", "by_users"])
+@pytest.mark.parametrize("name", ["by_rate", "by_users", "long_context"])
 def test_setups_come_cheapest_first_with_their_costs_worked_out(name: str,
                                                                 request: Any) -> None:
     result = request.getfixturevalue(name)
@@ -131,10 +140,12 @@ def _physics(setup: dict[str, Any]) -> tuple:
             setup["kv"])
 
 
-@pytest.mark.parametrize("name", ["by_rate", "by_users"])
+@pytest.mark.parametrize("name", ["by_rate", "by_users", "long_context"])
 def test_no_cheaper_setup_of_the_search_meets_the_target(name: str, request: Any) -> None:
     result = request.getfixturevalue(name)
-    samples = _cheaper_samples(result, 10)
+    samples = _cheaper_samples(result, 12)
+    if name == "by_rate":
+        assert samples, "the default plan leaves nothing cheaper to check"
     for fields, replicas in samples:
         try:
             served = _serve_at(fields, result, replicas)
@@ -150,7 +161,7 @@ def _by_reason(result: dict[str, Any], start: str, count: int = 3) -> list[dict[
     return found[:count]
 
 
-@pytest.mark.parametrize("name", ["by_rate", "by_users"])
+@pytest.mark.parametrize("name", ["by_rate", "by_users", "long_context"])
 def test_each_ruled_out_reason_is_true(name: str, request: Any) -> None:
     result = request.getfixturevalue(name)
     inputs = result["inputs"]
@@ -176,7 +187,10 @@ def test_each_ruled_out_reason_is_true(name: str, request: Any) -> None:
         seen.add("price")
     for ruled in _by_reason(result, "disaggregation needs a network"):
         assert GPUS[ruled["gpu"]].scale_out_bytes_per_s is None
+        seen.add("network")
     assert seen, "no reason was checked"
+    if name == "long_context":
+        assert {"weights", "kv", "alone", "price", "network"} <= seen
 
 
 def test_a_target_no_setup_can_meet_gives_no_setups_and_says_why() -> None:
