@@ -26,7 +26,12 @@ GPUS = {
         'scale_out_bytes_per_s': 25000000000.0,
         'kernels': 'ampere',
         'price_per_gpu_hour': 1.6,
-        'price_note': '1.60 USD/h, Hyperstack GPU pricing, On-Demand rate card (https://www.hyperstack.cloud/gpu-pricing), read 2026-08-26 as transcribed verbatim in api-evangelist/nexgen-cloud, plans/nexgen-cloud-plans-pricing.yml: On-Demand: NVIDIA A100 SXM, 80 GB VRAM, price_per_hour 1.60 (read 2026-08-26)',
+        'price_note': (
+            '1.60 USD/h, Hyperstack GPU pricing, On-Demand rate card '
+            '(https://www.hyperstack.cloud/gpu-pricing), read 2026-08-26 as transcribed verbatim '
+            'in api-evangelist/nexgen-cloud, plans/nexgen-cloud-plans-pricing.yml: On-Demand: '
+            'NVIDIA A100 SXM, 80 GB VRAM, price_per_hour 1.60 (read 2026-08-26)'
+        ),
     },
     'b200': {
         'name': 'NVIDIA B200 (HGX B200)',
@@ -46,7 +51,12 @@ GPUS = {
         'scale_out_bytes_per_s': 50000000000.0,
         'kernels': 'blackwell',
         'price_per_gpu_hour': 6.0,
-        'price_note': '6.00 USD/h, Hyperstack GPU pricing, On-Demand rate card (https://www.hyperstack.cloud/gpu-pricing), read 2026-08-26 as transcribed verbatim in api-evangelist/nexgen-cloud, plans/nexgen-cloud-plans-pricing.yml: On-Demand: NVIDIA B200, 192 GB VRAM, price_per_hour 6.00 (read 2026-08-26)',
+        'price_note': (
+            '6.00 USD/h, Hyperstack GPU pricing, On-Demand rate card '
+            '(https://www.hyperstack.cloud/gpu-pricing), read 2026-08-26 as transcribed verbatim '
+            'in api-evangelist/nexgen-cloud, plans/nexgen-cloud-plans-pricing.yml: On-Demand: '
+            'NVIDIA B200, 192 GB VRAM, price_per_hour 6.00 (read 2026-08-26)'
+        ),
     },
     'h100': {
         'name': 'NVIDIA H100 SXM 80 GB',
@@ -65,7 +75,12 @@ GPUS = {
         'scale_out_bytes_per_s': 50000000000.0,
         'kernels': 'hopper',
         'price_per_gpu_hour': 3.2,
-        'price_note': '3.20 USD/h, Hyperstack GPU pricing, On-Demand rate card (https://www.hyperstack.cloud/gpu-pricing), read 2026-08-26 as transcribed verbatim in api-evangelist/nexgen-cloud, plans/nexgen-cloud-plans-pricing.yml: On-Demand: NVIDIA H100 SXM, 80 GB VRAM, price_per_hour 3.20 (read 2026-08-26)',
+        'price_note': (
+            '3.20 USD/h, Hyperstack GPU pricing, On-Demand rate card '
+            '(https://www.hyperstack.cloud/gpu-pricing), read 2026-08-26 as transcribed verbatim '
+            'in api-evangelist/nexgen-cloud, plans/nexgen-cloud-plans-pricing.yml: On-Demand: '
+            'NVIDIA H100 SXM, 80 GB VRAM, price_per_hour 3.20 (read 2026-08-26)'
+        ),
     },
     'h200': {
         'name': 'NVIDIA H200 SXM 141 GB',
@@ -84,7 +99,12 @@ GPUS = {
         'scale_out_bytes_per_s': 50000000000.0,
         'kernels': 'hopper',
         'price_per_gpu_hour': 3.99,
-        'price_note': '3.99 USD/h, Hyperstack GPU pricing, On-Demand rate card (https://www.hyperstack.cloud/gpu-pricing), read 2026-08-26 as transcribed verbatim in api-evangelist/nexgen-cloud, plans/nexgen-cloud-plans-pricing.yml: On-Demand: NVIDIA H200 SXM, 141 GB VRAM, price_per_hour 3.99 (read 2026-08-26)',
+        'price_note': (
+            '3.99 USD/h, Hyperstack GPU pricing, On-Demand rate card '
+            '(https://www.hyperstack.cloud/gpu-pricing), read 2026-08-26 as transcribed verbatim '
+            'in api-evangelist/nexgen-cloud, plans/nexgen-cloud-plans-pricing.yml: On-Demand: '
+            'NVIDIA H200 SXM, 141 GB VRAM, price_per_hour 3.99 (read 2026-08-26)'
+        ),
     },
     'l40s': {
         'name': 'NVIDIA L40S',
@@ -103,7 +123,11 @@ GPUS = {
         'scale_out_bytes_per_s': None,
         'kernels': 'ada',
         'price_per_gpu_hour': None,
-        'price_note': 'No public on-demand list price for the L40S (48 GB) was found among the price lists searched (Hyperstack lists the L40, a different card); give one to plan with it. (searched 2026-12-06)',
+        'price_note': (
+            'No public on-demand list price for the L40S (48 GB) was found among the price lists '
+            'searched (Hyperstack lists the L40, a different card); give one to plan with it. '
+            '(searched 2026-12-06)'
+        ),
     },
     'mi300x': {
         'name': 'AMD Instinct MI300X',
@@ -113,7 +137,9 @@ GPUS = {
         },
         'hbm_bytes': 192000000000.0,
         'hbm_bytes_per_s': 5300000000000.0,
-        'scale_up_link': 'Infinity Fabric, a direct link to each of the seven other GPUs',
+        'scale_up_link': (
+            'Infinity Fabric, a direct link to each of the seven other GPUs'
+        ),
         'scale_up_bytes_per_s': 448000000000.0,
         'scale_up_gpus': 8,
         'topology': 'mesh',
@@ -122,7 +148,12 @@ GPUS = {
         'scale_out_bytes_per_s': None,
         'kernels': 'cdna3',
         'price_per_gpu_hour': 2.59,
-        'price_note': '2.59 USD/h, DigitalOcean API list price, on-demand, SKU gpu-mi300x1-192gb (1x AMD MI300X), as collected in the tokenwatt/gpu-cloud-prices dataset, snapshot 2026-10-07: AMD MI300X, gpus 1, price_hr 2.59, market on-demand, provider DigitalOcean, via DigitalOcean API (list price) (read 2026-10-07)',
+        'price_note': (
+            '2.59 USD/h, DigitalOcean API list price, on-demand, SKU gpu-mi300x1-192gb (1x AMD '
+            'MI300X), as collected in the tokenwatt/gpu-cloud-prices dataset, snapshot 2026-10-07: '
+            'AMD MI300X, gpus 1, price_hr 2.59, market on-demand, provider DigitalOcean, via '
+            'DigitalOcean API (list price) (read 2026-10-07)'
+        ),
     },
 }
 MODELS = {
@@ -549,7 +580,9 @@ KERNELS = {
         ],
     },
     'blackwell': {
-        'name': "Blackwell (B200) with TensorRT-LLM's kernels and NCCL",
+        'name': (
+            "Blackwell (B200) with TensorRT-LLM's kernels and NCCL"
+        ),
         'overlap_exponent': 3.0,
         'gemm': {
             'bf16': {
@@ -946,7 +979,9 @@ KERNELS = {
         ],
     },
     'hopper': {
-        'name': "Hopper (H100, H200) with TensorRT-LLM's kernels and NCCL",
+        'name': (
+            "Hopper (H100, H200) with TensorRT-LLM's kernels and NCCL"
+        ),
         'overlap_exponent': 3.0,
         'gemm': {
             'bf16': {

@@ -22,11 +22,10 @@ from typing import NamedTuple
 from sims.kit.contract import InputError
 from sims.physics import Gpu, Model, Precision, Work, check_group
 from sims.physics.pricing import pricer
+from sims.planning.estimate import Target
 from sims.serving.engines import Engine
 from sims.serving.kv_space import KvSpace, kv_space
 from sims.serving.workload import Request, percentile
-from sims.planning.estimate import Target
-
 
 # How far `serve`'s step table may be from the physics it interpolates (tests hold it within
 # a few percent): a lone request is ruled out only when it misses by more than this.

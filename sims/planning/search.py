@@ -25,13 +25,12 @@ from typing import Any, NamedTuple
 
 from sims.physics import Gpu, Model, Work
 from sims.physics.accuracy import step_regime, throughput_note
+from sims.planning import disaggregated, feasibility, space, verify
+from sims.planning.estimate import VERIFY_REQUESTS, Capacity, Curve, Point, Target, Traffic
+from sims.planning.prices import price_of, price_source
 from sims.serving.deploy import MAX_TOKENS, accuracy
 from sims.serving.engines import Engine
 from sims.serving.workload import draw, percentile
-
-from sims.planning import disaggregated, feasibility, space, verify
-from sims.planning.estimate import Capacity, Curve, Point, Target, Traffic
-from sims.planning.prices import price_of, price_source
 
 MOST_VERIFIED = 5
 MOST_RUNS = 16
@@ -146,7 +145,7 @@ def plan(ask: Ask) -> dict[str, Any]:
     """The plan as plain JSON (see the module's docstring)."""
     share = ask.target.share
     label = feasibility.share_label(share)
-    requests = draw(verify.VERIFY_REQUESTS, verify.SEED, "poisson", ask.isl, ask.osl,
+    requests = draw(VERIFY_REQUESTS, verify.SEED, "poisson", ask.isl, ask.osl,
                     ask.spread, MAX_TOKENS, MAX_TOKENS)
     prompts = sorted(r.prompt_tokens for r in requests)
     traffic = Traffic(sum(prompts) / len(prompts),

@@ -22,11 +22,10 @@ import math
 from typing import Any, NamedTuple
 
 from sims.physics import Gpu, Model, Precision
+from sims.planning.estimate import Target, burst_requests
 from sims.serving.deploy import figures, served_run
 from sims.serving.engines import Engine
 from sims.serving.workload import percentile
-
-from sims.planning.estimate import VERIFY_REQUESTS, Target, burst_requests
 
 SEED = 0
 
