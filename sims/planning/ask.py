@@ -6,7 +6,7 @@ from __future__ import annotations
 from sims.kit.contract import InputError
 from sims.physics import GPUS, MODELS
 from sims.planning.estimate import Target
-from sims.planning.search import Ask
+from sims.planning.groups import Ask
 from sims.planning.verify import Load
 from sims.planning.workloads import WORKLOADS
 from sims.serving.engines import ENGINES

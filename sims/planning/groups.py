@@ -1,0 +1,110 @@
+"""The planner's shared records: what the reader asks (`Ask`), a set-up the estimate
+admits (`Candidate`), and the work one physics configuration's set-ups share (`Group`: its
+formats, KV room, priced steps, lone-request bounds and capacities, each made once).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+from sims.physics import Gpu, Model
+from sims.planning import disaggregated, feasibility, space, verify
+from sims.planning.estimate import Capacity, Curve, Point, Target, Traffic
+from sims.serving.engines import Engine
+
+UNLIMITED = 1 << 30
+
+
+class Ask(NamedTuple):
+    """What the reader asks for."""
+
+    model: Model
+    engine: Engine
+    gpus: tuple[Gpu, ...]
+    isl: int
+    osl: int
+    spread: float
+    load: verify.Load
+    target: Target  # as the reader gave it
+    prices: dict[str, float]
+    ttft_scale: float = 1.0  # the model's latencies times these ("fitted to your
+    tpot_scale: float = 1.0  # measurements"); 1: the physics as it is
+
+
+class Candidate(NamedTuple):
+    setup: space.Setup
+    replicas: int
+    price: float
+    capacity: Point
+    binding: str
+
+
+class Group:
+    """One physics configuration's shared work: formats, KV room, priced steps."""
+
+    def __init__(self, ask: Ask, gpu: Gpu, key: tuple[str, int, str, str, str],
+                 traffic: Traffic, requests: tuple, target: Target) -> None:
+        _, self.gpus, self.layout, weights, kv = key
+        self.gpu, self.reason = gpu, feasibility.group_reason(gpu, ask.model, self.gpus,
+                                                              self.layout)
+        self.curve: Curve | None = None
+        self._capacity: dict[int, Capacity] = {}
+        self._lone: dict[int, feasibility.Lone] = {}
+        self._prefill: dict[int, disaggregated.Prefill | None] = {}
+        if self.reason:
+            return
+        self.precision = space.precision_of(gpu, ask.model, space.Setup(*key, 0, 0, False))
+        self.space = feasibility.space_of(gpu, ask.model, self.gpus, self.precision,
+                                          self.layout)
+        self.reason = feasibility.memory_reason(gpu, ask.model, self.gpus, self.space,
+                                                requests)
+        self.ask, self.traffic, self.requests, self.target = ask, traffic, requests, target
+        if not self.reason:
+            chunk = min(ask.isl, min(t for _, t in space.knobs(ask.engine)))
+            self.curve = Curve(gpu, ask.model, self.gpus, self.layout, self.precision,
+                               ask.engine, self.space, traffic, chunk, bool(ask.load.users))
+
+    def lone_reason(self, budget: int, transfer: float = 0.0) -> str | None:
+        found = self._lone.get(budget)
+        if found is None:
+            found = self._lone[budget] = feasibility.lone(
+                self.gpu, self.ask.model, self.gpus, self.layout, self.precision,
+                self.ask.engine, budget, self.requests, self.target.share)
+        return feasibility.lone_reason(found, self.target, transfer, self.traffic.osl)
+
+    def prefill(self, budget: int) -> disaggregated.Prefill | None:
+        """A prefill replica's capacity at this budget (shared by the batch limits)."""
+        if budget not in self._prefill:
+            assert self.curve is not None
+            self._prefill[budget] = disaggregated.prefill_pool(self.curve, self.target, budget)
+        return self._prefill[budget]
+
+    def capacity(self, budget: int) -> Capacity:
+        """The estimate with no batch limit but the budget's (and KV room)."""
+        if budget not in self._capacity:
+            assert self.curve is not None
+            self._capacity[budget] = self.curve.capacity(self.target, UNLIMITED, budget)
+        return self._capacity[budget]
+
+
+def limited(group: Group, found: Capacity, max_batch: int, budget: int
+             ) -> tuple[Point | None, str]:
+    """The estimate under a batch limit: latencies grow with the load, so the highest load
+    within the limit is the unlimited one's or the limit itself, whichever is lower."""
+    assert group.curve is not None
+    limit = min(max_batch, budget) * group.curve.ranks
+    if found.point is None or found.point.n <= limit:
+        return found.point, found.binding
+    point = group.curve.point(float(limit), group.target, max_batch, budget)
+    return point, f"queueing (batch limit {limit})"
+
+
+def replicas_for(load: verify.Load, point: Point) -> int:
+    if load.users:
+        return max(1, min(load.users, math.ceil(load.users / point.concurrency - 1e-9)))
+    return max(1, math.ceil(load.rate / point.rate - 1e-9))
+
+
+def cost(candidate: Candidate, replicas: int) -> float:
+    return replicas * candidate.setup.gpus * candidate.price
