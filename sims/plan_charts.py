@@ -14,8 +14,8 @@ from typing import Any
 from sims.kit import charts
 
 REFERENCE = "#9e9e9e"
-PER_USER = "Output tokens/s per user"
-PER_GPU = "Output tokens/s per GPU"
+PER_USER = "Speed per user (output tokens/s)"
+PER_GPU = "Throughput per GPU (output tokens/s)"
 
 
 def frontier_chart(rows: list[dict[str, Any]], tpot_s: float, model: str) -> dict[str, Any]:
