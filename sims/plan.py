@@ -95,9 +95,15 @@ METRICS = {
 }
 
 
-def given_prices(values: dict[str, Any]) -> dict[str, float]:
-    """The price inputs as {gpu: USD/h}; a 0 means none (the GPU is then ruled out)."""
-    return {key: values[f"price_{key}"] for key in GPUS if values[f"price_{key}"] > 0}
+def given_prices(values: dict[str, Any]) -> dict[str, float | None]:
+    """The price inputs as {gpu: USD/h}, those that differ from the catalogue's; a 0 means
+    none (the GPU is then ruled out, whatever the catalogue says)."""
+    given: dict[str, float | None] = {}
+    for key, gpu in GPUS.items():
+        value = values[f"price_{key}"]
+        if value != (gpu.price_per_gpu_hour or 0.0):
+            given[key] = value or None
+    return given
 
 
 def summary_of(result: dict[str, Any], share: float) -> dict[str, Any]:

@@ -22,7 +22,7 @@ def lengths(workload: str, isl: int, osl: int, spread: float) -> tuple[int, int,
 
 def make_ask(model: str, engine: str, gpus: tuple[str, ...], isl: int, osl: int,
              spread: float, rate: float, users: int, ttft_s: float, tpot_s: float,
-             percentile: float, prices: dict[str, float], ttft_scale: float = 1.0,
+             percentile: float, prices: dict[str, float | None], ttft_scale: float = 1.0,
              tpot_scale: float = 1.0) -> Ask:
     """An Ask from plain values (already range-checked by the caller's inputs)."""
     if rate <= 0 and users <= 0:

@@ -126,8 +126,7 @@ class Curve:
                 found = 0.0
             else:
                 far = self.pricer.price([Work(self.chunk, middle, logit_tokens=1)]).time_s
-                near = self.pricer.price([Work(self.chunk, 0, logit_tokens=1)]).time_s
-                found = max(0.0, (far - near) / self.chunk)
+                found = max(0.0, far / self.chunk - self.prefill_token_s())
             self._reach[key] = found
         return found
 

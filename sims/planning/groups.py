@@ -8,12 +8,33 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from sims.physics import Gpu, Model
+from sims.physics import Gpu, Model, Precision
 from sims.planning import disaggregated, feasibility, space, verify
 from sims.planning.estimate import Capacity, Curve, Point, Target, Traffic
 from sims.serving.engines import Engine
+from sims.serving.kv_space import KvSpace
 
 UNLIMITED = 1 << 30
+CURVES_KEPT = 1024  # a page's plan and the next: a few hundred groups each
+
+
+_CURVES: dict[tuple, Curve] = {}
+
+
+def curve_for(gpu: Gpu, model: Model, gpus: int, layout: str, precision: Precision,
+              engine: Engine, space: KvSpace, traffic: Traffic, chunk: int, closed: bool
+              ) -> Curve:
+    """The Curve of this configuration, kept (the CURVES_KEPT latest): its priced steps
+    depend on none of the target, the load's size or the prices, so a reader who moves
+    those reprices nothing. A Curve only adds to its own caches, so sharing it is safe."""
+    key = (gpu.key, model.key, gpus, layout, precision, engine.key, traffic, chunk, closed)
+    found = _CURVES.get(key)
+    if found is None:
+        if len(_CURVES) >= CURVES_KEPT:
+            del _CURVES[next(iter(_CURVES))]
+        found = _CURVES[key] = Curve(gpu, model, gpus, layout, precision, engine, space,
+                                     traffic, chunk, closed)
+    return found
 
 
 class Ask(NamedTuple):
@@ -27,7 +48,7 @@ class Ask(NamedTuple):
     spread: float
     load: verify.Load
     target: Target  # as the reader gave it
-    prices: dict[str, float]
+    prices: dict[str, float | None]
     ttft_scale: float = 1.0  # the model's latencies times these ("fitted to your
     tpot_scale: float = 1.0  # measurements"); 1: the physics as it is
 
@@ -62,8 +83,9 @@ class Group:
         self.ask, self.traffic, self.requests, self.target = ask, traffic, requests, target
         if not self.reason:
             chunk = min(ask.isl, min(t for _, t in space.knobs(ask.engine)))
-            self.curve = Curve(gpu, ask.model, self.gpus, self.layout, self.precision,
-                               ask.engine, self.space, traffic, chunk, bool(ask.load.users))
+            self.curve = curve_for(gpu, ask.model, self.gpus, self.layout, self.precision,
+                                   ask.engine, self.space, traffic, chunk,
+                                   bool(ask.load.users))
 
     def lone_reason(self, budget: int, transfer: float = 0.0) -> str | None:
         found = self._lone.get(budget)

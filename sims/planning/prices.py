@@ -41,13 +41,16 @@ def parse_prices(text: str, name: str = "price") -> dict[str, float]:
     return prices
 
 
-def price_of(gpu: Gpu, given: dict[str, float]) -> float | None:
-    """The reader's price for `gpu` if given, else the catalogue's; None if neither."""
+def price_of(gpu: Gpu, given: dict[str, float | None]) -> float | None:
+    """The reader's price for `gpu` if given (None: the reader took it away), else the
+    catalogue's; None if neither."""
     return given.get(gpu.key, gpu.price_per_gpu_hour)
 
 
-def price_source(gpu: Gpu, given: dict[str, float]) -> str:
+def price_source(gpu: Gpu, given: dict[str, float | None]) -> str:
     """Where the price used comes from, in a sentence."""
     if gpu.key in given:
-        return f"{given[gpu.key]:g} USD/h, given by the reader"
+        price = given[gpu.key]
+        return (f"{price:g} USD/h, given by the reader" if price is not None
+                else "the reader set no price for it")
     return gpu.price_note or "no price"

@@ -17,6 +17,7 @@ from sims.planning.report import entry, estimated_entry
 
 MOST_VERIFIED = 5
 MOST_RUNS = 16
+MOST_RUNS_FOR_ONE = 32  # until one set-up is verified, runs may go on to this many
 
 
 def verify_cheapest(ask: Ask, groups: dict[tuple, Group], candidates: list[Candidate],
@@ -56,7 +57,7 @@ def verify_cheapest(ask: Ask, groups: dict[tuple, Group], candidates: list[Candi
         if candidate.setup.physics in done:
             left.append((cost, place, index, replicas, failed_below, None))
             continue
-        if runs >= MOST_RUNS:
+        if runs >= (MOST_RUNS if verified or runs >= MOST_RUNS_FOR_ONE else MOST_RUNS_FOR_ONE):
             heapq.heappush(heap, (cost, place, index, replicas, failed_below, None))
             break
         group = groups[candidate.setup.physics]
