@@ -19,12 +19,17 @@ PER_GPU = "Throughput per GPU (output tokens/s)"
 
 
 def frontier_chart(rows: list[dict[str, Any]], tpot_s: float, model: str) -> dict[str, Any]:
-    """One line per GPU type over `rows` ({gpu, per_user, per_gpu})."""
+    """One line per GPU type over `rows` ({gpu, per_user, per_gpu}); with no set-up to
+    draw, one point at the origin named so, and the title says so."""
+    note = ""
+    if not rows:
+        rows = [{"gpu": "no set-up", "per_user": 0.0, "per_gpu": 0.0}]
+        note = "no set-up fits"
     target = 1 / tpot_s
     top = max([r["per_gpu"] for r in rows] or [1.0])
     right = max([r["per_user"] for r in rows] + [target]) * 1.05
     return charts.chart(
-        f"Throughput per GPU against speed per user, {model}",
+        charts.titled(f"Throughput per GPU against speed per user, {model}", note),
         "For each GPU type, the most output tokens per second each GPU serves at each speed "
         "per user, by the planner's estimate; the dashed line is the per-token target.",
         rows,

@@ -219,7 +219,8 @@ class Curve:
                  if stable else math.inf)
         ttft = self.engine.request_overhead_s + queue + prefill
         users = rate * (ttft + decoding * s)
-        ttft = max(ttft, self.burst_s(users, target.share))
+        if math.isfinite(users):
+            ttft = max(ttft, self.burst_s(users, target.share))
         limit = min(max_batch, budget) * self.ranks
         fits = n <= limit and n <= self.kv_sequences()
         return Point(n, rate, users, ttft, tpot_p, s, queue, fits, stable)
