@@ -65,7 +65,7 @@ def verify_cheapest(ask: Ask, groups: dict[tuple, Group], candidates: list[Candi
         try:
             found = verify.run(group.gpu, ask.model, ask.engine, setup.gpus, setup.parallel,
                                group.precision, ask.isl, ask.osl, ask.spread, ask.load,
-                               replicas, setup.max_batch, setup.token_budget, share)
+                               replicas, setup.max_batch, setup.token_budget, target)
         except ValueError:
             runs += 1  # a longer request of a longer run does not fit: drop it
             continue
@@ -103,3 +103,4 @@ def verify_cheapest(ask: Ask, groups: dict[tuple, Group], candidates: list[Candi
     estimated = [estimated_entry(ask, candidates[index], count)
                  for _, _, index, count in sorted(rest)]
     return verified, runs, estimated
+

@@ -15,7 +15,8 @@ from sims import plan as plan_sim
 from sims.physics import GPUS, MODELS, precision_for
 from sims.planning import space
 from sims.planning.command import plan_json
-from sims.planning.verify import SEED
+from sims.planning.estimate import Target
+from sims.planning.verify import SEED, requests_for
 from sims.serving.deploy import serve_json
 from sims.serving.engines import ENGINES
 from sims.serving.kv_space import kv_space
@@ -32,6 +33,8 @@ def by_rate() -> dict[str, Any]:
     return plan_json(DEFAULT)
 
 
+REASONING = {"model": "qwen3-30b-a3b", "workload": "reasoning", "rate": "4", "ttft_s": "2",
+             "tpot_s": "0.03", "gpu": "mi300x,h100,b200"}
 LONG = {"model": "llama-3.1-70b", "workload": "long-context-retrieval", "rate": "0.5",
         "ttft_s": "3", "tpot_s": "0.05"}
 
@@ -44,6 +47,11 @@ def by_users() -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def long_context() -> dict[str, Any]:
     return plan_json(LONG)
+
+
+@pytest.fixture(scope="module")
+def reasoning() -> dict[str, Any]:
+    return plan_json(REASONING)
 
 
 def _label(result: dict[str, Any]) -> str:
@@ -69,11 +77,14 @@ def _serve_at(setup: dict[str, Any], result: dict[str, Any], replicas: int
              "engine": inputs["engine"], "isl": inputs["isl"], "osl": inputs["osl"],
              "length_spread": inputs["length_spread"], "seed": SEED,
              "max_batch": setup["max_batch"], "token_budget": setup["token_budget"]}
+    target = Target(inputs["ttft_s"], inputs["tpot_s"], inputs["percentile"] / 100)
     if "concurrency" in inputs:
         users = math.ceil(inputs["concurrency"] / replicas)
-        given |= {"concurrency": users, "requests": max(200, 3 * users)}
+        given |= {"concurrency": users,
+                  "requests": requests_for(users, 0.0, target, inputs["osl"])}
     else:
-        given |= {"rate": inputs["rate"] / replicas, "requests": 200}
+        rate = inputs["rate"] / replicas
+        given |= {"rate": rate, "requests": requests_for(0, rate, target, inputs["osl"])}
     return serve_json(given)
 
 
@@ -82,7 +93,7 @@ def test_the_default_search_weighs_at_least_a_thousand_setups(by_rate: dict) -> 
     assert by_rate["searched"] == len(by_rate["ruled_out"]) + by_rate["candidates"]
 
 
-@pytest.mark.parametrize("name", ["by_rate", "by_users", "long_context"])
+@pytest.mark.parametrize("name", ["by_rate", "by_users", "long_context", "reasoning"])
 def test_every_recommended_setup_meets_the_target_under_serve(name: str,
                                                               request: Any) -> None:
     result = request.getfixturevalue(name)
@@ -140,7 +151,7 @@ def _physics(setup: dict[str, Any]) -> tuple:
             setup["kv"])
 
 
-@pytest.mark.parametrize("name", ["by_rate", "by_users", "long_context"])
+@pytest.mark.parametrize("name", ["by_rate", "by_users", "long_context", "reasoning"])
 def test_no_cheaper_setup_of_the_search_meets_the_target(name: str, request: Any) -> None:
     result = request.getfixturevalue(name)
     samples = _cheaper_samples(result, 12)
