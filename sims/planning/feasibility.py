@@ -17,6 +17,7 @@ catalogue's network figure for the GPU.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import NamedTuple
 
 from sims.kit.contract import InputError
@@ -79,7 +80,7 @@ def lone(gpu: Gpu, model: Model, gpus: int, layout: str, precision: Precision,
     interpolation (TABLE_TOLERANCE), with the engine's overhead per step."""
     price = pricer(gpu, model, precision, gpus, layout, engine.all_reduce_on(gpu)).price
     overhead = engine.step_overhead
-    prompts = sorted(r.prompt_tokens for r in requests)
+    prompts, context = lone_lengths(requests, share)
     low, high, weight = _order_statistics(prompts, share)
 
     def prefill(tokens: int) -> float:
@@ -92,13 +93,23 @@ def lone(gpu: Gpu, model: Model, gpus: int, layout: str, precision: Precision,
 
     first = prefill(prompts[low])
     last = prefill(prompts[high]) if high != low else first
-    contexts = sorted(r.prompt_tokens + (r.output_tokens - 2) / 2 for r in requests
-                      if r.output_tokens > 1)
     tpot = 0.0
-    if contexts:
-        context = max(0, math.floor(percentile(contexts, share)))
+    if context is not None:
         tpot = price([Work(1, context, count=1)]).time_s + overhead.of(1, 0)
     return Lone(first + weight * (last - first), tpot)
+
+
+@lru_cache(maxsize=8)
+def lone_lengths(requests: tuple[Request, ...], share: float
+                 ) -> tuple[list[int], int | None]:
+    """The prompts in order, and the context a lone decode is priced at (the `share`
+    percentile of prompt plus half the answer; None when no answer has a second token):
+    the same for every set-up of a plan, so worked out once."""
+    prompts = sorted(r.prompt_tokens for r in requests)
+    contexts = sorted(r.prompt_tokens + (r.output_tokens - 2) / 2 for r in requests
+                      if r.output_tokens > 1)
+    context = max(0, math.floor(percentile(contexts, share))) if contexts else None
+    return prompts, context
 
 
 def lone_reason(found: Lone, target: Target, transfer_s: float = 0.0, osl: float = 2

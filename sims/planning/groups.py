@@ -73,6 +73,7 @@ class Group:
         self._capacity: dict[int, Capacity] = {}
         self._lone: dict[int, feasibility.Lone] = {}
         self._prefill: dict[int, disaggregated.Prefill | None] = {}
+        self._transfer: float | None = None
         if self.reason:
             return
         self.precision = space.precision_of(gpu, ask.model, space.Setup(*key, 0, 0, False))
@@ -94,6 +95,14 @@ class Group:
                 self.gpu, self.ask.model, self.gpus, self.layout, self.precision,
                 self.ask.engine, budget, self.requests, self.target.share)
         return feasibility.lone_reason(found, self.target, transfer, self.traffic.osl)
+
+    def transfer_s(self) -> float:
+        """One request's KV cache sent between the pools (disaggregated set-ups)."""
+        if self._transfer is None:
+            assert self.curve is not None
+            self._transfer = disaggregated.transfer_s(self.gpu, self.curve, self.gpus,
+                                                      self.layout)
+        return self._transfer
 
     def prefill(self, budget: int) -> disaggregated.Prefill | None:
         """A prefill replica's capacity at this budget (shared by the batch limits)."""

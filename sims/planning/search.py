@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sims.planning import disaggregated, feasibility, space, verify
+from sims.planning import feasibility, space, verify
 from sims.planning.estimate import VERIFY_REQUESTS, Target, Traffic
 from sims.planning.groups import Ask, Candidate, Group, limited, replicas_for
 from sims.planning.prices import price_of, price_source
@@ -76,7 +76,7 @@ def plan(ask: Ask) -> dict[str, Any]:
             if reason:
                 rule_out(setup, reason)
                 continue
-            transfer = disaggregated.transfer_s(gpu, group.curve, setup.gpus, setup.parallel)
+            transfer = group.transfer_s()
             reason = group.lone_reason(setup.token_budget, transfer)
             if reason:
                 rule_out(setup, reason)
