@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 from sims.planning.measured import Point
+from sims.serving.deploy import serve_json
 
 
 class Scales(NamedTuple):
@@ -64,3 +65,23 @@ def fit_points(points: Iterable[Point], predict: Callable[[Point], tuple[float, 
         if statistic in point.tpot_s:
             tpot.append((predicted_tpot, point.tpot_s[statistic]))
     return fit_scales(ttft, tpot)
+
+
+def serve_predictor(inputs: dict[str, object], statistic: str = "p50"
+                    ) -> Callable[[Point], tuple[float, float]]:
+    """A `predict` for fit_points: `serve` with these inputs (a set-up's `serve` entry of a
+    plan, or the reader's own) at each measured point's load, its `statistic` of TTFT and
+    TPOT. A point's own lengths, where the file gives them, replace the inputs'."""
+    def predict(point: Point) -> tuple[float, float]:
+        given = {k: v for k, v in inputs.items() if k not in ("rate", "concurrency")}
+        if point.concurrency is not None:
+            given["concurrency"] = max(1, round(point.concurrency))
+        elif point.rate is not None:
+            given["rate"] = point.rate
+        for name, value in (("isl", point.isl), ("osl", point.osl)):
+            if value:
+                given[name] = max(1, round(value))
+        served = serve_json(given)
+        key = "mean" if statistic == "mean" else statistic
+        return served["ttft_s"][key], (served["tpot_s"] or {}).get(key, 0.0)
+    return predict

@@ -19,6 +19,8 @@ HOURS = 3600.0
 
 def percentiles(run: verify.Run, scale_ttft: float, scale_tpot: float, label: str,
                  share: float) -> dict[str, dict[str, float]]:
+    """serve's first-token and per-token times (p50, p90, p99 and the target's percentile),
+    and its gaps between tokens (p50, p90, p99), each times its scale."""
     found = {}
     for name, scale, mine in (("ttft_s", scale_ttft, run.ttft_s),
                               ("tpot_s", scale_tpot, run.tpot_s)):
@@ -26,6 +28,8 @@ def percentiles(run: verify.Run, scale_ttft: float, scale_tpot: float, label: st
         entry = {k: figures[k] * scale for k in ("p50", "p90", "p99")}
         entry[f"p{label}"] = mine * scale
         found[name] = entry
+    gaps = run.figures["itl_s"] or {"p50": 0.0, "p90": 0.0, "p99": 0.0}
+    found["itl_s"] = {k: gaps[k] * scale_tpot for k in ("p50", "p90", "p99")}
     return found
 
 

@@ -88,3 +88,14 @@ def test_the_fit_skips_points_without_a_load_or_the_statistic() -> None:
     scales = fit.fit_points(points, lambda p: (p.ttft_s["p50"] / 2, p.tpot_s["p50"] * 2))
     assert scales.ttft_points == 3 and scales.ttft_scale == pytest.approx(2.0)
     assert scales.tpot_scale == pytest.approx(0.5)
+
+
+def test_the_fit_against_serve_brings_its_latencies_onto_the_measured_ones() -> None:
+    points = measured.parse(_text("profile_export_genai_perf.json"))
+    setup = {"model": "llama-3.1-8b", "gpu": "h100", "gpus": 1, "weights": "bf16",
+             "kv": "bf16", "engine": "vllm", "requests": 200}
+    predict = fit.serve_predictor(setup)
+    scales = fit.fit_points(points, predict)
+    ttft, tpot = predict(points[0])
+    assert ttft * scales.ttft_scale == pytest.approx(points[0].ttft_s["p50"])
+    assert tpot * scales.tpot_scale == pytest.approx(points[0].tpot_s["p50"])
