@@ -25,6 +25,13 @@ GPUS = {
         'host_link_bytes_per_s': 32000000000.0,
         'scale_out_bytes_per_s': 25000000000.0,
         'kernels': 'ampere',
+        'price_per_gpu_hour': 1.6,
+        'price_note': (
+            '1.60 USD/h, Hyperstack GPU pricing, On-Demand rate card '
+            '(https://www.hyperstack.cloud/gpu-pricing), read 2026-08-26 as transcribed verbatim '
+            'in api-evangelist/nexgen-cloud, plans/nexgen-cloud-plans-pricing.yml: On-Demand: '
+            'NVIDIA A100 SXM, 80 GB VRAM, price_per_hour 1.60 (read 2026-08-26)'
+        ),
     },
     'b200': {
         'name': 'NVIDIA B200 (HGX B200)',
@@ -43,6 +50,13 @@ GPUS = {
         'host_link_bytes_per_s': None,
         'scale_out_bytes_per_s': 50000000000.0,
         'kernels': 'blackwell',
+        'price_per_gpu_hour': 6.0,
+        'price_note': (
+            '6.00 USD/h, Hyperstack GPU pricing, On-Demand rate card '
+            '(https://www.hyperstack.cloud/gpu-pricing), read 2026-08-26 as transcribed verbatim '
+            'in api-evangelist/nexgen-cloud, plans/nexgen-cloud-plans-pricing.yml: On-Demand: '
+            'NVIDIA B200, 192 GB VRAM, price_per_hour 6.00 (read 2026-08-26)'
+        ),
     },
     'h100': {
         'name': 'NVIDIA H100 SXM 80 GB',
@@ -60,6 +74,13 @@ GPUS = {
         'host_link_bytes_per_s': 64000000000.0,
         'scale_out_bytes_per_s': 50000000000.0,
         'kernels': 'hopper',
+        'price_per_gpu_hour': 3.2,
+        'price_note': (
+            '3.20 USD/h, Hyperstack GPU pricing, On-Demand rate card '
+            '(https://www.hyperstack.cloud/gpu-pricing), read 2026-08-26 as transcribed verbatim '
+            'in api-evangelist/nexgen-cloud, plans/nexgen-cloud-plans-pricing.yml: On-Demand: '
+            'NVIDIA H100 SXM, 80 GB VRAM, price_per_hour 3.20 (read 2026-08-26)'
+        ),
     },
     'h200': {
         'name': 'NVIDIA H200 SXM 141 GB',
@@ -77,6 +98,13 @@ GPUS = {
         'host_link_bytes_per_s': 64000000000.0,
         'scale_out_bytes_per_s': 50000000000.0,
         'kernels': 'hopper',
+        'price_per_gpu_hour': 3.99,
+        'price_note': (
+            '3.99 USD/h, Hyperstack GPU pricing, On-Demand rate card '
+            '(https://www.hyperstack.cloud/gpu-pricing), read 2026-08-26 as transcribed verbatim '
+            'in api-evangelist/nexgen-cloud, plans/nexgen-cloud-plans-pricing.yml: On-Demand: '
+            'NVIDIA H200 SXM, 141 GB VRAM, price_per_hour 3.99 (read 2026-08-26)'
+        ),
     },
     'l40s': {
         'name': 'NVIDIA L40S',
@@ -94,6 +122,12 @@ GPUS = {
         'host_link_bytes_per_s': 32000000000.0,
         'scale_out_bytes_per_s': None,
         'kernels': 'ada',
+        'price_per_gpu_hour': None,
+        'price_note': (
+            'No public on-demand list price for the L40S (48 GB) was found among the price lists '
+            'searched (Hyperstack lists the L40, a different card); give one to plan with it. '
+            '(searched 2026-12-06)'
+        ),
     },
     'mi300x': {
         'name': 'AMD Instinct MI300X',
@@ -103,7 +137,9 @@ GPUS = {
         },
         'hbm_bytes': 192000000000.0,
         'hbm_bytes_per_s': 5300000000000.0,
-        'scale_up_link': 'Infinity Fabric, a direct link to each of the seven other GPUs',
+        'scale_up_link': (
+            'Infinity Fabric, a direct link to each of the seven other GPUs'
+        ),
         'scale_up_bytes_per_s': 448000000000.0,
         'scale_up_gpus': 8,
         'topology': 'mesh',
@@ -111,6 +147,13 @@ GPUS = {
         'host_link_bytes_per_s': 64000000000.0,
         'scale_out_bytes_per_s': None,
         'kernels': 'cdna3',
+        'price_per_gpu_hour': 2.59,
+        'price_note': (
+            '2.59 USD/h, DigitalOcean API list price, on-demand, SKU gpu-mi300x1-192gb (1x AMD '
+            'MI300X), as collected in the tokenwatt/gpu-cloud-prices dataset, snapshot 2026-10-07: '
+            'AMD MI300X, gpus 1, price_hr 2.59, market on-demand, provider DigitalOcean, via '
+            'DigitalOcean API (list price) (read 2026-10-07)'
+        ),
     },
 }
 MODELS = {
@@ -537,7 +580,9 @@ KERNELS = {
         ],
     },
     'blackwell': {
-        'name': "Blackwell (B200) with TensorRT-LLM's kernels and NCCL",
+        'name': (
+            "Blackwell (B200) with TensorRT-LLM's kernels and NCCL"
+        ),
         'overlap_exponent': 3.0,
         'gemm': {
             'bf16': {
@@ -934,7 +979,9 @@ KERNELS = {
         ],
     },
     'hopper': {
-        'name': "Hopper (H100, H200) with TensorRT-LLM's kernels and NCCL",
+        'name': (
+            "Hopper (H100, H200) with TensorRT-LLM's kernels and NCCL"
+        ),
         'overlap_exponent': 3.0,
         'gemm': {
             'bf16': {
