@@ -124,6 +124,57 @@ def summary_of(result: dict[str, Any], share: float) -> dict[str, Any]:
     return summary
 
 
+SETUP_COLUMNS = (
+    ("gpu", "GPU"), ("gpus_per_replica", "GPUs per replica"), ("parallel", "Parallelism"),
+    ("weights", "Weights"), ("kv", "KV cache"), ("max_batch", "Batch limit (sequences)"),
+    ("token_budget", "Token budget (tokens)"), ("disaggregated", "Disaggregated"),
+)
+# Ruled-out set-ups that differ only in the scheduler's knobs share their reason: one row.
+RULED_OUT_KEYS = ("gpu", "gpus_per_replica", "parallel", "weights", "kv", "disaggregated")
+
+
+def _columns(pairs: tuple[tuple[str, str], ...]) -> list[dict[str, str]]:
+    return [{"key": key, "label": label} for key, label in pairs]
+
+
+def tables_of(result: dict[str, Any], share: float) -> list[dict[str, Any]]:
+    """The plan as the page's tables (and the downloads' CSV and JSON): the set-ups that
+    meet the target, cheapest first, with serve's latencies at the target's percentile; the
+    next candidates by the estimate alone; the set-ups ruled out, each with its reason."""
+    label = f"p{share_label(share)}"
+    met = [{**{key: setup[key] for key, _ in SETUP_COLUMNS},
+            "replicas": setup["replicas"], "gpus": setup["gpus"],
+            "cost_per_hour": setup["cost_per_hour"],
+            "cost_per_million_output_tokens": setup["cost_per_million_output_tokens"],
+            "ttft_s": setup["ttft_s"][label], "tpot_s": setup["tpot_s"][label],
+            "binding_limit": setup["binding_limit"]}
+           for setup in result["setups"]]
+    latency = (("ttft_s", f"First token, {label} (s)"),
+               ("tpot_s", f"Time per output token, {label} (s)"))
+    cost = (("replicas", "Replicas"), ("gpus", "GPUs in all"),
+            ("cost_per_hour", "Cost (USD/h)"),
+            ("cost_per_million_output_tokens", "Cost per million output tokens (USD)"))
+    seen: set[tuple[Any, ...]] = set()
+    ruled_out = []
+    for setup in result["ruled_out"]:
+        key = (*(setup[k] for k in RULED_OUT_KEYS), setup["reason"])
+        if key not in seen:
+            seen.add(key)
+            ruled_out.append({**{k: setup[k] for k in RULED_OUT_KEYS}, "reason": setup["reason"]})
+    return [
+        {"title": "Set-ups that meet the target, cheapest first (latencies from serve's own "
+                  "runs at each replica's share of the load)",
+         "columns": _columns((*SETUP_COLUMNS, *cost, *latency,
+                              ("binding_limit", "Limit that binds"))),
+         "rows": met},
+        {"title": "Ruled out, with the reason (set-ups that differ only in batch limit or "
+                  "token budget share a row)",
+         "columns": _columns((*((k, dict(SETUP_COLUMNS)[k]) for k in RULED_OUT_KEYS),
+                              ("reason", "Reason"))),
+         "rows": ruled_out},
+    ]
+
+
 @simulation(INPUTS)
 def simulate(**values: Any) -> dict[str, Any]:
     isl, osl, spread = lengths(values["workload"], values["isl"], values["osl"],
@@ -140,5 +191,6 @@ def simulate(**values: Any) -> dict[str, Any]:
         "summary": summary_of(result, ask.target.share),
         "charts": [plan_charts.frontier_chart(result["frontier"], values["tpot_s"],
                                               MODELS[values["model"]].name)],
+        "tables": tables_of(result, ask.target.share),
         **result,
     }

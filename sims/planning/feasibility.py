@@ -54,7 +54,10 @@ def memory_reason(gpu: Gpu, model: Model, gpus: int, space: KvSpace,
     """The weights do not fit, or the KV room of one attention rank holds less than the
     longest request; None if both fit."""
     if not space.fits:
-        return f"the weights do not fit: {model.name} on {gpus} {space.reason(gpu.name)}"
+        usable = space.usable_bytes + space.weights_bytes
+        return (f"the weights do not fit: {model.name}'s take {space.weights_bytes / 1e9:.1f} "
+                f"GB of the {usable / 1e9:.1f} GB usable on each of {gpus} {gpu.name}, "
+                f"leaving no room for KV")
     longest = max(r.prompt_tokens + r.output_tokens for r in requests)
     room = space.token_slots()
     if longest + space.window_slots() > room:
