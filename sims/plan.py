@@ -61,8 +61,10 @@ INPUTS = (
     Choice("engine", "Engine", "vllm", tuple(ENGINES)),
     *(Number(f"price_{key}", f"Price of a {gpu.name} GPU-hour",
              default=gpu.price_per_gpu_hour or 0.0, min=0.0, max=1000.0, step=0.01,
-             unit="USD/h", help=f"0: no price, and the GPU is ruled out. Default: "
-                                f"{gpu.price_note}")
+             unit="USD/h", help="0: no price, and the GPU is ruled out. The default is a "
+                                "dated on-demand list price; its source is on the catalogue "
+                                "page." if gpu.price_per_gpu_hour else
+                                "The catalogue has no cited price: give one to plan with it.")
       for key, gpu in GPUS.items()),
     Number("ttft_scale", "First-token times x", default=1.0, min=0.1, max=10.0, step=0.01,
            help="Scales the model's first-token times (fitted to your measurements)."),
