@@ -15,6 +15,13 @@ Prices are the catalogue's on-demand list prices (each with its source and date)
 the reader gives their own; a GPU with neither is ruled out. `ttft_scale` and `tpot_scale`
 multiply the model's latencies ("fitted to your measurements": sims.planning.fit finds them
 from a benchmark's results file), 1 being the physics as it is.
+
+Compare with what you measured: `measured` holds a results file's points (vllm bench serve,
+GuideLLM, genai-perf; `read_file` turns the file into this compact line, whose format
+sims/planning/compare.py states), and `measured_*` the set-up that was measured. The result
+then draws each point over serve's prediction for that set-up and load, tables each error,
+and offers (`apply`) the scales that fit them. Nothing is measured by default, and the plan
+then costs nothing more.
 """
 
 from __future__ import annotations
@@ -22,8 +29,10 @@ from __future__ import annotations
 from typing import Any
 
 from sims import plan_charts
-from sims.kit.contract import Choice, Number, simulation
-from sims.physics import GPUS, MODELS
+from sims.kit.contract import Choice, Number, Text, simulation
+from sims.physics import GPUS, LAYOUTS, MODELS
+from sims.physics.precision import PRECISIONS
+from sims.planning import compare
 from sims.planning.ask import lengths, make_ask
 from sims.planning.feasibility import share_label
 from sims.planning.search import plan as search
@@ -70,6 +79,18 @@ INPUTS = (
            help="Scales the model's first-token times (fitted to your measurements)."),
     Number("tpot_scale", "Per-token times x", default=1.0, min=0.1, max=10.0, step=0.01,
            help="Scales the model's per-token times (fitted to your measurements)."),
+    Text("measured", "Measured points", max_length=600, file=".json,application/json",
+         help="Load the JSON results file of vllm bench serve (--save-result), GuideLLM "
+              "or genai-perf (profile_export_genai_perf.json): it is read on your device, "
+              "never uploaded, and its points are kept here."),
+    Choice("measured_gpu", "Measured on: GPU", "h100", tuple(GPUS),
+           help="The GPU type of the run you measured (the file does not say)."),
+    Number("measured_gpus", "Measured on: GPUs per replica", default=1, min=1, max=72,
+           unit="GPUs"),
+    Choice("measured_parallel", "Measured on: parallelism", "tp", LAYOUTS),
+    Choice("measured_weights", "Measured on: weights' format", "native",
+           ("native", *PRECISIONS), help="native: the checkpoint's own."),
+    Choice("measured_kv", "Measured on: KV cache's format", "bf16", PRECISIONS),
 )
 
 METRICS = {
@@ -92,6 +113,13 @@ METRICS = {
     "setups_ruled_out": "Set-ups ruled out, each with its reason (set-ups)",
     "candidates": "Set-ups the estimate admits (set-ups)",
     "serve_runs": "Runs of serve spent verifying (runs)",
+    "measured_points": "Measured points compared (points)",
+    "measured_error_pct": "Largest error of the latencies shown against the measured (%)",
+    "fitted_ttft_scale": "First-token times x, fitted to your measurements (1: none loaded)",
+    "fitted_tpot_scale": "Per-token times x, fitted to your measurements (1: none loaded)",
+    "fitted_error_pct": "Largest error left after fitting (%)",
+    "latencies": "The latencies shown: the physics as it is, scaled by hand, or fitted to "
+                 "your measurements",
     "accuracy": "Regime of the cheapest set-up's decode step and the measured error there, "
                 "and how far the engine's served runs were from published ones",
 }
@@ -108,7 +136,8 @@ def given_prices(values: dict[str, Any]) -> dict[str, float | None]:
     return given
 
 
-def summary_of(result: dict[str, Any], share: float) -> dict[str, Any]:
+def summary_of(result: dict[str, Any], share: float,
+               measured: dict[str, Any] | None = None) -> dict[str, Any]:
     best = result["setups"][0] if result["setups"] else None
     label = f"p{share_label(share)}"
     summary: dict[str, Any] = {"met": best is not None}
@@ -122,8 +151,47 @@ def summary_of(result: dict[str, Any], share: float) -> dict[str, Any]:
     summary["setups_ruled_out"] = len(result["ruled_out"])
     summary["candidates"] = result["candidates"]
     summary["serve_runs"] = result["serve_runs"]
+    summary.update(measured or compared_summary(None, 1.0, 1.0))
     summary["accuracy"] = result["accuracy"]
     return summary
+
+
+def compared_summary(found: dict[str, Any] | None, ttft_scale: float, tpot_scale: float
+                     ) -> dict[str, Any]:
+    """The comparison's summary figures (the same keys when nothing is measured)."""
+    if (ttft_scale, tpot_scale) == (1.0, 1.0):
+        latencies = "the physics as it is"
+    elif found and found["is_fitted"]:
+        latencies = "fitted to your measurements"
+    else:
+        latencies = f"scaled by hand (first token x{ttft_scale:g}, per token x{tpot_scale:g})"
+    return {"measured_points": len(found["rows"]) if found else 0,
+            "measured_error_pct": found["error"] * 100 if found else 0.0,
+            "fitted_ttft_scale": found["fitted"][0] if found else 1.0,
+            "fitted_tpot_scale": found["fitted"][1] if found else 1.0,
+            "fitted_error_pct": found["fitted_error"] * 100 if found else 0.0,
+            "latencies": latencies}
+
+
+def compared_table(found: dict[str, Any] | None, statistic: str) -> dict[str, Any]:
+    """Each measured point against ours, with the error of each (empty: nothing loaded)."""
+    return {
+        "title": f"Measured against predicted ({statistic}; error: ours / measured - 1)",
+        "columns": _columns((
+            ("load", "Load"), ("isl", "Prompt tokens"), ("osl", "Answer tokens"),
+            ("measured_ttft_s", "First token, measured (s)"),
+            ("ttft_s", "First token, ours (s)"), ("ttft_error", "First token, error"),
+            ("measured_tpot_s", "Per token, measured (s)"),
+            ("tpot_s", "Per token, ours (s)"), ("tpot_error", "Per token, error"))),
+        "rows": found["rows"] if found else [],
+    }
+
+
+def read_file(name: str, text: str) -> str:
+    """A results file (vllm bench serve, GuideLLM, genai-perf) as the `measured` value."""
+    if name != "measured":
+        raise ValueError(f"{name}: not an input a file fills")
+    return compare.read_file(text)
 
 
 SETUP_COLUMNS = (
@@ -188,11 +256,29 @@ def simulate(**values: Any) -> dict[str, Any]:
                    0 if by_rate else values["concurrency"], values["ttft_s"],
                    values["tpot_s"], values["percentile"], given_prices(values),
                    values["ttft_scale"], values["tpot_scale"])
+    measured = compare.decode(values["measured"])
+    found = None
+    if measured:
+        setup = compare.SetUp(measured.model or values["model"], values["engine"],
+                              values["measured_gpu"], values["measured_gpus"],
+                              values["measured_parallel"], values["measured_weights"],
+                              values["measured_kv"])
+        found = compare.compare(measured, setup, isl, osl, spread, ask.target,
+                                values["ttft_scale"], values["tpot_scale"])
     result = search(ask)
-    return {
-        "summary": summary_of(result, ask.target.share),
+    statistic = measured.statistic if measured else "p50"
+    answer = {
+        "summary": summary_of(result, ask.target.share, compared_summary(
+            found, values["ttft_scale"], values["tpot_scale"])),
         "charts": [plan_charts.frontier_chart(result["frontier"], values["tpot_s"],
-                                              MODELS[values["model"]].name)],
-        "tables": tables_of(result, ask.target.share),
+                                              MODELS[values["model"]].name),
+                   plan_charts.measured_chart(found["rows"] if found else [], statistic)],
+        "tables": [*tables_of(result, ask.target.share), compared_table(found, statistic)],
         **result,
     }
+    if found and not found["is_fitted"]:
+        ttft, tpot = found["fitted"]
+        answer["apply"] = {"label": f"Scale to fit your measurements (first token x{ttft:g}, "
+                                    f"per token x{tpot:g})",
+                           "inputs": {"ttft_scale": ttft, "tpot_scale": tpot}}
+    return answer

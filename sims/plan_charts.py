@@ -51,3 +51,50 @@ def frontier_chart(rows: list[dict[str, Any]], tpot_s: float, model: str) -> dic
              "encoding": {"x": {"datum": target}}},
         ],
     )
+
+
+LATENCY = "Time (s, log scale)"
+MEASURED_LOAD = "Load, as measured"
+
+
+def measured_chart(rows: list[dict[str, Any]], statistic: str) -> dict[str, Any]:
+    """Each measured point's first-token and per-token times (filled) over ours for the
+    same set-up and load (open), one column per load in the file's order, on a log scale
+    (first tokens take tens of times longer than later ones). With nothing measured, an
+    empty plot whose title says how to fill it."""
+    points = [{"load": row["load"], "latency": latency, "source": source,
+               "seconds": row[f"{prefix}{key}_s"]}
+              for row in rows
+              for key, latency in (("ttft", "first token"), ("tpot", "per token"))
+              for prefix, source in (("measured_", "measured"), ("", "ours"))
+              if row[f"{prefix}{key}_s"]]
+    note = "" if points else "load a results file to compare"
+    if not points:  # no mark is drawn for a row without seconds: the plot stays empty
+        points = [{"load": "nothing loaded", "latency": "first token", "source": "measured",
+                   "seconds": None}]
+    values = [p["seconds"] for p in points if p["seconds"]]
+    low, high = (min(values) / 2, max(values) * 2) if values else (1e-3, 1.0)
+    return charts.chart(
+        charts.titled(f"Measured against predicted, {statistic}", note),
+        "For each load in the results file, the measured first-token and per-token times "
+        "(filled) and ours for the same set-up and load (open).",
+        points,
+        mark={"type": "point", "size": 90, "strokeWidth": 2},
+        encoding={
+            "x": {"field": "load", "type": "nominal", "sort": None, "title": MEASURED_LOAD,
+                  "axis": {"labelAngle": 0}},
+            "y": {"field": "seconds", "type": "quantitative", "title": LATENCY,
+                  "scale": {"type": "log", "domain": [low, high]}},
+            "color": {"field": "latency", "type": "nominal", "title": None,
+                      "legend": {"orient": "bottom", "title": None}},
+            "shape": {"field": "source", "type": "nominal", "title": None,
+                      "legend": {"orient": "bottom", "title": None}},
+            "fill": {"condition": {"test": "datum.source === 'measured'",
+                                   "field": "latency", "type": "nominal", "legend": None},
+                     "value": "transparent"},
+            "tooltip": [{"field": "load", "title": MEASURED_LOAD},
+                        {"field": "latency", "title": "Latency"},
+                        {"field": "source", "title": "Source"},
+                        {"field": "seconds", "type": "quantitative", "title": "Time (s)",
+                         "format": ".4f"}]},
+    )

@@ -1,8 +1,8 @@
 """The sim contract: how a sim declares its inputs, and the one validation they all share.
 
-A sim module declares its inputs once, as a tuple of `Number` and `Choice`, and wraps its
-model in `simulation(INPUTS)`. The wrapper fills defaults, coerces strings (from the CLI or
-a page URL), checks ranges, and normalises the result so that CPython and Pyodide print
+A sim module declares its inputs once, as a tuple of `Number`, `Choice` and `Text`, and
+wraps its model in `simulation(INPUTS)`. The wrapper fills defaults, coerces strings (from
+the CLI or a page URL), checks ranges, and normalises the result so that CPython and Pyodide print
 byte-identical JSON. The browser builds its controls from `describe(INPUTS)`, so the
 declaration here is the only place an input's range lives.
 """
@@ -145,7 +145,55 @@ class Choice:
         }
 
 
-Input = Number | Choice
+@dataclass(frozen=True)
+class Text:
+    """A short string: typed, or filled from a file the reader picks (`file`).
+
+    It travels in the page's URL like every input, so it stays small (hundreds of
+    characters, `max_length`): a sim that fills it from a file keeps the file's gist, not
+    the file. `file` is the file types the page's picker offers (".json"); a sim declaring
+    one defines `read_file(name, text) -> str`, which turns the file's text into this
+    input's value or raises ValueError saying what is wrong and what to give. What the text
+    means is the sim's to check (an InputError naming this input); here only its type and
+    length.
+    """
+
+    name: str
+    label: str
+    default: str = ""
+    max_length: int = 200
+    help: str = ""
+    file: str = ""
+
+    def __post_init__(self) -> None:
+        if len(self.default) > self.max_length:
+            raise ValueError(f"{self.name}: default longer than {self.max_length} characters")
+
+    def allowed(self) -> str:
+        return f"text of at most {self.max_length} characters"
+
+    def parse(self, value: Any) -> str:
+        if not isinstance(value, str):
+            raise InputError(self.name, f"expected {self.allowed()}, got {value!r}")
+        text = value.strip()
+        if len(text) > self.max_length:
+            # Not the text itself: a whole file pasted in would bury the message.
+            raise InputError(self.name, f"expected {self.allowed()}, got {len(text):,} characters")
+        return text
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "kind": "text",
+            "name": self.name,
+            "label": self.label,
+            "default": self.default,
+            "max_length": self.max_length,
+            "help": self.help,
+            "file": self.file,
+        }
+
+
+Input = Number | Choice | Text
 
 
 def defaults(inputs: tuple[Input, ...]) -> dict[str, Any]:

@@ -2,7 +2,8 @@
 
 The Pyodide worker (content/assets/sim/worker.js) and the cross-runtime test under Node
 both call `run`, and the test compares its string with CPython's own `run`, so the text a
-reader's browser receives is exactly what the tests check. Not a sim (leading underscore).
+reader's browser receives is exactly what the tests check. `read` turns a file the reader
+picks for a Text input into its value, in the same worker. Not a sim (leading underscore).
 """
 
 from __future__ import annotations
@@ -35,4 +36,25 @@ def run(module: str, inputs_json: str) -> str:
         answer = {"ok": False, "kind": "sim", "message": f"{type(error).__name__}: {error}"}
     else:
         answer = {"ok": True, "result": result}
+    return json.dumps(answer)
+
+
+def read(module: str, name: str, text: str) -> str:
+    """`{"ok": true, "value": ...}`: a file's text as the value of the sim's Text input
+    `name` (the sim's `read_file`), or `{"ok": false, "input": name, "message": ...}` saying
+    what is wrong with the file and what to give. The file never leaves the reader's
+    device: this runs in their browser's worker."""
+    try:
+        sim = load(module)
+        spec = next((s for s in sim.INPUTS if s.name == name and getattr(s, "file", "")),
+                    None)
+        if spec is None:
+            raise ValueError(f"{name}: not an input of this sim that a file fills")
+        value = spec.parse(sim.read_file(name, text))
+    except ValueError as error:
+        answer = {"ok": False, "input": name, "message": str(error)}
+    except Exception as error:  # noqa: BLE001 - a fault in the sim's reader, reported
+        answer = {"ok": False, "input": name, "message": f"{type(error).__name__}: {error}"}
+    else:
+        answer = {"ok": True, "value": value}
     return json.dumps(answer)

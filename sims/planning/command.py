@@ -4,11 +4,16 @@
                         --ttft_s X --tpot_s Y [--percentile P] [--gpu G,G,...] [--engine E]
                         [--workload W] [--length_spread S] [--price G=USD,...]
                         [--ttft_scale F] [--tpot_scale F]
+                        [--measured FILE [--measured_gpu G] [--measured_gpus N]
+                         [--measured_parallel tp|ep] [--measured_weights F] [--measured_kv F]]
 
 Each value is checked by the sim's own input (sims/plan.py: the same ranges and messages);
 a workload preset gives the lengths and spread, and an explicit --isl, --osl or
 --length_spread overrides its own. It prints one JSON object: the inputs as understood,
-then the plan (sims.planning.search: `setups`, `estimated`, `ruled_out`, ...).
+then the plan (sims.planning.search: `setups`, `estimated`, `ruled_out`, ...), and with
+--measured (a results file of vllm bench serve, GuideLLM or genai-perf) `measured`: each
+point measured against serve's prediction for the set-up given by the --measured_* options,
+with its error, and the scales that fit them (sims/planning/compare.py).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from typing import Any
 
 from sims import plan as sim
 from sims.kit.contract import Input, InputError, normalise
+from sims.planning import compare
 from sims.planning.ask import lengths, make_ask
 from sims.planning.prices import parse_prices
 from sims.planning.search import plan
@@ -24,10 +30,15 @@ from sims.planning.workloads import WORKLOADS
 
 # The command line's options: the sim's inputs it shares, and its own.
 SHARED = ("model", "workload", "isl", "osl", "length_spread", "rate", "concurrency",
-          "ttft_s", "tpot_s", "percentile", "engine", "ttft_scale", "tpot_scale")
+          "ttft_s", "tpot_s", "percentile", "engine", "ttft_scale", "tpot_scale",
+          "measured_gpu", "measured_gpus", "measured_parallel", "measured_weights",
+          "measured_kv")
 OWN = {"gpu": "GPU types to consider, comma-separated (default: every one in the catalogue)",
        "price": "prices per GPU-hour in US dollars, e.g. h100=2.5,b200=6 (default: the "
-                "catalogue's cited on-demand prices)"}
+                "catalogue's cited on-demand prices)",
+       "measured": "a results file to compare with: the JSON of vllm bench serve "
+                   "--save-result, GuideLLM's report or genai-perf's "
+                   "profile_export_genai_perf.json"}
 SPECS: dict[str, Input] = {spec.name: spec for spec in sim.INPUTS if spec.name in SHARED}
 
 
@@ -69,4 +80,36 @@ def plan_json(given: dict[str, str]) -> dict[str, Any]:
              "ttft_s": pick["ttft_s"], "tpot_s": pick["tpot_s"],
              "percentile": pick["percentile"], "prices": prices,
              "ttft_scale": pick["ttft_scale"], "tpot_scale": pick["tpot_scale"]}
-    return normalise({"inputs": shown, **plan(ask)})
+    found = _measured(given.get("measured"), pick, isl, osl, spread, ask)
+    return normalise({"inputs": shown, **plan(ask), **found})
+
+
+def _measured(path: str | None, pick: dict[str, Any], isl: int, osl: int, spread: float,
+              ask: Any) -> dict[str, Any]:
+    """`{"measured": ...}` for a results file given with --measured, else nothing."""
+    if not path:
+        return {}
+    try:
+        with open(path, encoding="utf-8") as file:
+            text = file.read()
+    except OSError as error:
+        raise InputError("measured", f"cannot read {path}: {error.strerror}") from None
+    try:
+        value = compare.read_file(text)
+    except ValueError as error:
+        raise InputError("measured", f"{path}: {error}") from None
+    measured = compare.decode(value)
+    assert measured is not None
+    setup = compare.SetUp(measured.model or pick["model"], pick["engine"],
+                          pick["measured_gpu"], pick["measured_gpus"],
+                          pick["measured_parallel"], pick["measured_weights"],
+                          pick["measured_kv"])
+    found = compare.compare(measured, setup, isl, osl, spread, ask.target,
+                            pick["ttft_scale"], pick["tpot_scale"])
+    return {"measured": {
+        "tool": measured.tool, "statistic": measured.statistic, "setup": setup._asdict(),
+        "value": value, "points": found["rows"],
+        "fitted": {"ttft_scale": found["fitted"][0], "tpot_scale": found["fitted"][1]},
+        "error": found["error"], "fitted_error": found["fitted_error"],
+        "latencies": sim.compared_summary(found, pick["ttft_scale"],
+                                          pick["tpot_scale"])["latencies"]}}

@@ -56,6 +56,7 @@ class Point(NamedTuple):
     requests_per_s: float | None
     isl: float | None
     osl: float | None
+    model: str | None = None  # the model as the file names it (vLLM, genai-perf), if it does
 
     def plain(self) -> dict[str, Any]:
         return self._asdict()
@@ -111,14 +112,25 @@ def parse_vllm(data: Any) -> list[Point]:
 
     rate = data.get("request_rate")
     lens = data.get("input_lens"), data.get("output_lens")
+    done = _positive(data["completed"])
+
+    def mean_length(index: int, total: str) -> float | None:
+        """A length's mean: from --save-detailed's list, else the run's total over the
+        requests completed (both are saved by every version)."""
+        if isinstance(lens[index], list) and lens[index]:
+            return sum(lens[index]) / len(lens[index])
+        count = _positive(data.get(total))
+        return count / done if count and done else None
+
+    model = data.get("model_id")
     return [Point(
         "vllm", _positive(data.get("max_concurrency")),
         _positive(rate) if rate != "inf" else None,
         stats("ttft"), stats("tpot"), stats("itl"),
         _number(data["output_throughput"], "output_throughput"),
         _number(data.get("request_throughput"), "request_throughput"),
-        sum(lens[0]) / len(lens[0]) if isinstance(lens[0], list) and lens[0] else None,
-        sum(lens[1]) / len(lens[1]) if isinstance(lens[1], list) and lens[1] else None,
+        mean_length(0, "total_input_tokens"), mean_length(1, "total_output_tokens"),
+        model if isinstance(model, str) else None,
     )]
 
 
@@ -220,10 +232,13 @@ def parse_genai_perf(data: Any) -> list[Point]:
         return _number(entry.get("avg"), f"{name}.avg") if isinstance(entry, dict) else None
 
     itl = _metric(data, "inter_token_latency")
+    models = settings.get("model") if isinstance(settings, dict) else None
+    model = models[0] if isinstance(models, list) and models else models
     return [Point("genai-perf", _positive(load.get("concurrency")),
                   _positive(load.get("request_rate")), _metric(data, "time_to_first_token"),
                   itl, itl, avg("output_token_throughput"), avg("request_throughput"),
-                  avg("input_sequence_length"), avg("output_sequence_length"))]
+                  avg("input_sequence_length"), avg("output_sequence_length"),
+                  model if isinstance(model, str) else None)]
 
 
 # -- any of them -------------------------------------------------------------------------
