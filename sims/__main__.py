@@ -15,9 +15,11 @@
                         --ttft_s X --tpot_s Y [--percentile P] [--gpu G,G,...] [--engine E]
                         [--workload chat|reasoning|summarization|long-context-retrieval]
                         [--length_spread S] [--price G=USD,G=USD,...]
+                        [--measured FILE [--measured_gpu G] [--measured_gpus N] ...]
 
-Each prints one JSON object. A bad input exits with status 2 and a message that names the
-input and its allowed range (the same message the page shows).
+Each prints one JSON object (`plan --measured` reads a results file; a sim's text input
+takes its value as the page's field shows it). A bad input exits with status 2 and a
+message that names the input and its allowed range (the same message the page shows).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from collections.abc import Callable
 from typing import Any
 
 from sims import load, sim_names
-from sims.kit.contract import Input, validate
+from sims.kit.contract import Input, Text, validate
 
 USAGE = __doc__.split("\n\n")[1]
 
@@ -43,10 +45,12 @@ def _list() -> int:
 def _parser(prog: str, description: str, inputs: tuple[Input, ...]) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description=description)
     for spec in inputs:
+        text = isinstance(spec, Text)
         parser.add_argument(
             f"--{spec.name}",
-            metavar="VALUE",
-            help=f"{spec.label}: {spec.allowed()} (default {spec.default})",
+            metavar="TEXT" if text else "VALUE",
+            help=f"{spec.label}: {spec.allowed()} (default "
+                 f"{repr(spec.default) if text else spec.default})",
         )
     return parser
 

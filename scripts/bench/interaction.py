@@ -30,7 +30,7 @@ import sims
 from bench.chromium import MainThreadTrace, cpu_by_thread, wait_until
 from bench.pageload import OBSERVER
 from bench.stats import percentile
-from sims.kit.contract import Choice, Number, defaults
+from sims.kit.contract import Choice, Number, Text, defaults
 
 CHANGES = 40
 SLOWEST_SHOWN = 3  # changes named beside the p95: which controls set it
@@ -122,6 +122,8 @@ def other_value(module: str, name: str) -> Any | None:
     default model is dense), so that control cannot be changed on its own at the defaults."""
     sim = sims.load(module)
     spec = next(spec for spec in sim.INPUTS if spec.name == name)
+    if isinstance(spec, Text):
+        return None  # its values are the sim's own format: no neighbour to step to
     if isinstance(spec, Choice):
         options = [choice for choice in spec.choices if choice != spec.default]
     else:

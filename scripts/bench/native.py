@@ -24,7 +24,7 @@ from typing import Any
 import sims
 from bench.stats import median
 from sims.kit import memo
-from sims.kit.contract import Choice, Number, defaults
+from sims.kit.contract import Choice, Number, Text, defaults
 
 CORNER_LIMIT = 256  # beyond this many corners, search coordinate-wise
 PROBE_RUNS = 2  # per candidate: the best of these
@@ -46,21 +46,24 @@ class SimTiming:
     candidates: int
 
 
-def extremes(spec: Number | Choice) -> list[Any]:
-    """The values of an input worth trying: its range's ends, or every choice."""
+def extremes(spec: Number | Choice | Text) -> list[Any]:
+    """The values of an input worth trying: its range's ends, or every choice (a text: its
+    default; what else it may hold is the sim's own format)."""
     if isinstance(spec, Choice):
         return list(spec.choices)
+    if isinstance(spec, Text):
+        return [spec.default]
     return list(dict.fromkeys((spec.min, spec.max)))
 
 
-def corners(inputs: tuple[Number | Choice, ...]) -> Iterator[dict[str, Any]]:
+def corners(inputs: tuple[Number | Choice | Text, ...]) -> Iterator[dict[str, Any]]:
     """Every combination of every input's extremes."""
     names = [spec.name for spec in inputs]
     for values in itertools.product(*(extremes(spec) for spec in inputs)):
         yield dict(zip(names, values, strict=True))
 
 
-def corner_count(inputs: tuple[Number | Choice, ...]) -> int:
+def corner_count(inputs: tuple[Number | Choice | Text, ...]) -> int:
     count = 1
     for spec in inputs:
         count *= len(extremes(spec))

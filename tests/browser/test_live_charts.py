@@ -19,15 +19,18 @@ from typing import Any
 import pytest
 
 import sims
-from sims.kit.contract import Choice, Number
+from sims.kit.contract import Choice, Number, Text
 from tests.repo import LAYOUT
 
 SCRIPT = Path(__file__).with_name("live_charts.mjs")
 pytestmark = pytest.mark.node
 
 
-def moves(spec: Number | Choice) -> list[tuple[str, Any]]:
-    """(kind, value): a reader's one-step move, then the range's ends or every choice."""
+def moves(spec: Number | Choice | Text) -> list[tuple[str, Any]]:
+    """(kind, value): a reader's one-step move, then the range's ends or every choice (a
+    text: none, its values are the sim's own format)."""
+    if isinstance(spec, Text):
+        return []
     if isinstance(spec, Choice):
         return [("step", choice) for choice in spec.choices if choice != spec.default]
     step = spec.default + spec.step if spec.default + spec.step <= spec.max \

@@ -16,7 +16,7 @@ import pytest
 import sims
 from ridgepoint.sims.charts import chart_svg
 from sims.kit.charts import DATASET, NARROW_PLOT_PX
-from sims.kit.contract import Choice, InputError, Number
+from sims.kit.contract import Choice, InputError, Number, Text
 from tests.repo import LAYOUT
 
 NAMES = sims.sim_names()
@@ -50,7 +50,7 @@ def test_there_are_sims() -> None:
 
 def test_declarations(sim: ModuleType) -> None:
     assert isinstance(sim.TITLE, str) and sim.TITLE
-    assert sim.INPUTS and all(isinstance(spec, Number | Choice) for spec in sim.INPUTS)
+    assert sim.INPUTS and all(isinstance(spec, Number | Choice | Text) for spec in sim.INPUTS)
     assert len({spec.name for spec in sim.INPUTS}) == len(sim.INPUTS)
     assert all(isinstance(label, str) and label for label in sim.METRICS.values())
 
@@ -188,7 +188,9 @@ def _outside(spec: Number) -> list[int | float]:
 
 def test_out_of_range_inputs_raise_naming_input_and_range(sim: ModuleType) -> None:
     for spec in sim.INPUTS:
-        bad_values = _outside(spec) if isinstance(spec, Number) else ["no-such-choice"]
+        bad_values = (_outside(spec) if isinstance(spec, Number) else
+                      ["x" * (spec.max_length + 1), 7] if isinstance(spec, Text) else
+                      ["no-such-choice"])
         for bad in bad_values:
             with pytest.raises(ValueError) as caught:
                 sim.simulate(**{spec.name: bad})

@@ -11,6 +11,7 @@ from sims.kit.contract import (
     Choice,
     InputError,
     Number,
+    Text,
     defaults,
     describe,
     normalise,
@@ -62,6 +63,29 @@ def test_a_default_outside_its_range_is_a_programming_error() -> None:
         Number("n", "N", default=0, min=1, max=2)
     with pytest.raises(ValueError, match="not among"):
         Choice("c", "C", "x", ("a", "b"))
+
+
+NOTE = Text("note", "Note", max_length=20, file=".json")
+
+
+def test_a_text_input_takes_a_short_string_trimmed() -> None:
+    assert NOTE.parse("  c16 55 15 ") == "c16 55 15"
+    assert NOTE.parse("") == ""
+    assert NOTE.describe() == {"kind": "text", "name": "note", "label": "Note", "default": "",
+                               "max_length": 20, "help": "", "file": ".json"}
+
+
+@pytest.mark.parametrize("bad", [7, None, True, ["a"], "x" * 21])
+def test_a_text_input_refuses_what_is_not_a_short_string(bad: object) -> None:
+    with pytest.raises(InputError) as caught:
+        NOTE.parse(bad)
+    assert caught.value.input == "note"
+    assert str(caught.value).startswith("note: expected text of at most 20 characters, got ")
+
+
+def test_a_long_text_is_refused_by_its_length_not_echoed() -> None:
+    with pytest.raises(InputError, match="got 5,000 characters$"):
+        NOTE.parse("y" * 5000)
 
 
 def test_validate_fills_defaults_and_refuses_unknown_names() -> None:

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 import sims
 from sims import chunked_prefill, disaggregation
-from sims.kit.contract import Choice, Input, InputError
+from sims.kit.contract import Choice, Input, InputError, Text
 from sims.physics import GPUS, MODELS, Work, check_group, precision_for
 from sims.physics.capacity import sequences_that_fit
 from sims.physics.drafters import MTP_MODELS
@@ -180,6 +180,8 @@ def valid(spec: Input) -> st.SearchStrategy[Any]:
     """Any value the declaration allows (steps are a slider's, not a rule of the contract)."""
     if isinstance(spec, Choice):
         return st.sampled_from(spec.choices)
+    if isinstance(spec, Text):
+        return st.just(spec.default)  # what else it holds is the sim's format (its tests)
     if spec.integer:
         return st.integers(int(spec.min), int(spec.max))
     return st.floats(spec.min, spec.max)
@@ -484,6 +486,9 @@ def invalid(spec: Input) -> st.SearchStrategy[Any]:
     if isinstance(spec, Choice):
         unknown = st.text(max_size=12).filter(lambda text: text.strip() not in spec.choices)
         return unknown | st.integers() | st.sampled_from([None, True, math.nan])
+    if isinstance(spec, Text):
+        too_long = st.integers(spec.max_length + 1, spec.max_length + 50).map(lambda n: "x" * n)
+        return too_long | st.integers() | st.floats() | st.sampled_from([None, True, [], {}])
     outside = st.floats(spec.max, 1e300, exclude_min=True) | st.floats(
         -1e300, spec.min, exclude_max=True
     )

@@ -15,14 +15,17 @@ import pytest
 import sims
 from sims import kv_memory
 from sims.kit import memo
-from sims.kit.contract import Choice, Number, defaults
+from sims.kit.contract import Choice, Number, Text, defaults
 from sims.serving import rate_sweep
 
 LOAD_SIMS = ("goodput", "kv_memory")
 
 
-def one_step(spec: Number | Choice) -> Any:
-    """The value a reader's one-step move gives (the next choice, or one step up or down)."""
+def one_step(spec: Number | Choice | Text) -> Any:
+    """The value a reader's one-step move gives (the next choice, or one step up or down; a
+    text stays as it is)."""
+    if isinstance(spec, Text):
+        return spec.default
     if isinstance(spec, Choice):
         return next(choice for choice in spec.choices if choice != spec.default)
     return spec.default + spec.step if spec.default + spec.step <= spec.max \
