@@ -9,6 +9,7 @@ per-token target) is marked, and set-ups to its right meet the per-token target 
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from sims.kit import charts
@@ -54,6 +55,7 @@ def frontier_chart(rows: list[dict[str, Any]], tpot_s: float, model: str) -> dic
 
 
 LATENCY = "Time (s, log scale)"
+NOTHING = "nothing loaded"
 MEASURED_LOAD = "Load, as measured"
 
 
@@ -69,11 +71,15 @@ def measured_chart(rows: list[dict[str, Any]], statistic: str) -> dict[str, Any]
               for prefix, source in (("measured_", "measured"), ("", "ours"))
               if row[f"{prefix}{key}_s"]]
     note = "" if points else "load a results file to compare"
-    if not points:  # no mark is drawn for a row without seconds: the plot stays empty
-        points = [{"load": "nothing loaded", "latency": "first token", "source": "measured",
-                   "seconds": None}]
-    values = [p["seconds"] for p in points if p["seconds"]]
-    low, high = (min(values) / 2, max(values) * 2) if values else (1e-3, 1.0)
+    values = [p["seconds"] for p in points]
+    # Whole decades, labelled at 1 and 3 of each: Vega's own log ticks crowd a short range.
+    low = 10 ** math.floor(math.log10(min(values) / 1.2)) if values else 1e-3
+    high = 10 ** math.ceil(math.log10(max(values) * 1.2)) if values else 1.0
+    ticks = [t for e in range(round(math.log10(low)), round(math.log10(high)) + 1)
+             for t in (10.0 ** e, 3 * 10.0 ** e) if t <= high]
+    if not points:  # one invisible point: a plot with no mark at all has no size in Vega
+        points = [{"load": NOTHING, "latency": "first token", "source": "measured",
+                   "seconds": 0.03}]
     return charts.chart(
         charts.titled(f"Measured against predicted, {statistic}", note),
         "For each load in the results file, the measured first-token and per-token times "
@@ -84,14 +90,18 @@ def measured_chart(rows: list[dict[str, Any]], statistic: str) -> dict[str, Any]
             "x": {"field": "load", "type": "nominal", "sort": None, "title": MEASURED_LOAD,
                   "axis": {"labelAngle": 0}},
             "y": {"field": "seconds", "type": "quantitative", "title": LATENCY,
-                  "scale": {"type": "log", "domain": [low, high]}},
+                  "scale": {"type": "log", "domain": [low, high], "nice": False},
+                  "axis": {"values": ticks, "format": "~g"}},
             "color": {"field": "latency", "type": "nominal", "title": None,
                       "legend": {"orient": "bottom", "title": None}},
             "shape": {"field": "source", "type": "nominal", "title": None,
-                      "legend": {"orient": "bottom", "title": None}},
+                      "legend": {"orient": "bottom", "title": None,
+                                 "symbolStrokeColor": REFERENCE}},
             "fill": {"condition": {"test": "datum.source === 'measured'",
                                    "field": "latency", "type": "nominal", "legend": None},
                      "value": "transparent"},
+            "opacity": {"condition": {"test": f"datum.load === '{NOTHING}'", "value": 0},
+                        "value": 1},
             "tooltip": [{"field": "load", "title": MEASURED_LOAD},
                         {"field": "latency", "title": "Latency"},
                         {"field": "source", "title": "Source"},
