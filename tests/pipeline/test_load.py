@@ -21,8 +21,8 @@ from ridgepoint.content import modeline
 from ridgepoint.content.kinds import KINDS, VOCABULARY_SCHEMA
 from ridgepoint.content.kinds import VOCABULARY as VOCABULARY_PATH
 from ridgepoint.content.load import load_site, split_front_matter
-from ridgepoint.content.parsememo import ParseMemo
 from ridgepoint.content.model import HubSection
+from ridgepoint.content.parsememo import ParseMemo
 from ridgepoint.staging.stage import check_content
 from tests.limits import within
 from tests.repo import LAYOUT, REPO
