@@ -77,7 +77,7 @@ GPUS = {
         'topology': 'switch',
         'host_link': None,
         'host_link_bytes_per_s': None,
-        'scale_out_bytes_per_s': None,
+        'scale_out_bytes_per_s': 50000000000.0,
         'kernels': 'blackwell',
     },
     'gb300-nvl72': {
@@ -217,6 +217,24 @@ GPUS = {
         'scale_out_bytes_per_s': None,
         'kernels': 'cdna3',
     },
+    'mi355x': {
+        'name': 'AMD Instinct MI355X',
+        'dense_flops': {
+            'bf16': 2500000000000000.0,
+            'fp8': 5000000000000000.0,
+            'fp4': 1.01e+16,
+        },
+        'hbm_bytes': 288000000000.0,
+        'hbm_bytes_per_s': 8000000000000.0,
+        'scale_up_link': 'Infinity Fabric (XGMI), a direct link to each of the seven other GPUs',
+        'scale_up_bytes_per_s': 535500000000.0,
+        'scale_up_gpus': 8,
+        'topology': 'mesh',
+        'host_link': None,
+        'host_link_bytes_per_s': None,
+        'scale_out_bytes_per_s': None,
+        'kernels': 'cdna4',
+    },
     'rtx-pro-6000': {
         'name': 'NVIDIA RTX PRO 6000 Blackwell Server Edition',
         'dense_flops': {
@@ -234,6 +252,24 @@ GPUS = {
         'host_link_bytes_per_s': 64000000000.0,
         'scale_out_bytes_per_s': None,
         'kernels': 'blackwell-gddr7',
+    },
+    'vera-rubin-nvl72': {
+        'name': 'NVIDIA Vera Rubin NVL72 (one Rubin GPU)',
+        'dense_flops': {
+            'bf16': 4000000000000000.0,
+            'fp8': 1.75e+16,
+            'fp4': 3.5e+16,
+        },
+        'hbm_bytes': 288000000000.0,
+        'hbm_bytes_per_s': 22000000000000.0,
+        'scale_up_link': 'NVLink 6 through NVLink switches, one domain across the rack',
+        'scale_up_bytes_per_s': 1800000000000.0,
+        'scale_up_gpus': 72,
+        'topology': 'switch',
+        'host_link': None,
+        'host_link_bytes_per_s': None,
+        'scale_out_bytes_per_s': None,
+        'kernels': 'rubin',
     },
 }
 MODELS = {
@@ -1182,6 +1218,132 @@ KERNELS = {
             ],
         ],
     },
+    'cdna4': {
+        'name': "CDNA 4 (MI355X), taken from Blackwell's",
+        'overlap_exponent': 3.0,
+        'gemm': {
+            'bf16': {
+                'compute_efficiency': 0.7036,
+                'memory_efficiency': 0.7837,
+                'fixed_s': 2.769e-06,
+                'k_step_s': 2.309e-10,
+            },
+            'fp8': {
+                'compute_efficiency': 0.5927,
+                'memory_efficiency': 0.6226,
+                'fixed_s': 1.381e-05,
+                'k_step_s': 1.505e-10,
+            },
+            'fp4': {
+                'compute_efficiency': 0.433,
+                'memory_efficiency': 0.7377,
+                'fixed_s': 7.1469999999999995e-06,
+                'k_step_s': 9.003000000000001e-10,
+            },
+        },
+        'prefill_attention': {
+            'bf16': {
+                'compute_efficiency': 0.4916,
+                'memory_passes': 2.879,
+                'fixed_s': 2.649e-05,
+                'per_sequence_head_s': 1.307e-50,
+            },
+            'fp8': {
+                'compute_efficiency': 0.2721,
+                'memory_passes': 4.476,
+                'fixed_s': 2.5319999999999998e-05,
+                'per_sequence_head_s': 0.0,
+            },
+        },
+        'decode_attention': {
+            'bf16': {
+                'memory_efficiency': 0.7862,
+                'unit_share': 0.04756,
+                'fixed_s': 6.653999999999999e-06,
+                'per_sequence_s': 4.3500000000000005e-24,
+            },
+            'fp8': {
+                'memory_efficiency': 0.7833,
+                'unit_share': 0.02556,
+                'fixed_s': 6.671e-06,
+                'per_sequence_s': 3.908e-09,
+            },
+        },
+        'moe': {
+            'bf16': {
+                'memory_efficiency': 0.8213,
+                'fixed_s': 2.361e-05,
+                'per_row_s': 2.155e-09,
+                'tile_rows': 0,
+            },
+            'fp8': {
+                'memory_efficiency': 0.9218,
+                'fixed_s': 3.5e-05,
+                'per_row_s': 5.247000000000001e-09,
+                'tile_rows': 128,
+            },
+            'fp4': {
+                'memory_efficiency': 0.3976,
+                'fixed_s': 3.6819999999999996e-05,
+                'per_row_s': 5.212e-09,
+                'tile_rows': 128,
+            },
+            'w4a8': {
+                'memory_efficiency': 0.7114,
+                'fixed_s': 1.9319999999999998e-05,
+                'per_row_s': 1.59e-09,
+                'tile_rows': 0,
+            },
+        },
+        'elementwise': {
+            'memory_efficiency': 0.8,
+            'fixed_s': 4e-06,
+        },
+        'all_reduce': {
+            'nccl': [
+                {
+                    'traffic': 'ring',
+                    'latency_s': {
+                        2: 1.1089999999999999e-05,
+                        4: 1.557e-05,
+                        8: 2.653e-05,
+                    },
+                    'bus_efficiency': 0.3617,
+                },
+                {
+                    'traffic': 'in_switch',
+                    'latency_s': {
+                        2: 1.1089999999999999e-05,
+                        4: 6.142e-05,
+                        8: 6.292e-05,
+                    },
+                    'bus_efficiency': 0.499,
+                },
+            ],
+            'custom': [
+                {
+                    'traffic': 'one_shot',
+                    'latency_s': {
+                        2: 4.96e-06,
+                        4: 5.062e-06,
+                        8: 5.444e-06,
+                    },
+                    'bus_efficiency': 0.6246,
+                },
+                {
+                    'traffic': 'ring',
+                    'latency_s': {
+                        2: 4.96e-06,
+                        4: 2.7649999999999998e-05,
+                        8: 3.102e-05,
+                    },
+                    'bus_efficiency': 0.6246,
+                },
+            ],
+        },
+        'measured_as': 'blackwell',
+        'accuracy': [],
+    },
     'hopper': {
         'name': "Hopper (H100, H200) with TensorRT-LLM's kernels and NCCL",
         'overlap_exponent': 3.0,
@@ -1461,6 +1623,132 @@ KERNELS = {
                 0.3459,
             ],
         ],
+    },
+    'rubin': {
+        'name': "Rubin (announced), taken from Blackwell's",
+        'overlap_exponent': 3.0,
+        'gemm': {
+            'bf16': {
+                'compute_efficiency': 0.7036,
+                'memory_efficiency': 0.7837,
+                'fixed_s': 2.769e-06,
+                'k_step_s': 2.309e-10,
+            },
+            'fp8': {
+                'compute_efficiency': 0.5927,
+                'memory_efficiency': 0.6226,
+                'fixed_s': 1.381e-05,
+                'k_step_s': 1.505e-10,
+            },
+            'fp4': {
+                'compute_efficiency': 0.433,
+                'memory_efficiency': 0.7377,
+                'fixed_s': 7.1469999999999995e-06,
+                'k_step_s': 9.003000000000001e-10,
+            },
+        },
+        'prefill_attention': {
+            'bf16': {
+                'compute_efficiency': 0.4916,
+                'memory_passes': 2.879,
+                'fixed_s': 2.649e-05,
+                'per_sequence_head_s': 1.307e-50,
+            },
+            'fp8': {
+                'compute_efficiency': 0.2721,
+                'memory_passes': 4.476,
+                'fixed_s': 2.5319999999999998e-05,
+                'per_sequence_head_s': 0.0,
+            },
+        },
+        'decode_attention': {
+            'bf16': {
+                'memory_efficiency': 0.7862,
+                'unit_share': 0.04756,
+                'fixed_s': 6.653999999999999e-06,
+                'per_sequence_s': 4.3500000000000005e-24,
+            },
+            'fp8': {
+                'memory_efficiency': 0.7833,
+                'unit_share': 0.02556,
+                'fixed_s': 6.671e-06,
+                'per_sequence_s': 3.908e-09,
+            },
+        },
+        'moe': {
+            'bf16': {
+                'memory_efficiency': 0.8213,
+                'fixed_s': 2.361e-05,
+                'per_row_s': 2.155e-09,
+                'tile_rows': 0,
+            },
+            'fp8': {
+                'memory_efficiency': 0.9218,
+                'fixed_s': 3.5e-05,
+                'per_row_s': 5.247000000000001e-09,
+                'tile_rows': 128,
+            },
+            'fp4': {
+                'memory_efficiency': 0.3976,
+                'fixed_s': 3.6819999999999996e-05,
+                'per_row_s': 5.212e-09,
+                'tile_rows': 128,
+            },
+            'w4a8': {
+                'memory_efficiency': 0.7114,
+                'fixed_s': 1.9319999999999998e-05,
+                'per_row_s': 1.59e-09,
+                'tile_rows': 0,
+            },
+        },
+        'elementwise': {
+            'memory_efficiency': 0.8,
+            'fixed_s': 4e-06,
+        },
+        'all_reduce': {
+            'nccl': [
+                {
+                    'traffic': 'ring',
+                    'latency_s': {
+                        2: 1.1089999999999999e-05,
+                        4: 1.557e-05,
+                        8: 2.653e-05,
+                    },
+                    'bus_efficiency': 0.3617,
+                },
+                {
+                    'traffic': 'in_switch',
+                    'latency_s': {
+                        2: 1.1089999999999999e-05,
+                        4: 6.142e-05,
+                        8: 6.292e-05,
+                    },
+                    'bus_efficiency': 0.499,
+                },
+            ],
+            'custom': [
+                {
+                    'traffic': 'one_shot',
+                    'latency_s': {
+                        2: 4.96e-06,
+                        4: 5.062e-06,
+                        8: 5.444e-06,
+                    },
+                    'bus_efficiency': 0.6246,
+                },
+                {
+                    'traffic': 'ring',
+                    'latency_s': {
+                        2: 4.96e-06,
+                        4: 2.7649999999999998e-05,
+                        8: 3.102e-05,
+                    },
+                    'bus_efficiency': 0.6246,
+                },
+            ],
+        },
+        'measured_as': 'blackwell',
+        'accuracy': [],
     },
 }
 ENGINES = {

@@ -82,7 +82,7 @@ BF16 = 2  # bytes a BF16 value takes; a matmul writes its output in BF16 whateve
          None, 100e9),
         # Rack-scale: 72 GPUs on one NVLink domain.
         ("gb200-nvl72", {"bf16": 2.5e15, "fp8": 5e15, "fp4": 10e15}, 186e9, 8e12, 900e9, 72,
-         None, None),
+         None, 50e9),
         ("gb300-nvl72", {"bf16": 2.5e15, "fp8": 5e15, "fp4": 15e15}, 288e9, 8e12, 900e9, 72,
          None, None),
         # Export variants of Hopper: the H20's compute cut, the H800's NVLink cut.
@@ -92,6 +92,12 @@ BF16 = 2  # bytes a BF16 value takes; a matmul writes its output in BF16 whateve
         ("rtx-pro-6000", {"bf16": 467.8e12, "fp8": 935.6e12, "fp4": 1871.2e12}, 97887 * 2**20,
          1.792e12, 64e9, 1, 64e9, None),
         ("mi325x", {"bf16": 1307.4e12, "fp8": 2614.9e12}, 256e9, 6e12, 448e9, 8, None, None),
+        # CDNA 4: MXFP4 (and MXFP6, on the page only) at twice FP8; XGMI 76.5 GB/s x 7.
+        ("mi355x", {"bf16": 2.5e15, "fp8": 5e15, "fp4": 10.1e15}, 288e9, 8e12, 535.5e9, 8, None,
+         None),
+        # Announced, not shipping: NVIDIA's pre-release figures.
+        ("vera-rubin-nvl72", {"bf16": 4e15, "fp8": 17.5e15, "fp4": 35e15}, 288e9, 22e12, 1.8e12,
+         72, None, None),
     ],
 )
 def test_gpu_figures_match_the_datasheets(
@@ -112,14 +118,16 @@ def test_each_gpu_prices_with_its_generations_kernel_profile() -> None:
         "a100": "ampere", "h100": "hopper", "h200": "hopper", "b200": "blackwell",
         "l40s": "ada", "mi300x": "cdna3", "h20": "hopper", "h800": "hopper",
         "b300": "blackwell", "gb200-nvl72": "blackwell", "gb300-nvl72": "blackwell",
-        "rtx-pro-6000": "blackwell-gddr7", "mi325x": "cdna3"}
-    # The MI300X's and MI325X's full mesh: a direct link to each of the seven others; the
-    # rest are switched.
-    assert {key for key, gpu in GPUS.items() if gpu.topology == "mesh"} == {"mi300x", "mi325x"}
-    # No measured MI300X, L40S or RTX PRO 6000 kernels: their profiles take another
-    # generation's constants, and say so.
+        "rtx-pro-6000": "blackwell-gddr7", "mi325x": "cdna3", "mi355x": "cdna4",
+        "vera-rubin-nvl72": "rubin"}
+    # AMD's full mesh: a direct link to each of the seven others; the rest are switched.
+    assert {key for key, gpu in GPUS.items() if gpu.topology == "mesh"} == {
+        "mi300x", "mi325x", "mi355x"}
+    # No measured MI300X, MI355X, L40S, RTX PRO 6000 or Rubin kernels: their profiles take
+    # another generation's constants, and say so.
     for borrowed, like in (("cdna3", "hopper"), ("ada", "hopper"),
-                           ("blackwell-gddr7", "blackwell")):
+                           ("blackwell-gddr7", "blackwell"), ("cdna4", "blackwell"),
+                           ("rubin", "blackwell")):
         profile = PROFILES[borrowed]
         assert profile.measured_as == like
         assert (profile.gemm, profile.decode_attention) == (PROFILES[like].gemm,
