@@ -63,8 +63,9 @@ GPU_KEYS = sorted(GPUS)
 def _one_per_class(keys: list[str]) -> list[str]:
     """The first GPU (by key) of each class that prices differently: kernel profile,
     topology and scale-up domain. GPUs of one class differ only in their figures, which the
-    sweeps' bounds scale with, so the full step sweeps run one of each (13 GPUs to 7, about
-    20 s less on CI); the cheaper checks still run every GPU."""
+    sweeps' bounds scale with, so the full step sweeps run one of each (9 of 15 GPUs today:
+    this file took 45 s with every GPU of 13 swept, 25 s with one per class of 15, on a
+    shared two-core machine); the cheaper checks still run every GPU."""
     chosen: dict[tuple[str, str, int], str] = {}
     for key in keys:
         gpu = GPUS[key]
@@ -332,8 +333,8 @@ def test_no_step_beats_its_roofline_at_peak_rates(gpu_key: str) -> None:
     """A GPU cannot compute faster than its peak tensor-core rate nor move bytes faster than
     its HBM's peak bandwidth, so no step takes less than one GPU's share of its FLOPs at the
     fastest rate it computes in, nor less than that share of its bytes at peak bandwidth
-    (see _roofline_s for which share). One GPU of each class (_one_per_class): the whole
-    catalogue took 13 sweeps of seconds each."""
+    (see _roofline_s for which share). One GPU of each class (_one_per_class): a sweep
+    takes seconds, and every GPU of a class prices the same way."""
     gpu = GPUS[gpu_key]
     failures = []
     for model, gpus, layout, precision in _deployments(gpu):
