@@ -10,7 +10,11 @@
     python -m sims serve --model M --gpu G --gpus N --parallel tp|ep --weights F --kv F
                          --engine vllm|sglang|trtllm --isl I --osl O
                          (--concurrency C | --rate R) [--requests K] [--length_spread S]
-                         [--seed X] [--activations F]
+                         [--seed X] [--activations F] [--max_batch B] [--token_budget T]
+    python -m sims plan --model M --isl I --osl O (--rate R | --concurrency C)
+                        --ttft_s X --tpot_s Y [--percentile P] [--gpu G,G,...] [--engine E]
+                        [--workload chat|reasoning|summarization|long-context-retrieval]
+                        [--length_spread S] [--price G=USD,G=USD,...]
 
 Each prints one JSON object. A bad input exits with status 2 and a message that names the
 input and its allowed range (the same message the page shows).
@@ -63,6 +67,24 @@ def _run(inputs: tuple[Input, ...], prog: str, description: str, rest: list[str]
     return 0
 
 
+def _plan(command: Any, rest: list[str]) -> int:
+    """`python -m sims plan`: its own options (lists and prices are not sim inputs)."""
+    parser = argparse.ArgumentParser(prog="python -m sims plan",
+                                     description="The set-ups that meet a latency target")
+    for name, text in command.options():
+        parser.add_argument(f"--{name}", metavar="VALUE", help=text)
+    parsed = parser.parse_args(rest)
+    given = {k: v for k, v in vars(parsed).items() if v is not None}
+    try:
+        result = command.plan_json(given)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    json.dump(result, sys.stdout)
+    print()
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if not args or args[0] in ("-h", "--help"):
@@ -78,6 +100,10 @@ def main(argv: list[str] | None = None) -> int:
         return _run(deploy.SERVE_INPUTS, "python -m sims serve",
                     "A deployment under load, as a benchmark measures it", rest,
                     lambda given: normalise(deploy.serve_json(given)))
+    if name == "plan":
+        from sims.planning import command  # the planner (sims/planning/command.py)
+
+        return _plan(command, rest)
     if name in ("--catalogue", "step", "allreduce"):
         from sims import calculator  # the physics calculator (sims/calculator.py)
         from sims.kit.contract import normalise

@@ -25,6 +25,13 @@ GPUS = {
         'host_link_bytes_per_s': 32000000000.0,
         'scale_out_bytes_per_s': 25000000000.0,
         'kernels': 'ampere',
+        'price_per_gpu_hour': 1.6,
+        'price_note': (
+            '1.60 USD/h, Hyperstack GPU pricing, On-Demand rate card '
+            '(https://www.hyperstack.cloud/gpu-pricing), read 2026-08-26 as transcribed verbatim '
+            'in api-evangelist/nexgen-cloud, plans/nexgen-cloud-plans-pricing.yml: On-Demand: '
+            'NVIDIA A100 SXM, 80 GB VRAM, price_per_hour 1.60 (read 2026-08-26)'
+        ),
     },
     'b200': {
         'name': 'NVIDIA B200 (HGX B200)',
@@ -43,6 +50,13 @@ GPUS = {
         'host_link_bytes_per_s': None,
         'scale_out_bytes_per_s': 50000000000.0,
         'kernels': 'blackwell',
+        'price_per_gpu_hour': 6.0,
+        'price_note': (
+            '6.00 USD/h, Hyperstack GPU pricing, On-Demand rate card '
+            '(https://www.hyperstack.cloud/gpu-pricing), read 2026-08-26 as transcribed verbatim '
+            'in api-evangelist/nexgen-cloud, plans/nexgen-cloud-plans-pricing.yml: On-Demand: '
+            'NVIDIA B200, 192 GB VRAM, price_per_hour 6.00 (read 2026-08-26)'
+        ),
     },
     'b300': {
         'name': 'NVIDIA B300 (HGX B300)',
@@ -61,6 +75,8 @@ GPUS = {
         'host_link_bytes_per_s': None,
         'scale_out_bytes_per_s': 100000000000.0,
         'kernels': 'blackwell',
+        'price_per_gpu_hour': None,
+        'price_note': 'the catalogue gives no price for it',
     },
     'gb200-nvl72': {
         'name': 'NVIDIA GB200 NVL72 (one Blackwell GPU)',
@@ -71,7 +87,9 @@ GPUS = {
         },
         'hbm_bytes': 186000000000.0,
         'hbm_bytes_per_s': 8000000000000.0,
-        'scale_up_link': 'NVLink 5 through NVLink Switch trays, one domain across the rack',
+        'scale_up_link': (
+            'NVLink 5 through NVLink Switch trays, one domain across the rack'
+        ),
         'scale_up_bytes_per_s': 900000000000.0,
         'scale_up_gpus': 72,
         'topology': 'switch',
@@ -79,6 +97,8 @@ GPUS = {
         'host_link_bytes_per_s': None,
         'scale_out_bytes_per_s': 50000000000.0,
         'kernels': 'blackwell',
+        'price_per_gpu_hour': None,
+        'price_note': 'the catalogue gives no price for it',
     },
     'gb300-nvl72': {
         'name': 'NVIDIA GB300 NVL72 (one Blackwell Ultra GPU)',
@@ -89,7 +109,9 @@ GPUS = {
         },
         'hbm_bytes': 288000000000.0,
         'hbm_bytes_per_s': 8000000000000.0,
-        'scale_up_link': 'NVLink 5 through NVLink Switch trays, one domain across the rack',
+        'scale_up_link': (
+            'NVLink 5 through NVLink Switch trays, one domain across the rack'
+        ),
         'scale_up_bytes_per_s': 900000000000.0,
         'scale_up_gpus': 72,
         'topology': 'switch',
@@ -97,6 +119,8 @@ GPUS = {
         'host_link_bytes_per_s': None,
         'scale_out_bytes_per_s': None,
         'kernels': 'blackwell',
+        'price_per_gpu_hour': None,
+        'price_note': 'the catalogue gives no price for it',
     },
     'h100': {
         'name': 'NVIDIA H100 SXM 80 GB',
@@ -114,6 +138,13 @@ GPUS = {
         'host_link_bytes_per_s': 64000000000.0,
         'scale_out_bytes_per_s': 50000000000.0,
         'kernels': 'hopper',
+        'price_per_gpu_hour': 3.2,
+        'price_note': (
+            '3.20 USD/h, Hyperstack GPU pricing, On-Demand rate card '
+            '(https://www.hyperstack.cloud/gpu-pricing), read 2026-08-26 as transcribed verbatim '
+            'in api-evangelist/nexgen-cloud, plans/nexgen-cloud-plans-pricing.yml: On-Demand: '
+            'NVIDIA H100 SXM, 80 GB VRAM, price_per_hour 3.20 (read 2026-08-26)'
+        ),
     },
     'h20': {
         'name': 'NVIDIA H20 96 GB',
@@ -131,6 +162,8 @@ GPUS = {
         'host_link_bytes_per_s': None,
         'scale_out_bytes_per_s': None,
         'kernels': 'hopper',
+        'price_per_gpu_hour': None,
+        'price_note': 'the catalogue gives no price for it',
     },
     'h200': {
         'name': 'NVIDIA H200 SXM 141 GB',
@@ -148,6 +181,13 @@ GPUS = {
         'host_link_bytes_per_s': 64000000000.0,
         'scale_out_bytes_per_s': 50000000000.0,
         'kernels': 'hopper',
+        'price_per_gpu_hour': 3.99,
+        'price_note': (
+            '3.99 USD/h, Hyperstack GPU pricing, On-Demand rate card '
+            '(https://www.hyperstack.cloud/gpu-pricing), read 2026-08-26 as transcribed verbatim '
+            'in api-evangelist/nexgen-cloud, plans/nexgen-cloud-plans-pricing.yml: On-Demand: '
+            'NVIDIA H200 SXM, 141 GB VRAM, price_per_hour 3.99 (read 2026-08-26)'
+        ),
     },
     'h800': {
         'name': 'NVIDIA H800 SXM 80 GB',
@@ -157,7 +197,9 @@ GPUS = {
         },
         'hbm_bytes': 85899345920.0,
         'hbm_bytes_per_s': 3350000000000.0,
-        'scale_up_link': 'NVLink 4 through NVSwitch, cut to 400 GB/s (both directions together)',
+        'scale_up_link': (
+            'NVLink 4 through NVSwitch, cut to 400 GB/s (both directions together)'
+        ),
         'scale_up_bytes_per_s': 200000000000.0,
         'scale_up_gpus': 8,
         'topology': 'switch',
@@ -165,6 +207,8 @@ GPUS = {
         'host_link_bytes_per_s': 64000000000.0,
         'scale_out_bytes_per_s': 50000000000.0,
         'kernels': 'hopper',
+        'price_per_gpu_hour': None,
+        'price_note': 'the catalogue gives no price for it',
     },
     'l40s': {
         'name': 'NVIDIA L40S',
@@ -182,6 +226,12 @@ GPUS = {
         'host_link_bytes_per_s': 32000000000.0,
         'scale_out_bytes_per_s': None,
         'kernels': 'ada',
+        'price_per_gpu_hour': None,
+        'price_note': (
+            'No public on-demand list price for the L40S (48 GB) was found among the price lists '
+            'searched (Hyperstack lists the L40, a different card); give one to plan with it. '
+            '(searched 2026-12-06)'
+        ),
     },
     'mi300x': {
         'name': 'AMD Instinct MI300X',
@@ -191,7 +241,9 @@ GPUS = {
         },
         'hbm_bytes': 192000000000.0,
         'hbm_bytes_per_s': 5300000000000.0,
-        'scale_up_link': 'Infinity Fabric, a direct link to each of the seven other GPUs',
+        'scale_up_link': (
+            'Infinity Fabric, a direct link to each of the seven other GPUs'
+        ),
         'scale_up_bytes_per_s': 448000000000.0,
         'scale_up_gpus': 8,
         'topology': 'mesh',
@@ -199,6 +251,13 @@ GPUS = {
         'host_link_bytes_per_s': 64000000000.0,
         'scale_out_bytes_per_s': None,
         'kernels': 'cdna3',
+        'price_per_gpu_hour': 2.59,
+        'price_note': (
+            '2.59 USD/h, DigitalOcean API list price, on-demand, SKU gpu-mi300x1-192gb (1x AMD '
+            'MI300X), as collected in the tokenwatt/gpu-cloud-prices dataset, snapshot 2026-10-07: '
+            'AMD MI300X, gpus 1, price_hr 2.59, market on-demand, provider DigitalOcean, via '
+            'DigitalOcean API (list price) (read 2026-10-07)'
+        ),
     },
     'mi325x': {
         'name': 'AMD Instinct MI325X',
@@ -208,7 +267,9 @@ GPUS = {
         },
         'hbm_bytes': 256000000000.0,
         'hbm_bytes_per_s': 6000000000000.0,
-        'scale_up_link': 'Infinity Fabric, a direct link to each of the seven other GPUs',
+        'scale_up_link': (
+            'Infinity Fabric, a direct link to each of the seven other GPUs'
+        ),
         'scale_up_bytes_per_s': 448000000000.0,
         'scale_up_gpus': 8,
         'topology': 'mesh',
@@ -216,6 +277,8 @@ GPUS = {
         'host_link_bytes_per_s': None,
         'scale_out_bytes_per_s': None,
         'kernels': 'cdna3',
+        'price_per_gpu_hour': None,
+        'price_note': 'the catalogue gives no price for it',
     },
     'mi355x': {
         'name': 'AMD Instinct MI355X',
@@ -226,7 +289,9 @@ GPUS = {
         },
         'hbm_bytes': 288000000000.0,
         'hbm_bytes_per_s': 8000000000000.0,
-        'scale_up_link': 'Infinity Fabric (XGMI), a direct link to each of the seven other GPUs',
+        'scale_up_link': (
+            'Infinity Fabric (XGMI), a direct link to each of the seven other GPUs'
+        ),
         'scale_up_bytes_per_s': 535500000000.0,
         'scale_up_gpus': 8,
         'topology': 'mesh',
@@ -234,6 +299,8 @@ GPUS = {
         'host_link_bytes_per_s': None,
         'scale_out_bytes_per_s': None,
         'kernels': 'cdna4',
+        'price_per_gpu_hour': None,
+        'price_note': 'the catalogue gives no price for it',
     },
     'rtx-pro-6000': {
         'name': 'NVIDIA RTX PRO 6000 Blackwell Server Edition',
@@ -252,6 +319,8 @@ GPUS = {
         'host_link_bytes_per_s': 64000000000.0,
         'scale_out_bytes_per_s': None,
         'kernels': 'blackwell-gddr7',
+        'price_per_gpu_hour': None,
+        'price_note': 'the catalogue gives no price for it',
     },
     'vera-rubin-nvl72': {
         'name': 'NVIDIA Vera Rubin NVL72 (one Rubin GPU)',
@@ -262,7 +331,9 @@ GPUS = {
         },
         'hbm_bytes': 288000000000.0,
         'hbm_bytes_per_s': 22000000000000.0,
-        'scale_up_link': 'NVLink 6 through NVLink switches, one domain across the rack',
+        'scale_up_link': (
+            'NVLink 6 through NVLink switches, one domain across the rack'
+        ),
         'scale_up_bytes_per_s': 1800000000000.0,
         'scale_up_gpus': 72,
         'topology': 'switch',
@@ -270,6 +341,8 @@ GPUS = {
         'host_link_bytes_per_s': None,
         'scale_out_bytes_per_s': None,
         'kernels': 'rubin',
+        'price_per_gpu_hour': None,
+        'price_note': 'the catalogue gives no price for it',
     },
 }
 MODELS = {
@@ -696,7 +769,9 @@ KERNELS = {
         ],
     },
     'blackwell': {
-        'name': "Blackwell (B200) with TensorRT-LLM's kernels and NCCL",
+        'name': (
+            "Blackwell (B200) with TensorRT-LLM's kernels and NCCL"
+        ),
         'overlap_exponent': 3.0,
         'gemm': {
             'bf16': {
@@ -970,7 +1045,9 @@ KERNELS = {
         ],
     },
     'blackwell-gddr7': {
-        'name': "Blackwell with GDDR7 (RTX PRO 6000), taken from Blackwell's (B200)",
+        'name': (
+            "Blackwell with GDDR7 (RTX PRO 6000), taken from Blackwell's (B200)"
+        ),
         'overlap_exponent': 3.0,
         'gemm': {
             'bf16': {
@@ -1345,7 +1422,9 @@ KERNELS = {
         'accuracy': [],
     },
     'hopper': {
-        'name': "Hopper (H100, H200) with TensorRT-LLM's kernels and NCCL",
+        'name': (
+            "Hopper (H100, H200) with TensorRT-LLM's kernels and NCCL"
+        ),
         'overlap_exponent': 3.0,
         'gemm': {
             'bf16': {

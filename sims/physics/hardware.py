@@ -32,6 +32,10 @@ class Gpu:
     host_link_bytes_per_s: float | None  # one direction, bytes/s
     scale_out_bytes_per_s: float | None  # network per GPU, one direction, bytes/s
     kernels: KernelProfile  # how fast its kernels run, by class (fitted or assumed)
+    # On-demand list price in US dollars per GPU-hour, None where the catalogue cites none,
+    # and where it comes from (or why there is none).
+    price_per_gpu_hour: float | None = None
+    price_note: str = ""
 
     def flops(self, precision: str) -> float:
         """The dense tensor-core rate for `precision`; ValueError if the GPU has none."""
@@ -84,6 +88,8 @@ def build_gpus(entries: Mapping[str, Mapping[str, Any]],
             host_link_bytes_per_s=entry["host_link_bytes_per_s"],
             scale_out_bytes_per_s=entry["scale_out_bytes_per_s"],
             kernels=profiles[entry["kernels"]],
+            price_per_gpu_hour=entry.get("price_per_gpu_hour"),
+            price_note=entry.get("price_note", ""),
         )
         for key, entry in entries.items()
     }

@@ -76,6 +76,12 @@ SERVE_INPUTS = (
     Number("length_spread", "Length spread", default=0.0, min=0.0, max=2.0, step=0.05,
            help="Coefficient of variation of both lengths (log-normal); 0: all alike."),
     Number("seed", "Seed", default=0, min=0, max=2**31 - 1),
+    Number("max_batch", "Batch limit", default=0, min=0, max=4096, unit="requests",
+           help="Most requests running at once per attention rank (vLLM's max_num_seqs); "
+                "0: the engine's own."),
+    Number("token_budget", "Token budget", default=0, min=0, max=MAX_TOKENS, unit="tokens",
+           help="Most tokens one step carries per attention rank "
+                "(max_num_batched_tokens); 0: the engine's own."),
 )
 
 
@@ -109,9 +115,12 @@ def _load(given: dict[str, Any], inputs: dict[str, Any]) -> tuple[int, float]:
 
 def served_run(gpu: Gpu, model: Model, engine: Engine, gpus: int, layout: str,
                precision: Precision, isl: int, osl: int, count: int, spread: float, seed: int,
-               concurrency: int, rate: float) -> tuple[Served, list[int]]:
+               concurrency: int, rate: float, max_batch: int = 0, token_budget: int = 0
+               ) -> tuple[Served, list[int]]:
     """One replica's run (the module's docstring says what it is): what it served, and
-    each request's output tokens. The group is the caller's to have checked."""
+    each request's output tokens. `max_batch` and `token_budget` (per attention rank)
+    replace the engine's own when given (a planner's knobs). The group is the caller's to
+    have checked."""
     space = kv_space(gpu, model, gpus, precision, layout)
     if not space.fits:
         raise InputError("gpus", f"{model.name} on {gpus} {gpu.name} {space.reason(gpu.name)}")
@@ -123,8 +132,9 @@ def served_run(gpu: Gpu, model: Model, engine: Engine, gpus: int, layout: str,
         raise InputError("isl", f"a request of {longest:,} tokens does not fit in the KV room "
                                 f"of one attention rank ({room:,} tokens): "
                                 f"{space.reason(gpu.name)}")
-    policy = Policy.of_replica(space, ranks, engine.token_budget, engine.max_batch,
-                               chunked=True, reserve=engine.admission == "reserve")
+    policy = Policy.of_replica(space, ranks, token_budget or engine.token_budget,
+                               max_batch or engine.max_batch, chunked=True,
+                               reserve=engine.admission == "reserve")
     table = step_table(gpu, model, gpus, precision, layout, engine.all_reduce_on(gpu),
                        engine.step_overhead)
     served = serve(requests, policy, table, rate, concurrency, engine.request_overhead_s,
@@ -179,7 +189,8 @@ def serve_json(given: dict[str, Any]) -> dict[str, Any]:
                               inputs["kv"])
     served, outputs = served_run(gpu, model, engine, inputs["gpus"], inputs["parallel"],
                                  precision, inputs["isl"], inputs["osl"], inputs["requests"],
-                                 inputs["length_spread"], inputs["seed"], concurrency, rate)
+                                 inputs["length_spread"], inputs["seed"], concurrency, rate,
+                                 inputs["max_batch"], inputs["token_budget"])
     shown = {k: v for k, v in inputs.items() if k not in ("concurrency", "rate")}
     shown.update({"concurrency": concurrency} if concurrency else {"rate": rate})
     return {"inputs": shown, **figures(served, outputs, inputs["gpus"]),

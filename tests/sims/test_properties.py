@@ -399,13 +399,35 @@ def says_its_regime(summary: dict, inputs: dict) -> None:
     (issue 38); a sim that prices no GPU time says no error applies."""
     note = summary["accuracy"]
     assert isinstance(note, str) and note
-    if "gpu" in inputs:
+    if inputs.get("gpu") == "all":  # the planner: the chosen set-up's GPU, or none chosen
+        assert "median error" in note
+        if summary.get("met"):
+            assert GPUS[summary["best_gpu"]].name in note
+    elif "gpu" in inputs:
         assert GPUS[inputs["gpu"]].name in note
     else:
         assert "no measured error applies" in note
 
 
+def plan_recommends_what_meets_the_target(summary: dict, inputs: dict) -> None:
+    """Every set-up is ruled out or a candidate; the cheapest meets the target as its
+    latencies are reported (serve's, scaled), and costs its GPUs at their price."""
+    assert summary["setups_searched"] == summary["setups_ruled_out"] + summary["candidates"]
+    if not summary["met"]:
+        assert summary["best_gpus"] == 0
+        return
+    assert summary["best_ttft_s"] <= inputs["ttft_s"] * (1 + 1e-5)
+    assert summary["best_tpot_s"] <= inputs["tpot_s"] * (1 + 1e-5)
+    assert summary["best_gpus"] == summary["best_replicas"] * summary["best_gpus_per_replica"]
+    price = inputs[f"price_{summary['best_gpu']}"]
+    assert summary["best_cost_per_hour"] == pytest.approx(summary["best_gpus"] * price,
+                                                          rel=1e-5)
+    if inputs["gpu"] != "all":
+        assert summary["best_gpu"] == inputs["gpu"]
+
+
 INVARIANTS: dict[str, Callable[[dict, dict], None]] = {
+    "plan": plan_recommends_what_meets_the_target,
     "quantization": quantization_speedups_follow_the_kernel_classes,
     "moe": moe_reads_between_k_and_all_experts,
     "disaggregation": disaggregation_tails_are_tails,

@@ -11,6 +11,7 @@ snapshot hash the sims' files), and kept in sync by a test. `make check`, `make 
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 from typing import Any
 
@@ -66,7 +67,22 @@ def _literal(value: Any, indent: int) -> str:
             return flat
         items = "".join(f"{inner}{_literal(item, indent + 4)},\n" for item in value)
         return "[\n" + items + " " * indent + "]"
+    if isinstance(value, str) and indent + len(repr(value)) + 40 > WIDTH:
+        return "(\n" + "".join(f"{inner}{piece!r}\n" for piece in _pieces(value, indent + 4)) \
+            + " " * indent + ")"
     return repr(value)
+
+
+def _pieces(text: str, indent: int) -> list[str]:
+    """A long string cut at spaces into pieces that fit in WIDTH (Python joins adjacent
+    literals, so the module's value is the string whole)."""
+    pieces, current = [], ""
+    for word in re.findall(r"\S+\s*|\s+", text):
+        if current and indent + len(repr(current + word)) > WIDTH:
+            pieces.append(current)
+            current = ""
+        current += word
+    return [*pieces, current]
 
 
 def sync_sims_module(layout: Layout) -> bool:

@@ -100,7 +100,27 @@ def gpu_sims(gpu: Gpu) -> dict[str, Any]:
         "host_link_bytes_per_s": values.get(("host_link", "bandwidth_per_direction")),
         "scale_out_bytes_per_s": values.get(("scale_out", "bandwidth_per_direction")),
         "kernels": gpu.kernels,
+        "price_per_gpu_hour": _price(gpu),
+        "price_note": _price_note(gpu),
     }
+
+
+def _price(gpu: Gpu) -> float | None:
+    """The GPU's on-demand price in US dollars per hour, or None where the catalogue cites
+    none (the planner then asks the reader for one)."""
+    written = gpu.price.per_gpu_hour if gpu.price else None
+    return float(written.split()[0]) if written else None
+
+
+def _price_note(gpu: Gpu) -> str:
+    """Where the price comes from (the list, its row, the date read), or why there is none."""
+    price = gpu.price
+    if price is None:
+        return "the catalogue gives no price for it"
+    if price.per_gpu_hour and price.source:
+        return (f"{price.per_gpu_hour}, {gpu.sources[price.source].title}: {price.row} "
+                f"(read {price.read.isoformat()})")
+    return f"{price.missing or 'no cited price'} (searched {price.read.isoformat()})"
 
 
 def config_fields(model: LanguageModel) -> dict[str, Any]:

@@ -51,7 +51,7 @@ def gpus(documents: Documents, other: CrossFile) -> Iterator[ContentError]:
     """Figures name the file's sources; the kernel profile named is in the catalogue."""
     profiles = other.documents.get("kernels", {})
     for document in documents.values():
-        yield from _sources_named(document)
+        yield from _sources_named(document, (*FIGURE_PLACES, ("price",)))
         kernels = document.data.get("kernels") if isinstance(document.data, dict) else None
         if isinstance(kernels, str) and kernels not in profiles:
             known = ", ".join(sorted(profiles)) or "none yet"

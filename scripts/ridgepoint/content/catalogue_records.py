@@ -11,6 +11,7 @@ sims' data module.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
 
@@ -89,6 +90,18 @@ class ScaleOut:
 
 
 @dataclass(frozen=True)
+class Price:
+    """An on-demand list price per GPU-hour as written ("3.20 USD/h"), its source, row and the
+    date it was read; or, where no cited price was found, why (`missing`)."""
+
+    read: date
+    per_gpu_hour: str | None = None
+    source: str | None = None
+    row: str | None = None
+    missing: str | None = None
+
+
+@dataclass(frozen=True)
 class Gpu:
     """content/catalogue/gpus/<slug>.yaml."""
 
@@ -103,6 +116,7 @@ class Gpu:
 
     host_link: HostLink | None = None
     scale_out: ScaleOut | None = None
+    price: Price | None = None
     source: Path | None = None
 
 

@@ -100,6 +100,15 @@ def _own(site: Site, key: str) -> KernelProfile:
 def _gpu(site: Site, entry: Gpu, gpu: hardware.Gpu, formats: ModuleType) -> list[str]:
     """`formats`: sims.physics.precision (its formats and their labels)."""
     rows = [(esc(f.label), esc(f.written), cited(f.source, f.row)) for f in gpu_figures(entry)]
+    price = entry.price
+    if price is not None and price.per_gpu_hour is not None and price.source is not None:
+        rows.append((esc("Price per GPU-hour (on demand, the planner's default)"),
+                     esc(f"{price.per_gpu_hour}, read {price.read.isoformat()}"),
+                     cited(entry.sources[price.source], price.row or "")))
+    elif price is not None:
+        rows.append((esc("Price per GPU-hour"), esc("none cited"),
+                     esc(f"{price.missing or 'no cited price'} (searched "
+                         f"{price.read.isoformat()})")))
     profile, named = gpu.kernels, site.kernels[entry.kernels]
     rows.append((esc("Kernel profile"), link(f"#{anchor('kernels', entry.kernels)}", named.name),
                  esc(f"content/catalogue/kernels/{entry.kernels}.yaml")))
