@@ -93,7 +93,7 @@ BF16 = 2  # bytes a BF16 value takes; a matmul writes its output in BF16 whateve
          1.792e12, 64e9, 1, 64e9, None),
         ("mi325x", {"bf16": 1307.4e12, "fp8": 2614.9e12}, 256e9, 6e12, 448e9, 8, None, None),
         # CDNA 4: MXFP4 (and MXFP6, on the page only) at twice FP8; XGMI 76.5 GB/s x 7.
-        ("mi355x", {"bf16": 2.5e15, "fp8": 5e15, "fp4": 10.1e15}, 288e9, 8e12, 535.5e9, 8, None,
+        ("mi355x", {"bf16": 2.5e15, "fp8": 5e15, "fp4": 10.1e15}, 288e9, 8e12, 535.5e9, 8, 63e9,
          None),
         # Announced, not shipping: NVIDIA's pre-release figures.
         ("vera-rubin-nvl72", {"bf16": 4e15, "fp8": 17.5e15, "fp4": 35e15}, 288e9, 22e12, 1.8e12,
