@@ -323,7 +323,9 @@ GPUS = {
         'price_note': 'the catalogue gives no price for it',
     },
     'vera-rubin-nvl72': {
-        'name': 'NVIDIA Vera Rubin NVL72 (one Rubin GPU)',
+        'name': (
+            'NVIDIA Vera Rubin NVL72 (one Rubin GPU) (announced)'
+        ),
         'dense_flops': {
             'bf16': 4000000000000000.0,
             'fp8': 1.75e+16,

@@ -87,7 +87,7 @@ def gpu_sims(gpu: Gpu) -> dict[str, Any]:
     """The GPU as sims/physics/catalogue_data.py holds it: base units, plain literals."""
     values = {place: _value(figure, _KINDS[place]) for place, (_, figure) in _figures(gpu).items()}
     return {
-        "name": gpu.name,
+        "name": gpu.name + (" (announced)" if gpu.announced else ""),  # sims say so too
         "dense_flops": {name: values[("dense_flops", name)] for name in ("bf16", "fp8", "fp4")
                         if ("dense_flops", name) in values},
         "hbm_bytes": values[("memory", "capacity")],
