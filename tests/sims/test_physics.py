@@ -86,7 +86,7 @@ BF16 = 2  # bytes a BF16 value takes; a matmul writes its output in BF16 whateve
         ("gb300-nvl72", {"bf16": 2.5e15, "fp8": 5e15, "fp4": 15e15}, 288e9, 8e12, 900e9, 72,
          None, None),
         # Export variants of Hopper: the H20's compute cut, the H800's NVLink cut.
-        ("h20", {"bf16": 148e12, "fp8": 294e12}, 96e9, 4e12, 450e9, 8, None, None),
+        ("h20", {"bf16": 148e12, "fp8": 294e12}, 96e9, 4e12, 450e9, 8, 64e9, None),
         ("h800", {"bf16": 989e12, "fp8": 1978e12}, 80 * 2**30, 3.35e12, 200e9, 8, 64e9, 50e9),
         # A GDDR7 Blackwell card: rates at the clock NVIDIA's aiconfigurator measured.
         ("rtx-pro-6000", {"bf16": 467.8e12, "fp8": 935.6e12, "fp4": 1871.2e12}, 97887 * 2**20,
