@@ -5,6 +5,7 @@
 #   make publish SITE_URL=https://...   the same, for publication at that address
 #   make check   validate content only (fast)
 #   make new     KIND=term|reading|hub|explainer|article|gpu|model|kernels|engine|calibration SLUG=... [SIM=...]: a new content file
+#   make model-from-config CONFIG=path/to/config.json SLUG=...: a model file from its Hugging Face config.json
 #   make test    set up (Chromium and Java too, with apt, if missing) and run every test
 #   make typecheck  type-check the browser JavaScript (TypeScript's checker, no output)
 #   make bench   run the benchmarks
@@ -29,7 +30,7 @@ export NO_MKDOCS_2_WARNING := 1
 # the pipeline and the sims again, about 70 ms of each rebuild.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: system setup serve build publish check new test typecheck bench calibration fit experiments transcribe golden lint lock clean
+.PHONY: system setup serve build publish check new model-from-config test typecheck bench calibration fit experiments transcribe golden lint lock clean
 
 setup: $(SETUP)
 
@@ -50,6 +51,9 @@ check: $(VENV)/.installed
 
 new: $(VENV)/.installed
 	@$(PY) scripts/new.py "$(KIND)" "$(SLUG)" "$(SIM)"
+
+model-from-config: $(VENV)/.installed
+	@$(PY) scripts/new.py model "$(SLUG)" --from-config "$(CONFIG)"
 
 # A local build ignores SITE_URL: the publication address comes in only through `make publish`,
 # which checks it (feed ids are made from it and are permanent).

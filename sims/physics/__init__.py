@@ -32,7 +32,7 @@ from sims.physics.precision import LABELS, PRECISIONS, Precision, bytes_per_valu
 from sims.physics.pricing import LAYOUTS, pricer
 from sims.physics.profile import KernelProfile, build_profiles
 from sims.physics.shapes import Model, build_models
-from sims.physics.step import StepCost, Work, touched_experts
+from sims.physics.step import StepCost, Work, experts_per_gpu, touched_experts
 
 __all__ = [
     "GPUS", "KV_INPUT", "LAYOUTS", "MODELS", "PRECISIONS", "PROFILES",
@@ -85,9 +85,9 @@ def check_group(gpu: Gpu, model: Model, gpus: int, layout: str = "tp", *,
             raise InputError(layout_input, f"expected tp for {model.name}, got ep: expert "
                                            f"parallelism needs a mixture of experts, and "
                                            f"{model.name} is dense")
-        if model.experts % gpus:
-            raise InputError(gpus_input, f"expected a number of GPUs that divides the "
-                                         f"{model.experts} experts of {model.name}, got {gpus}")
+        if gpus > model.experts:
+            raise InputError(gpus_input, f"expected at most one GPU per expert of {model.name} "
+                                         f"({model.experts}), got {gpus}")
     elif model.heads % gpus:
         raise InputError(gpus_input, f"expected a degree that divides the {model.heads} query "
                                      f"heads of {model.name}, got {gpus}")
@@ -214,7 +214,8 @@ def memory_fit(
 
     Tensor parallel: weights split evenly, KV heads split (copied beyond their number), a
     latent cache held whole by every GPU. Expert parallel (attention data-parallel): routed
-    experts split, everything else held by every GPU, and each GPU holds whole sequences:
+    experts split (the busiest GPU's share, sims.physics.step.experts_per_gpu), everything
+    else held by every GPU, and each GPU holds whole sequences:
     the busiest ceil(sequences / n) of each kind, never a part of one."""
     check_group(gpu, model, tp, layout)
     precision = precision or precision_for(gpu, model)
@@ -223,7 +224,8 @@ def memory_fit(
     weights = model.weight_bytes(precision)
     if layout == "ep":
         experts = model.expert_weight_bytes(precision)
-        per_gpu = weights - experts + experts / tp
+        held = experts_per_gpu(model.experts, tp) / model.experts
+        per_gpu = weights - experts + experts * held
         kv_per_gpu = sum(-(-count // tp) * model.kv_bytes(context, precision.kv)
                          for count, context in groups)
     else:

@@ -58,6 +58,70 @@ GPUS = {
             'NVIDIA B200, 192 GB VRAM, price_per_hour 6.00 (read 2026-08-26)'
         ),
     },
+    'b300': {
+        'name': 'NVIDIA B300 (HGX B300)',
+        'dense_flops': {
+            'bf16': 2250000000000000.0,
+            'fp8': 4500000000000000.0,
+            'fp4': 1.3125e+16,
+        },
+        'hbm_bytes': 288000000000.0,
+        'hbm_bytes_per_s': 8000000000000.0,
+        'scale_up_link': 'NVLink 5 through NVSwitch',
+        'scale_up_bytes_per_s': 900000000000.0,
+        'scale_up_gpus': 8,
+        'topology': 'switch',
+        'host_link': None,
+        'host_link_bytes_per_s': None,
+        'scale_out_bytes_per_s': 100000000000.0,
+        'kernels': 'blackwell',
+        'price_per_gpu_hour': None,
+        'price_note': 'the catalogue gives no price for it',
+    },
+    'gb200-nvl72': {
+        'name': 'NVIDIA GB200 NVL72 (one Blackwell GPU)',
+        'dense_flops': {
+            'bf16': 2500000000000000.0,
+            'fp8': 5000000000000000.0,
+            'fp4': 1e+16,
+        },
+        'hbm_bytes': 186000000000.0,
+        'hbm_bytes_per_s': 8000000000000.0,
+        'scale_up_link': (
+            'NVLink 5 through NVLink Switch trays, one domain across the rack'
+        ),
+        'scale_up_bytes_per_s': 900000000000.0,
+        'scale_up_gpus': 72,
+        'topology': 'switch',
+        'host_link': None,
+        'host_link_bytes_per_s': None,
+        'scale_out_bytes_per_s': 50000000000.0,
+        'kernels': 'blackwell',
+        'price_per_gpu_hour': None,
+        'price_note': 'the catalogue gives no price for it',
+    },
+    'gb300-nvl72': {
+        'name': 'NVIDIA GB300 NVL72 (one Blackwell Ultra GPU)',
+        'dense_flops': {
+            'bf16': 2500000000000000.0,
+            'fp8': 5000000000000000.0,
+            'fp4': 1.5e+16,
+        },
+        'hbm_bytes': 288000000000.0,
+        'hbm_bytes_per_s': 8000000000000.0,
+        'scale_up_link': (
+            'NVLink 5 through NVLink Switch trays, one domain across the rack'
+        ),
+        'scale_up_bytes_per_s': 900000000000.0,
+        'scale_up_gpus': 72,
+        'topology': 'switch',
+        'host_link': None,
+        'host_link_bytes_per_s': None,
+        'scale_out_bytes_per_s': None,
+        'kernels': 'blackwell',
+        'price_per_gpu_hour': None,
+        'price_note': 'the catalogue gives no price for it',
+    },
     'h100': {
         'name': 'NVIDIA H100 SXM 80 GB',
         'dense_flops': {
@@ -82,6 +146,25 @@ GPUS = {
             'NVIDIA H100 SXM, 80 GB VRAM, price_per_hour 3.20 (read 2026-08-26)'
         ),
     },
+    'h20': {
+        'name': 'NVIDIA H20 96 GB',
+        'dense_flops': {
+            'bf16': 148000000000000.0,
+            'fp8': 294000000000000.0,
+        },
+        'hbm_bytes': 96000000000.0,
+        'hbm_bytes_per_s': 4000000000000.0,
+        'scale_up_link': 'NVLink 4 through NVSwitch',
+        'scale_up_bytes_per_s': 450000000000.0,
+        'scale_up_gpus': 8,
+        'topology': 'switch',
+        'host_link': 'PCIe Gen5 x16',
+        'host_link_bytes_per_s': 64000000000.0,
+        'scale_out_bytes_per_s': None,
+        'kernels': 'hopper',
+        'price_per_gpu_hour': None,
+        'price_note': 'the catalogue gives no price for it',
+    },
     'h200': {
         'name': 'NVIDIA H200 SXM 141 GB',
         'dense_flops': {
@@ -105,6 +188,27 @@ GPUS = {
             'in api-evangelist/nexgen-cloud, plans/nexgen-cloud-plans-pricing.yml: On-Demand: '
             'NVIDIA H200 SXM, 141 GB VRAM, price_per_hour 3.99 (read 2026-08-26)'
         ),
+    },
+    'h800': {
+        'name': 'NVIDIA H800 SXM 80 GB',
+        'dense_flops': {
+            'bf16': 989000000000000.0,
+            'fp8': 1978000000000000.0,
+        },
+        'hbm_bytes': 85899345920.0,
+        'hbm_bytes_per_s': 3350000000000.0,
+        'scale_up_link': (
+            'NVLink 4 through NVSwitch, cut to 400 GB/s (both directions together)'
+        ),
+        'scale_up_bytes_per_s': 200000000000.0,
+        'scale_up_gpus': 8,
+        'topology': 'switch',
+        'host_link': 'PCIe Gen5 x16',
+        'host_link_bytes_per_s': 64000000000.0,
+        'scale_out_bytes_per_s': 50000000000.0,
+        'kernels': 'hopper',
+        'price_per_gpu_hour': None,
+        'price_note': 'the catalogue gives no price for it',
     },
     'l40s': {
         'name': 'NVIDIA L40S',
@@ -154,6 +258,93 @@ GPUS = {
             'AMD MI300X, gpus 1, price_hr 2.59, market on-demand, provider DigitalOcean, via '
             'DigitalOcean API (list price) (read 2026-10-07)'
         ),
+    },
+    'mi325x': {
+        'name': 'AMD Instinct MI325X',
+        'dense_flops': {
+            'bf16': 1307400000000000.0,
+            'fp8': 2614900000000000.0,
+        },
+        'hbm_bytes': 256000000000.0,
+        'hbm_bytes_per_s': 6000000000000.0,
+        'scale_up_link': (
+            'Infinity Fabric, a direct link to each of the seven other GPUs'
+        ),
+        'scale_up_bytes_per_s': 448000000000.0,
+        'scale_up_gpus': 8,
+        'topology': 'mesh',
+        'host_link': None,
+        'host_link_bytes_per_s': None,
+        'scale_out_bytes_per_s': None,
+        'kernels': 'cdna3',
+        'price_per_gpu_hour': None,
+        'price_note': 'the catalogue gives no price for it',
+    },
+    'mi355x': {
+        'name': 'AMD Instinct MI355X',
+        'dense_flops': {
+            'bf16': 2500000000000000.0,
+            'fp8': 5000000000000000.0,
+            'fp4': 1.01e+16,
+        },
+        'hbm_bytes': 288000000000.0,
+        'hbm_bytes_per_s': 8000000000000.0,
+        'scale_up_link': (
+            'Infinity Fabric (XGMI), a direct link to each of the seven other GPUs'
+        ),
+        'scale_up_bytes_per_s': 535500000000.0,
+        'scale_up_gpus': 8,
+        'topology': 'mesh',
+        'host_link': 'PCIe Gen5 x16',
+        'host_link_bytes_per_s': 63000000000.0,
+        'scale_out_bytes_per_s': None,
+        'kernels': 'cdna4',
+        'price_per_gpu_hour': None,
+        'price_note': 'the catalogue gives no price for it',
+    },
+    'rtx-pro-6000': {
+        'name': 'NVIDIA RTX PRO 6000 Blackwell Server Edition',
+        'dense_flops': {
+            'bf16': 467800000000000.0,
+            'fp8': 935600000000000.0,
+            'fp4': 1871200000000000.0,
+        },
+        'hbm_bytes': 102641958912.0,
+        'hbm_bytes_per_s': 1792000000000.0,
+        'scale_up_link': 'no NVLink',
+        'scale_up_bytes_per_s': 64000000000.0,
+        'scale_up_gpus': 1,
+        'topology': 'switch',
+        'host_link': 'PCIe Gen5 x16',
+        'host_link_bytes_per_s': 64000000000.0,
+        'scale_out_bytes_per_s': None,
+        'kernels': 'blackwell-gddr7',
+        'price_per_gpu_hour': None,
+        'price_note': 'the catalogue gives no price for it',
+    },
+    'vera-rubin-nvl72': {
+        'name': (
+            'NVIDIA Vera Rubin NVL72 (one Rubin GPU) (announced)'
+        ),
+        'dense_flops': {
+            'bf16': 4000000000000000.0,
+            'fp8': 1.75e+16,
+            'fp4': 3.5e+16,
+        },
+        'hbm_bytes': 288000000000.0,
+        'hbm_bytes_per_s': 22000000000000.0,
+        'scale_up_link': (
+            'NVLink 6 through NVLink switches, one domain across the rack'
+        ),
+        'scale_up_bytes_per_s': 1800000000000.0,
+        'scale_up_gpus': 72,
+        'topology': 'switch',
+        'host_link': None,
+        'host_link_bytes_per_s': None,
+        'scale_out_bytes_per_s': None,
+        'kernels': 'rubin',
+        'price_per_gpu_hour': None,
+        'price_note': 'the catalogue gives no price for it',
     },
 }
 MODELS = {
@@ -855,6 +1046,134 @@ KERNELS = {
             ],
         ],
     },
+    'blackwell-gddr7': {
+        'name': (
+            "Blackwell with GDDR7 (RTX PRO 6000), taken from Blackwell's (B200)"
+        ),
+        'overlap_exponent': 3.0,
+        'gemm': {
+            'bf16': {
+                'compute_efficiency': 0.7036,
+                'memory_efficiency': 0.7837,
+                'fixed_s': 2.769e-06,
+                'k_step_s': 2.309e-10,
+            },
+            'fp8': {
+                'compute_efficiency': 0.5927,
+                'memory_efficiency': 0.6226,
+                'fixed_s': 1.381e-05,
+                'k_step_s': 1.505e-10,
+            },
+            'fp4': {
+                'compute_efficiency': 0.433,
+                'memory_efficiency': 0.7377,
+                'fixed_s': 7.1469999999999995e-06,
+                'k_step_s': 9.003000000000001e-10,
+            },
+        },
+        'prefill_attention': {
+            'bf16': {
+                'compute_efficiency': 0.4916,
+                'memory_passes': 2.879,
+                'fixed_s': 2.649e-05,
+                'per_sequence_head_s': 1.307e-50,
+            },
+            'fp8': {
+                'compute_efficiency': 0.2721,
+                'memory_passes': 4.476,
+                'fixed_s': 2.5319999999999998e-05,
+                'per_sequence_head_s': 0.0,
+            },
+        },
+        'decode_attention': {
+            'bf16': {
+                'memory_efficiency': 0.7862,
+                'unit_share': 0.04756,
+                'fixed_s': 6.653999999999999e-06,
+                'per_sequence_s': 4.3500000000000005e-24,
+            },
+            'fp8': {
+                'memory_efficiency': 0.7833,
+                'unit_share': 0.02556,
+                'fixed_s': 6.671e-06,
+                'per_sequence_s': 3.908e-09,
+            },
+        },
+        'moe': {
+            'bf16': {
+                'memory_efficiency': 0.8213,
+                'fixed_s': 2.361e-05,
+                'per_row_s': 2.155e-09,
+                'tile_rows': 0,
+            },
+            'fp8': {
+                'memory_efficiency': 0.9218,
+                'fixed_s': 3.5e-05,
+                'per_row_s': 5.247000000000001e-09,
+                'tile_rows': 128,
+            },
+            'fp4': {
+                'memory_efficiency': 0.3976,
+                'fixed_s': 3.6819999999999996e-05,
+                'per_row_s': 5.212e-09,
+                'tile_rows': 128,
+            },
+            'w4a8': {
+                'memory_efficiency': 0.7114,
+                'fixed_s': 1.9319999999999998e-05,
+                'per_row_s': 1.59e-09,
+                'tile_rows': 0,
+            },
+        },
+        'elementwise': {
+            'memory_efficiency': 0.8,
+            'fixed_s': 4e-06,
+        },
+        'all_reduce': {
+            'nccl': [
+                {
+                    'traffic': 'ring',
+                    'latency_s': {
+                        2: 1.1089999999999999e-05,
+                        4: 1.557e-05,
+                        8: 2.653e-05,
+                    },
+                    'bus_efficiency': 0.3617,
+                },
+                {
+                    'traffic': 'in_switch',
+                    'latency_s': {
+                        2: 1.1089999999999999e-05,
+                        4: 6.142e-05,
+                        8: 6.292e-05,
+                    },
+                    'bus_efficiency': 0.499,
+                },
+            ],
+            'custom': [
+                {
+                    'traffic': 'one_shot',
+                    'latency_s': {
+                        2: 4.96e-06,
+                        4: 5.062e-06,
+                        8: 5.444e-06,
+                    },
+                    'bus_efficiency': 0.6246,
+                },
+                {
+                    'traffic': 'ring',
+                    'latency_s': {
+                        2: 4.96e-06,
+                        4: 2.7649999999999998e-05,
+                        8: 3.102e-05,
+                    },
+                    'bus_efficiency': 0.6246,
+                },
+            ],
+        },
+        'measured_as': 'blackwell',
+        'accuracy': [],
+    },
     'cdna3': {
         'name': "CDNA 3 (MI300X), taken from Hopper's",
         'overlap_exponent': 3.0,
@@ -977,6 +1296,132 @@ KERNELS = {
                 0.6834,
             ],
         ],
+    },
+    'cdna4': {
+        'name': "CDNA 4 (MI355X), taken from Blackwell's",
+        'overlap_exponent': 3.0,
+        'gemm': {
+            'bf16': {
+                'compute_efficiency': 0.7036,
+                'memory_efficiency': 0.7837,
+                'fixed_s': 2.769e-06,
+                'k_step_s': 2.309e-10,
+            },
+            'fp8': {
+                'compute_efficiency': 0.5927,
+                'memory_efficiency': 0.6226,
+                'fixed_s': 1.381e-05,
+                'k_step_s': 1.505e-10,
+            },
+            'fp4': {
+                'compute_efficiency': 0.433,
+                'memory_efficiency': 0.7377,
+                'fixed_s': 7.1469999999999995e-06,
+                'k_step_s': 9.003000000000001e-10,
+            },
+        },
+        'prefill_attention': {
+            'bf16': {
+                'compute_efficiency': 0.4916,
+                'memory_passes': 2.879,
+                'fixed_s': 2.649e-05,
+                'per_sequence_head_s': 1.307e-50,
+            },
+            'fp8': {
+                'compute_efficiency': 0.2721,
+                'memory_passes': 4.476,
+                'fixed_s': 2.5319999999999998e-05,
+                'per_sequence_head_s': 0.0,
+            },
+        },
+        'decode_attention': {
+            'bf16': {
+                'memory_efficiency': 0.7862,
+                'unit_share': 0.04756,
+                'fixed_s': 6.653999999999999e-06,
+                'per_sequence_s': 4.3500000000000005e-24,
+            },
+            'fp8': {
+                'memory_efficiency': 0.7833,
+                'unit_share': 0.02556,
+                'fixed_s': 6.671e-06,
+                'per_sequence_s': 3.908e-09,
+            },
+        },
+        'moe': {
+            'bf16': {
+                'memory_efficiency': 0.8213,
+                'fixed_s': 2.361e-05,
+                'per_row_s': 2.155e-09,
+                'tile_rows': 0,
+            },
+            'fp8': {
+                'memory_efficiency': 0.9218,
+                'fixed_s': 3.5e-05,
+                'per_row_s': 5.247000000000001e-09,
+                'tile_rows': 128,
+            },
+            'fp4': {
+                'memory_efficiency': 0.3976,
+                'fixed_s': 3.6819999999999996e-05,
+                'per_row_s': 5.212e-09,
+                'tile_rows': 128,
+            },
+            'w4a8': {
+                'memory_efficiency': 0.7114,
+                'fixed_s': 1.9319999999999998e-05,
+                'per_row_s': 1.59e-09,
+                'tile_rows': 0,
+            },
+        },
+        'elementwise': {
+            'memory_efficiency': 0.8,
+            'fixed_s': 4e-06,
+        },
+        'all_reduce': {
+            'nccl': [
+                {
+                    'traffic': 'ring',
+                    'latency_s': {
+                        2: 1.1089999999999999e-05,
+                        4: 1.557e-05,
+                        8: 2.653e-05,
+                    },
+                    'bus_efficiency': 0.3617,
+                },
+                {
+                    'traffic': 'in_switch',
+                    'latency_s': {
+                        2: 1.1089999999999999e-05,
+                        4: 6.142e-05,
+                        8: 6.292e-05,
+                    },
+                    'bus_efficiency': 0.499,
+                },
+            ],
+            'custom': [
+                {
+                    'traffic': 'one_shot',
+                    'latency_s': {
+                        2: 4.96e-06,
+                        4: 5.062e-06,
+                        8: 5.444e-06,
+                    },
+                    'bus_efficiency': 0.6246,
+                },
+                {
+                    'traffic': 'ring',
+                    'latency_s': {
+                        2: 4.96e-06,
+                        4: 2.7649999999999998e-05,
+                        8: 3.102e-05,
+                    },
+                    'bus_efficiency': 0.6246,
+                },
+            ],
+        },
+        'measured_as': 'blackwell',
+        'accuracy': [],
     },
     'hopper': {
         'name': (
@@ -1259,6 +1704,132 @@ KERNELS = {
                 0.3459,
             ],
         ],
+    },
+    'rubin': {
+        'name': "Rubin (announced), taken from Blackwell's",
+        'overlap_exponent': 3.0,
+        'gemm': {
+            'bf16': {
+                'compute_efficiency': 0.7036,
+                'memory_efficiency': 0.7837,
+                'fixed_s': 2.769e-06,
+                'k_step_s': 2.309e-10,
+            },
+            'fp8': {
+                'compute_efficiency': 0.5927,
+                'memory_efficiency': 0.6226,
+                'fixed_s': 1.381e-05,
+                'k_step_s': 1.505e-10,
+            },
+            'fp4': {
+                'compute_efficiency': 0.433,
+                'memory_efficiency': 0.7377,
+                'fixed_s': 7.1469999999999995e-06,
+                'k_step_s': 9.003000000000001e-10,
+            },
+        },
+        'prefill_attention': {
+            'bf16': {
+                'compute_efficiency': 0.4916,
+                'memory_passes': 2.879,
+                'fixed_s': 2.649e-05,
+                'per_sequence_head_s': 1.307e-50,
+            },
+            'fp8': {
+                'compute_efficiency': 0.2721,
+                'memory_passes': 4.476,
+                'fixed_s': 2.5319999999999998e-05,
+                'per_sequence_head_s': 0.0,
+            },
+        },
+        'decode_attention': {
+            'bf16': {
+                'memory_efficiency': 0.7862,
+                'unit_share': 0.04756,
+                'fixed_s': 6.653999999999999e-06,
+                'per_sequence_s': 4.3500000000000005e-24,
+            },
+            'fp8': {
+                'memory_efficiency': 0.7833,
+                'unit_share': 0.02556,
+                'fixed_s': 6.671e-06,
+                'per_sequence_s': 3.908e-09,
+            },
+        },
+        'moe': {
+            'bf16': {
+                'memory_efficiency': 0.8213,
+                'fixed_s': 2.361e-05,
+                'per_row_s': 2.155e-09,
+                'tile_rows': 0,
+            },
+            'fp8': {
+                'memory_efficiency': 0.9218,
+                'fixed_s': 3.5e-05,
+                'per_row_s': 5.247000000000001e-09,
+                'tile_rows': 128,
+            },
+            'fp4': {
+                'memory_efficiency': 0.3976,
+                'fixed_s': 3.6819999999999996e-05,
+                'per_row_s': 5.212e-09,
+                'tile_rows': 128,
+            },
+            'w4a8': {
+                'memory_efficiency': 0.7114,
+                'fixed_s': 1.9319999999999998e-05,
+                'per_row_s': 1.59e-09,
+                'tile_rows': 0,
+            },
+        },
+        'elementwise': {
+            'memory_efficiency': 0.8,
+            'fixed_s': 4e-06,
+        },
+        'all_reduce': {
+            'nccl': [
+                {
+                    'traffic': 'ring',
+                    'latency_s': {
+                        2: 1.1089999999999999e-05,
+                        4: 1.557e-05,
+                        8: 2.653e-05,
+                    },
+                    'bus_efficiency': 0.3617,
+                },
+                {
+                    'traffic': 'in_switch',
+                    'latency_s': {
+                        2: 1.1089999999999999e-05,
+                        4: 6.142e-05,
+                        8: 6.292e-05,
+                    },
+                    'bus_efficiency': 0.499,
+                },
+            ],
+            'custom': [
+                {
+                    'traffic': 'one_shot',
+                    'latency_s': {
+                        2: 4.96e-06,
+                        4: 5.062e-06,
+                        8: 5.444e-06,
+                    },
+                    'bus_efficiency': 0.6246,
+                },
+                {
+                    'traffic': 'ring',
+                    'latency_s': {
+                        2: 4.96e-06,
+                        4: 2.7649999999999998e-05,
+                        8: 3.102e-05,
+                    },
+                    'bus_efficiency': 0.6246,
+                },
+            ],
+        },
+        'measured_as': 'blackwell',
+        'accuracy': [],
     },
 }
 ENGINES = {

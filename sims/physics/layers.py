@@ -19,6 +19,7 @@ from sims.physics.step import (
     MLP,
     PROJECTIONS,
     _Step,
+    experts_per_gpu,
     padded_rows,
     touched_experts,
 )
@@ -128,7 +129,8 @@ def _experts(p: Pricer, step: _Step, layers: int, new: int, tokens: float) -> No
     if p.layout == "tp":
         local, routed, width_gpu = model.experts, new * k, width / p.tp
     else:
-        local, routed, width_gpu = model.experts / p.gpus, new * k / p.gpus, width
+        local = experts_per_gpu(model.experts, p.gpus)
+        routed, width_gpu = new * k / p.gpus, width
     touched = touched_experts(model, new) * local / model.experts
     fmt = p.formats["experts"]
     variant = moe_variant(p.precision.experts, p.precision.activations)

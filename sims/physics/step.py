@@ -84,6 +84,14 @@ def touched_experts(model: Model, tokens: float) -> float:
     return model.experts * (1 - (1 - model.experts_per_token / model.experts) ** tokens)
 
 
+def experts_per_gpu(experts: int, gpus: int) -> int:
+    """Routed experts the busiest GPU of an expert-parallel group of `gpus` holds: all of
+    them split evenly where `gpus` divides them, else one more on some GPUs (as engines
+    place them: 256 experts over 72 GPUs leave 4 on the busiest, the spare slots filled
+    with copies of busy experts by load balancers such as EPLB), which set the pace."""
+    return -(-experts // gpus)
+
+
 def padded_rows(tokens: float, experts: int, per_token: int, local: float, tile: int
                 ) -> float:
     """Rows `local` experts' matmuls compute once each expert's rows are rounded up to

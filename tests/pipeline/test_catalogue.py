@@ -233,6 +233,22 @@ def test_the_real_catalogue_page_lists_every_profile_and_every_source() -> None:
     assert "ring" in mesh["All-reduce, nccl"] and "in the switch" not in mesh["All-reduce, nccl"]
 
 
+def test_an_announced_gpu_is_labelled_so_and_its_fp4_variant_and_fp6_rate_are_shown() -> None:
+    site = load_site(REPO, kinds=CATALOGUE)
+    page = catalogue_page(site, sims_code())
+    announced = sorted(key for key, gpu in site.gpus.items() if gpu.announced)
+    assert announced == ["vera-rubin-nvl72"]
+    assert "NVIDIA Vera Rubin NVL72 (one Rubin GPU) (announced)" in page
+    assert "every figure below is the vendor&#x27;s announcement" in page or (
+        "every figure below is the vendor's announcement" in page)
+    rows = {row[0]: row[1] for row in _rows(page, "gpu-mi355x")}
+    assert rows["Dense FP4"] == "10100 TFLOP/s (MXFP4)"
+    assert rows["Dense FP6"] == "10100 TFLOP/s"
+    shipping = {row[0]: row[1] for row in _rows(page, "gpu-gb300-nvl72")}
+    assert shipping["Dense FP4"] == "15 PFLOP/s (NVFP4)"
+    assert "announced" not in "".join(_rows(page, "gpu-gb300-nvl72")[0])
+
+
 @settings(max_examples=60, deadline=None)
 @given(target=st.sampled_from(sorted(REAL)), mutations=st.lists(MUTATION, min_size=1,
                                                               max_size=4))

@@ -54,9 +54,26 @@ from sims.physics.collectives import IMPLEMENTATIONS, link_bytes_per_s
 from sims.physics.precision import PRECISIONS, bytes_per_value, wider
 from sims.physics.pricing import pricer
 from sims.physics.shapes import EMBEDDING_PRECISION
+from sims.physics.step import experts_per_gpu
 from sims.serving.kv_space import kv_space
 
 GPU_KEYS = sorted(GPUS)
+
+
+def _one_per_class(keys: list[str]) -> list[str]:
+    """The first GPU (by key) of each class that prices differently: kernel profile,
+    topology and scale-up domain. GPUs of one class differ only in their figures, which the
+    sweeps' bounds scale with, so the full step sweeps run one of each (9 of 15 GPUs today:
+    this file took 45 s with every GPU of 13 swept, 25 s with one per class of 15, on a
+    shared two-core machine); the cheaper checks still run every GPU."""
+    chosen: dict[tuple[str, str, int], str] = {}
+    for key in keys:
+        gpu = GPUS[key]
+        chosen.setdefault((gpu.kernels.key, gpu.topology, gpu.scale_up_gpus), key)
+    return sorted(chosen.values())
+
+
+SWEPT_GPU_KEYS = _one_per_class(GPU_KEYS)
 MOE_KEYS = sorted(key for key, model in MODELS.items() if model.experts)
 ROUNDING = 1e-9  # relative: a figure may sit on its bound, within floating-point rounding
 SHOWN = 30  # failing cases a message lists in full
@@ -103,8 +120,9 @@ def _precisions(gpu: Gpu, model: Model) -> list[Precision]:
 
 
 def _groups(gpu: Gpu, model: Model) -> Iterator[tuple[int, str]]:
-    """(GPUs, layout) of every group check_group lets a sim ask for."""
-    for gpus in tp_degrees(gpu):
+    """(GPUs, layout) of every group check_group lets a sim ask for: the tensor-parallel
+    degrees, and the whole scale-up domain (72 GPUs on an NVL72, for expert parallelism)."""
+    for gpus in sorted({*tp_degrees(gpu), gpu.scale_up_gpus}):
         for layout in LAYOUTS:
             try:
                 check_group(gpu, model, gpus, layout)
@@ -310,12 +328,13 @@ def _steps(gpu: Gpu, model: Model, gpus: int, layout: str, precision: Precision
         yield f"mixed {list(work)}", priced.price(work)
 
 
-@pytest.mark.parametrize("gpu_key", GPU_KEYS)
+@pytest.mark.parametrize("gpu_key", SWEPT_GPU_KEYS)
 def test_no_step_beats_its_roofline_at_peak_rates(gpu_key: str) -> None:
     """A GPU cannot compute faster than its peak tensor-core rate nor move bytes faster than
     its HBM's peak bandwidth, so no step takes less than one GPU's share of its FLOPs at the
     fastest rate it computes in, nor less than that share of its bytes at peak bandwidth
-    (see _roofline_s for which share)."""
+    (see _roofline_s for which share). One GPU of each class (_one_per_class): a sweep
+    takes seconds, and every GPU of a class prices the same way."""
     gpu = GPUS[gpu_key]
     failures = []
     for model, gpus, layout, precision in _deployments(gpu):
@@ -401,7 +420,7 @@ def test_the_expert_parallel_sweep_is_not_empty() -> None:
     """The laws below hold over something: every mixture of experts at every size."""
     seen = {(model.key, gpus) for _, model, gpus in _ep_groups()}
     assert {model for model, _ in seen} == set(MOE_KEYS)
-    assert {gpus for _, gpus in seen} == {2, 4, 8}
+    assert {gpus for _, gpus in seen} == {2, 4, 8, 72}  # 72: an NVL72 rack's whole domain
 
 
 def test_data_parallel_attention_keeps_each_sequence_whole_on_one_gpu() -> None:
@@ -497,8 +516,9 @@ def _decode_reads(gpu: Gpu, model: Model, batch: int, context: int, gpus: int, l
       model's expected E(1 - (1 - k/E)^T) is an assumption about routing, k is certain.
 
     Under "tp" each GPU holds 1/n of every matrix, so it reads 1/n of the dense weights and
-    of each of the k touched experts. Under "ep" each GPU holds whole experts, E/n of them:
-    one token's k experts put ceil(k / n) on some GPU; and each GPU that serves a sequence
+    of each of the k touched experts. Under "ep" each GPU holds whole experts, E/n of them
+    (ceil(E / n) on the busiest where n does not divide E): one token's k experts put
+    ceil(k / n) on some GPU; and each GPU that serves a sequence
     reads the dense weights (attention, dense MLP, shared experts, router, head) whole. With
     a sequence on every GPU (batch >= n) the busiest expert GPU reads both; with fewer, the
     larger of the two binds.
@@ -517,7 +537,8 @@ def _decode_reads(gpu: Gpu, model: Model, batch: int, context: int, gpus: int, l
     if layout == "tp":
         weights = fit.weights_per_gpu_bytes - (table + experts - k * expert_layer) / gpus
         return weights, batch * one_sequence / gpus
-    dense = fit.weights_per_gpu_bytes - experts / gpus - table
+    dense = (fit.weights_per_gpu_bytes - experts * experts_per_gpu(model.experts, gpus)
+             / model.experts - table)
     touched = math.ceil(k / gpus) * expert_layer
     kv = math.ceil(batch / gpus) * one_sequence
     if batch >= gpus:
@@ -525,7 +546,7 @@ def _decode_reads(gpu: Gpu, model: Model, batch: int, context: int, gpus: int, l
     return (dense, kv) if dense + kv >= touched else (touched, 0.0)
 
 
-@pytest.mark.parametrize("gpu_key", GPU_KEYS)
+@pytest.mark.parametrize("gpu_key", SWEPT_GPU_KEYS)  # one of each class (_one_per_class)
 def test_decode_is_never_faster_than_reading_its_weights_at_peak_bandwidth(
     gpu_key: str,
 ) -> None:

@@ -49,7 +49,7 @@ from sims.physics.kernels import overlap
 from sims.physics.precision import bytes_per_value
 from sims.physics.pricing import pricer
 from sims.physics.profile import TRAFFIC
-from sims.physics.step import padded_rows
+from sims.physics.step import experts_per_gpu, padded_rows
 
 H100, H200, A100, B200, L40S, MI300X = (GPUS[k] for k in ("h100", "h200", "a100", "b200",
                                                            "l40s", "mi300x"))
@@ -77,6 +77,27 @@ BF16 = 2  # bytes a BF16 value takes; a matmul writes its output in BF16 whateve
         ("mi300x", {"bf16": 1307.4e12, "fp8": 2614.9e12}, 192e9, 5.3e12, 448e9, 8, 64e9, None),
         # L40S: no NVLink, a PCIe card: a scale-up domain of one.
         ("l40s", {"bf16": 362.05e12, "fp8": 733e12}, 48e9, 864e9, 32e9, 1, 32e9, None),
+        # HGX B300 per GPU, dense (FP4 13.125 of 18 sparse); FP6 is on the page, not priced.
+        ("b300", {"bf16": 2.25e15, "fp8": 4.5e15, "fp4": 13.125e15}, 288e9, 8e12, 900e9, 8,
+         None, 100e9),
+        # Rack-scale: 72 GPUs on one NVLink domain.
+        ("gb200-nvl72", {"bf16": 2.5e15, "fp8": 5e15, "fp4": 10e15}, 186e9, 8e12, 900e9, 72,
+         None, 50e9),
+        ("gb300-nvl72", {"bf16": 2.5e15, "fp8": 5e15, "fp4": 15e15}, 288e9, 8e12, 900e9, 72,
+         None, None),
+        # Export variants of Hopper: the H20's compute cut, the H800's NVLink cut.
+        ("h20", {"bf16": 148e12, "fp8": 294e12}, 96e9, 4e12, 450e9, 8, 64e9, None),
+        ("h800", {"bf16": 989e12, "fp8": 1978e12}, 80 * 2**30, 3.35e12, 200e9, 8, 64e9, 50e9),
+        # A GDDR7 Blackwell card: rates at the clock NVIDIA's aiconfigurator measured.
+        ("rtx-pro-6000", {"bf16": 467.8e12, "fp8": 935.6e12, "fp4": 1871.2e12}, 97887 * 2**20,
+         1.792e12, 64e9, 1, 64e9, None),
+        ("mi325x", {"bf16": 1307.4e12, "fp8": 2614.9e12}, 256e9, 6e12, 448e9, 8, None, None),
+        # CDNA 4: MXFP4 (and MXFP6, on the page only) at twice FP8; XGMI 76.5 GB/s x 7.
+        ("mi355x", {"bf16": 2.5e15, "fp8": 5e15, "fp4": 10.1e15}, 288e9, 8e12, 535.5e9, 8, 63e9,
+         None),
+        # Announced, not shipping: NVIDIA's pre-release figures.
+        ("vera-rubin-nvl72", {"bf16": 4e15, "fp8": 17.5e15, "fp4": 35e15}, 288e9, 22e12, 1.8e12,
+         72, None, None),
     ],
 )
 def test_gpu_figures_match_the_datasheets(
@@ -95,15 +116,22 @@ def test_gpu_figures_match_the_datasheets(
 def test_each_gpu_prices_with_its_generations_kernel_profile() -> None:
     assert {key: gpu.kernels.key for key, gpu in GPUS.items()} == {
         "a100": "ampere", "h100": "hopper", "h200": "hopper", "b200": "blackwell",
-        "l40s": "ada", "mi300x": "cdna3"}
-    # MI300X's full mesh: a direct link to each of the seven others; the rest are switched.
-    assert {key for key, gpu in GPUS.items() if gpu.topology == "mesh"} == {"mi300x"}
-    # No measured MI300X or L40S kernels: their profiles take Hopper's constants, and say so.
-    for borrowed in ("cdna3", "ada"):
+        "l40s": "ada", "mi300x": "cdna3", "h20": "hopper", "h800": "hopper",
+        "b300": "blackwell", "gb200-nvl72": "blackwell", "gb300-nvl72": "blackwell",
+        "rtx-pro-6000": "blackwell-gddr7", "mi325x": "cdna3", "mi355x": "cdna4",
+        "vera-rubin-nvl72": "rubin"}
+    # AMD's full mesh: a direct link to each of the seven others; the rest are switched.
+    assert {key for key, gpu in GPUS.items() if gpu.topology == "mesh"} == {
+        "mi300x", "mi325x", "mi355x"}
+    # No measured MI300X, MI355X, L40S, RTX PRO 6000 or Rubin kernels: their profiles take
+    # another generation's constants, and say so.
+    for borrowed, like in (("cdna3", "hopper"), ("ada", "hopper"),
+                           ("blackwell-gddr7", "blackwell"), ("cdna4", "blackwell"),
+                           ("rubin", "blackwell")):
         profile = PROFILES[borrowed]
-        assert profile.measured_as == "hopper"
-        assert (profile.gemm, profile.decode_attention) == (PROFILES["hopper"].gemm,
-                                                            PROFILES["hopper"].decode_attention)
+        assert profile.measured_as == like
+        assert (profile.gemm, profile.decode_attention) == (PROFILES[like].gemm,
+                                                            PROFILES[like].decode_attention)
 
 
 def test_a_precision_the_gpu_lacks_is_an_error_naming_both() -> None:
@@ -860,12 +888,28 @@ def test_groups_beyond_the_domain_or_the_heads_are_refused_by_name() -> None:
         (H100, L8B, 16, "tp", "tp"),
         (H100, L8B, 3, "tp", "tp"),  # 32 heads do not split three ways
         (H100, L8B, 8, "ep", "layout"),  # dense: nothing to spread
-        (H100, QWEN_MOE, 3, "ep", "tp"),  # 128 experts do not split three ways
         (H100, L8B, 1, "pp", "layout"),
     ]:
         with pytest.raises(InputError) as caught:
             check_group(gpu, model, gpus, layout)
         assert caught.value.input == name
+
+
+def test_an_expert_group_that_does_not_divide_the_experts_is_paced_by_its_busiest_gpu() -> None:
+    """256 experts over a 72-GPU NVLink domain: engines fill the spare slots with copies of
+    busy experts, so some GPUs hold 4 and the step waits for them; 8 GPUs hold 32 each."""
+    nvl72 = GPUS["gb200-nvl72"]
+    assert experts_per_gpu(256, 72) == 4 and experts_per_gpu(256, 8) == 32
+    check_group(nvl72, DEEPSEEK, 72, "ep")  # allowed: 72 does not divide 256
+    with pytest.raises(InputError) as caught:
+        check_group(nvl72, DEEPSEEK, 73, "ep")  # beyond the domain
+    assert caught.value.input == "tp"
+    fit = memory_fit(nvl72, DEEPSEEK, 0, 0, 72, layout="ep")
+    experts = DEEPSEEK.expert_weight_bytes()
+    others = DEEPSEEK.weight_bytes() - experts
+    assert fit.weights_per_gpu_bytes == pytest.approx(others + experts * 4 / 256)
+    # Pricing: the busiest GPU's 4 experts, each token's 8 experts spread over 72 GPUs.
+    assert decode_step(nvl72, DEEPSEEK, 72, 1000, tp=72, layout="ep").time_s > 0
 
 
 def test_pipeline_stages_add_up_to_the_model() -> None:

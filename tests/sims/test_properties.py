@@ -151,8 +151,10 @@ CROSS_CHECKS: dict[str, tuple[CrossCheck, ...]] = {
     "disaggregation": (
         CrossCheck(lambda v: _group_holds(v["gpu"], v["model"], int(v["tp"]))
                    and _one_request_fits(v), "tp",
+                   # 405B in BF16 on one GPU: 810 GB, more than any GPU holds (in FP4 it fits
+                   # the 288 GB of a B300 or MI355X).
                    st.fixed_dictionaries({"model": st.just("llama-3.1-405b"),
-                                          "tp": st.just("1")})),
+                                          "tp": st.just("1"), "weights": st.just("bf16")})),
         CrossCheck(lambda v: v["prefill_gpus"] % int(v["tp"]) == 0, "prefill_gpus",
                    st.fixed_dictionaries({"model": st.just("llama-3.1-8b"), "tp": st.just("2"),
                                           "prefill_gpus": st.sampled_from([1, 3, 5, 7])})),
@@ -200,11 +202,15 @@ def _disaggregation_pools(drawn: dict[str, Any]) -> st.SearchStrategy[dict[str, 
     network = gpu.scale_out_bytes_per_s is not None
     links = [link for link, usable in (("network", network), ("nvlink", domain >= 2)) if usable]
 
+    # A pool is at most 8 GPUs (the inputs' range), whatever the domain (72 on an NVL72).
+    widest = 8 // tp
+
     def pools(link: str) -> st.SearchStrategy[dict[str, Any]]:
-        most = 8 // tp if link == "network" else domain - 1
+        most = widest if link == "network" else min(domain - 1, widest)
         return st.integers(1, most).flatmap(lambda p: st.fixed_dictionaries({
             "link": st.just(link), "prefill_gpus": st.just(p * tp),
-            "decode_gpus": st.integers(1, most if link == "network" else domain - p).map(
+            "decode_gpus": st.integers(
+                1, most if link == "network" else min(domain - p, widest)).map(
                 lambda d: d * tp)}))
 
     if not links:  # no way to move the KV (tp 8 with no network): refused, and filtered

@@ -15,13 +15,21 @@ from typing import Any
 
 from ridgepoint.catalogue import quantities
 from ridgepoint.catalogue.profiles import kernels_sims
-from ridgepoint.content.catalogue_records import Citation, Count, Figure, Gpu, LanguageModel
+from ridgepoint.content.catalogue_records import (
+    Citation,
+    Count,
+    Figure,
+    Fp4Figure,
+    Gpu,
+    LanguageModel,
+)
 from ridgepoint.content.model import Site
 
 # (label on the page, section and field of the GPU record, kind of quantity): every figure.
 GPU_FIGURES = (
     ("Dense BF16", ("dense_flops", "bf16"), "flops"),
     ("Dense FP8", ("dense_flops", "fp8"), "flops"),
+    ("Dense FP6", ("dense_flops", "fp6"), "flops"),
     ("Dense FP4", ("dense_flops", "fp4"), "flops"),
     ("Memory", ("memory", "capacity"), "bytes"),
     ("Memory bandwidth", ("memory", "bandwidth"), "bytes_per_s"),
@@ -44,7 +52,7 @@ class ShownFigure:
     row: str
 
 
-def _figures(gpu: Gpu) -> dict[tuple[str, str], tuple[str, Figure | Count]]:
+def _figures(gpu: Gpu) -> dict[tuple[str, str], tuple[str, Figure | Fp4Figure | Count]]:
     """(section, field) -> (label, figure) for each figure the GPU file gives."""
     found = {}
     for label, (section, name), _ in GPU_FIGURES:
@@ -55,7 +63,7 @@ def _figures(gpu: Gpu) -> dict[tuple[str, str], tuple[str, Figure | Count]]:
     return found
 
 
-def _value(figure: Figure | Count, kind: str) -> float:
+def _value(figure: Figure | Fp4Figure | Count, kind: str) -> float:
     return float(figure.value) if isinstance(figure, Count) else quantities.parse(
         figure.value, kind)
 
@@ -63,17 +71,23 @@ def _value(figure: Figure | Count, kind: str) -> float:
 def gpu_figures(gpu: Gpu) -> tuple[ShownFigure, ...]:
     """Every figure of the GPU file, in the page's order, with its source and row."""
     return tuple(
-        ShownFigure(label, str(figure.value), _value(figure, _KINDS[place]),
+        ShownFigure(label, _written(figure), _value(figure, _KINDS[place]),
                     gpu.sources[figure.source], figure.row)
         for place, (label, figure) in _figures(gpu).items()
     )
+
+
+def _written(figure: Figure | Fp4Figure | Count) -> str:
+    """The figure as written, with the FP4 variant it is quoted in where the file names one."""
+    variant = getattr(figure, "variant", None)
+    return f"{figure.value} ({variant.upper()})" if variant else str(figure.value)
 
 
 def gpu_sims(gpu: Gpu) -> dict[str, Any]:
     """The GPU as sims/physics/catalogue_data.py holds it: base units, plain literals."""
     values = {place: _value(figure, _KINDS[place]) for place, (_, figure) in _figures(gpu).items()}
     return {
-        "name": gpu.name,
+        "name": gpu.name + (" (announced)" if gpu.announced else ""),  # sims say so too
         "dense_flops": {name: values[("dense_flops", name)] for name in ("bf16", "fp8", "fp4")
                         if ("dense_flops", name) in values},
         "hbm_bytes": values[("memory", "capacity")],

@@ -21,7 +21,8 @@ from ridgepoint.content.yamldoc import Document
 KEY = "catalogue.schema.json#/$defs/key"  # what a catalogue file's name must be
 
 FIGURE_PLACES = (
-    ("dense_flops", "bf16"), ("dense_flops", "fp8"), ("dense_flops", "fp4"),
+    ("dense_flops", "bf16"), ("dense_flops", "fp8"), ("dense_flops", "fp6"),
+    ("dense_flops", "fp4"),
     ("memory", "capacity"), ("memory", "bandwidth"),
     ("scale_up", "bandwidth_per_direction"), ("scale_up", "gpus"),
     ("host_link", "bandwidth_per_direction"), ("scale_out", "bandwidth_per_direction"),

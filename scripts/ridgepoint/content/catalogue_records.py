@@ -43,12 +43,23 @@ class Count:
 
 
 @dataclass(frozen=True)
+class Fp4Figure:
+    """A 4-bit rate: a Figure, and which FP4 it is quoted in where the source says."""
+
+    value: str
+    source: str
+    row: str
+    variant: str | None = None  # nvfp4 | mxfp4
+
+
+@dataclass(frozen=True)
 class DenseRates:
     """The dense tensor-core rate per precision; a precision the GPU lacks is None."""
 
     bf16: Figure
     fp8: Figure | None = None
-    fp4: Figure | None = None
+    fp6: Figure | None = None
+    fp4: Fp4Figure | None = None
 
 
 @dataclass(frozen=True)
@@ -101,6 +112,8 @@ class Gpu:
     memory: Memory
     scale_up: ScaleUp
     kernels: str  # the key of its kernel profile
+    announced: bool | None = None  # announced, not shipping: the figures are the announcement's
+
     host_link: HostLink | None = None
     scale_out: ScaleOut | None = None
     price: Price | None = None

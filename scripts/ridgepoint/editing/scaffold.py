@@ -68,14 +68,8 @@ def scaffold(layout: Layout, key: str, slug: str, today: date, sim_names: Collec
              sim: str | None = None) -> Written:
     """Write a new file of the kind `key` ("term", "explainer", ...) named `slug`;
     `sim_names` are the sims there are, `sim` the one an explainer is to explain."""
-    kind = _kind(key)
-    if not SLUG.fullmatch(slug):
-        example = plain(slug) if SLUG.fullmatch(plain(slug)) else "time-to-first-token"
-        raise Refused(f"SLUG={slug!r} is not a slug: lowercase letters and digits, words "
-                      f"joined by single hyphens, e.g. {example}")
-    taken = [file for file in kind.files(layout.root) if file.stem == slug]
-    if taken:
-        raise Refused(f"{layout.relative(taken[0])} already exists")
+    kind = kind_of(key)
+    check_slug(layout, kind, slug)
     sets = valuesets.editor_schema(layout.root, sim_names)["$defs"]
     if kind.key == "hub" and slug not in sets[TAG_SET].get("enum", ()):
         raise Refused(f"{slug!r} is not a tag of {VOCABULARY}: add it there first")
@@ -88,13 +82,29 @@ def scaffold(layout: Layout, key: str, slug: str, today: date, sim_names: Collec
     text = _text(kind, path, today, sets, fill, metrics)
     if new_sim is not None:
         title = slug.replace("-", " ").capitalize()
-        _create(layout.sims / f"{new_sim}.py", TEMPLATE.read_text().replace("__TITLE__", title))
-    _create(layout.root / path, text)
+        create(layout.sims / f"{new_sim}.py", TEMPLATE.read_text().replace("__TITLE__", title))
+    create(layout.root / path, text)
     written = (path, f"sims/{new_sim}.py") if new_sim else (path,)
     return Written(written, new_sim)
 
 
-def _kind(key: str) -> Kind:
+def check_slug(layout: Layout, kind: Kind, slug: str) -> None:
+    """Refuse a slug that is not one (a catalogue kind's is a catalogue key, which may have
+    dots: llama-3.1-8b), or that a file of the kind already has."""
+    pattern, expected = kind.file_name_rule
+    if kind.file_name is not None and not pattern.fullmatch(slug):
+        raise Refused(f"SLUG={slug!r} is not {expected.removeprefix('a file name that is ')}, "
+                      "e.g. llama-3.1-8b")
+    if kind.file_name is None and not SLUG.fullmatch(slug):
+        example = plain(slug) if SLUG.fullmatch(plain(slug)) else "time-to-first-token"
+        raise Refused(f"SLUG={slug!r} is not a slug: lowercase letters and digits, words "
+                      f"joined by single hyphens, e.g. {example}")
+    taken = [file for file in kind.files(layout.root) if file.stem == slug]
+    if taken:
+        raise Refused(f"{layout.relative(taken[0])} already exists")
+
+
+def kind_of(key: str) -> Kind:
     for kind in KINDS:
         if kind.key == key:
             return kind
@@ -119,7 +129,7 @@ def _sim_module(layout: Layout, slug: str, sim: str | None,
     return module, module
 
 
-def _create(file: Path, text: str) -> None:
+def create(file: Path, text: str) -> None:
     """Write a new file; never overwrite one (a race with another editor included)."""
     file.parent.mkdir(parents=True, exist_ok=True)
     with file.open("x", encoding="utf-8") as handle:
@@ -133,8 +143,8 @@ def _text(kind: Kind, path: str, today: date, sets: Mapping[str, Any],
         keep, rest = BY_HAND[kind.key]
         schema = {"properties": {key: schema["properties"][key] for key in keep},
                   "required": list(keep)}
-        note = _wrap(rest, "")
-    fields = _Fields(today, sets, fill).lines(kind.schema, schema, True, "")
+        note = wrap(rest, "")
+    fields = Fields(today, sets, fill).lines(kind.schema, schema, True, "")
     if not kind.markdown:
         return "\n".join([modeline.modeline(path, kind.schema), *fields, *note]) + "\n"
     return "\n".join(["---", *fields, "---", "", *_body(kind, fill, metrics)]) + "\n"
@@ -170,7 +180,7 @@ def _metrics(sim: str | None) -> dict[str, str]:
 
 
 @dataclass(frozen=True)
-class _Fields:
+class Fields:
     """Writes the fields of one schema as YAML lines, each with what belongs in it.
 
     A field is written out when it is required and its parent is; otherwise it is commented
@@ -197,7 +207,9 @@ class _Fields:
         note = title if required else f"optional: {title}"
         written = active and required
         mark = "" if written else "# "
-        allowed = _wrap(self._allowed(document, prop, target_document, target), indent)
+        # What the field means (the schema's description, where it has one), then its values.
+        allowed = [*wrap(prop.get("description", ""), indent),
+                   *wrap(self._allowed(document, prop, target_document, target), indent)]
         items = target.get("items")
         if target.get("type") == "object" and "properties" in target:
             nested = self.lines(target_document, target, written, indent + "  ")
@@ -231,7 +243,7 @@ class _Fields:
         return f"the {what}: " + ", ".join(values)
 
 
-def _wrap(text: str, indent: str) -> list[str]:
+def wrap(text: str, indent: str) -> list[str]:
     """A phrase as comment lines under its field, wrapped to WIDTH."""
     prefix = f"{indent}#   "
     return textwrap.wrap(text, WIDTH, initial_indent=prefix, subsequent_indent=prefix,

@@ -137,8 +137,12 @@ def _gpu(site: Site, entry: Gpu, gpu: hardware.Gpu, formats: ModuleType) -> list
                          esc("; ".join(_algorithm(a) for a in usable)),
                          esc(f"kernel profile ({written.source}), over a {gpu.topology} of "
                              f"{gpu.scale_up_gpus} GPUs")))
-    return [heading(3, entry.name, anchor("gpu", entry.slug)),
-            _table(("Figure", "Value", "Source"), rows)]
+    status = ([paragraph(esc("Announced, not shipping: every figure below is the vendor's "
+                             "announcement, not a measured or shipping datasheet's."), "rp-note")]
+              if entry.announced else [])
+    return [heading(3, entry.name + (" (announced)" if entry.announced else ""),
+                    anchor("gpu", entry.slug)),
+            *status, _table(("Figure", "Value", "Source"), rows)]
 
 
 # Each class of a profile: its heading on the page and its constants in words.

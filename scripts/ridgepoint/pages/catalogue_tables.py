@@ -108,7 +108,8 @@ def _gpu_row(entry: Gpu, gpu: hardware.Gpu, formats: ModuleType, sources: _Sourc
               [cite(shown[("dense_flops", fmt)]), cite(bandwidth)])
         if ("dense_flops", fmt) in shown else Cell(NONE)
         for fmt in formats.PRECISIONS]
-    return Row((Cell(link(f"#{anchor('gpu', entry.slug)}", entry.name), entry.name),
+    name = entry.name + (" (announced)" if entry.announced else "")  # not shipping yet
+    return Row((Cell(link(f"#{anchor('gpu', entry.slug)}", name), entry.name),
                 *figures, *ridges))
 
 
