@@ -37,6 +37,12 @@ def _middle(spec: Number) -> int | float:
     return int(value) if spec.integer else round(value, 12)
 
 
+# A text input holds its sim's own format: a value of it each (issue 41: a GuideLLM sweep
+# read by the planner, compared with serve under both runtimes).
+TEXT_EXAMPLES = {("plan", "measured"): [
+    "guidellm p50 llama-3.1-8b; c1 1000/200 37.9 12.1; c32 1000/200 118.3 15.5; r6 63.2 14.1"]}
+
+
 def cases_for(module: str) -> list[dict[str, Any]]:
     """Defaults, then one input at a time at min, middle and max, or at each choice.
 
@@ -48,7 +54,7 @@ def cases_for(module: str) -> list[dict[str, Any]]:
         if isinstance(spec, Choice):
             values = [c for c in spec.choices if c != spec.default]
         elif isinstance(spec, Text):
-            values = []  # the sim's own format: its tests give examples
+            values = TEXT_EXAMPLES.get((module, spec.name), [])
         else:
             assert isinstance(spec, Number)
             values = [v for v in (spec.min, _middle(spec), spec.max) if v != spec.default]
