@@ -129,7 +129,9 @@ def problems(root: Element) -> list[str]:
         return [*found, f"{len(configs)} config parts"]
     config = json.loads(configs[0].text)
     result = RUNS.run(config["module"], config["start"])
-    kinds = {spec["name"]: spec["kind"] for spec in config["inputs"]}
+    # A control's kinds: its input's, and "file" for a text input that a file fills.
+    kinds = {spec["name"]: {spec["kind"], *(("file",) if spec.get("file") else ())}
+             for spec in config["inputs"]}
     for name, spec in parts.items():
         if spec["scope"] != "sim":
             continue
@@ -148,7 +150,7 @@ def problems(root: Element) -> list[str]:
         for name, spec in parts.items():
             if spec["scope"] != "control":
                 continue
-            wanted = 1 if spec.get("kind") in (None, kinds.get(input_name)) else 0
+            wanted = 1 if spec.get("kind") in (None, *kinds.get(input_name, ())) else 0
             if len(control.parts(name)) != wanted:
                 found.append(f"control {input_name}: {len(control.parts(name))} {name} parts, "
                              f"the script expects {wanted}")

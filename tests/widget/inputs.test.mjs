@@ -56,3 +56,15 @@ test("a slider shows a typed value only when it is a number within its range", (
   assert.equal(sliderValue("32", SLIDER), "32");
   for (const raw of ["", "  ", "abc", "0", "33", "Infinity", "NaN"]) assert.equal(sliderValue(raw, SLIDER), null, raw);
 });
+
+test("a text input's value travels in the URL escaped, and reads back exactly", () => {
+  const config = { ...CONFIG, key: "plan", show: ["measured", "seed"], start: { measured: "", seed: 1 } };
+  const measured = "vllm p50 llama-3.1-8b; c16 1000/200 55.12 15.71; r6 63.2 14.1 #2 a+b=c&d 100% é";
+  const href = withInputs(config, { measured, seed: "1" }, `${PAGE}#top`);
+  const url = new URL(href);
+  assert.equal(url.hash, "#top"); // its "#" escaped: the fragment is still the page's own
+  assert.deepEqual([...url.searchParams.keys()], ["plan.measured"]); // its "&" and "=" too
+  assert.deepEqual(fromQuery(config, url.search), { measured, seed: 1 });
+  // Emptied again, it leaves the address as it was.
+  assert.equal(withInputs(config, { measured: "", seed: "1" }, href), `${PAGE}#top`);
+});

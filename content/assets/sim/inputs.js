@@ -30,7 +30,21 @@
  * @property {string} help
  */
 
-/** @typedef {NumberInput | ChoiceInput} InputSpec */
+/**
+ * A short string (sims/kit/contract.py's Text), carried in the URL like any input. With
+ * `file` (the file types a picker offers), the page reads a file the reader picks into it
+ * through the sim's `read_file`, in the worker.
+ * @typedef {object} TextInput
+ * @property {"text"} kind
+ * @property {string} name
+ * @property {string} label
+ * @property {string} default
+ * @property {number} max_length
+ * @property {string} help
+ * @property {string} file
+ */
+
+/** @typedef {NumberInput | ChoiceInput | TextInput} InputSpec */
 
 /** @typedef {Record<string, string | number | boolean>} Inputs */
 

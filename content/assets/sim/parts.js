@@ -10,13 +10,14 @@
 //
 // `scope`: a part of the whole sim, or of one control. `key`: the attribute that tells
 // apart the parts of one name (data-input="<input>", data-chart="<index>", ...). `kind`: the
-// controls that have the part (a number has a slider and a text box, a choice a select).
+// controls that have the part (a number has a slider and a text box, a choice a select, a
+// text a text field, and a text that a file fills, "file", a file picker too).
 
 /**
  * @typedef {object} Part
  * @property {"sim" | "control"} scope
  * @property {string} [key] the data-* attribute (without "data-") that names each of them
- * @property {"number" | "choice"} [kind] only controls of this kind of input have it
+ * @property {"number" | "choice" | "text" | "file"} [kind] only controls of this kind of input have it
  * @property {string} job what the script does with it
  */
 
@@ -31,11 +32,14 @@ export const PARTS = Object.freeze({
   slider: { scope: "control", kind: "number", job: "follows the value; moving it changes the input" },
   number: { scope: "control", kind: "number", job: "the exact value; typing changes the input" },
   choice: { scope: "control", kind: "choice", job: "the select; choosing changes the input" },
+  text: { scope: "control", kind: "text", job: "the text; typing changes the input" },
+  file: { scope: "control", kind: "file", job: "picks a file, read by the sim into the text" },
   error: { scope: "control", job: "why the value typed was refused" },
   status: { scope: "sim", job: "what the live version is doing, in words" },
   progress: { scope: "sim", job: "the start-up's progress bar" },
   output: { scope: "sim", job: "the results: data-stale and data-fading say whether they are current" },
   summary: { scope: "sim", job: "the summary table's body, one row per metric" },
+  apply: { scope: "sim", job: "a button that sets the inputs a result suggests (its `apply`)" },
   table: { scope: "sim", key: "table", job: "a table's body, one per table of the result" },
   chart: { scope: "sim", key: "chart", job: "a chart's figure, one per chart of the result" },
 });

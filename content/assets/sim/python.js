@@ -27,6 +27,11 @@ const REQUESTED = "ridgepoint:python-requested"; // a performance mark (scripts/
  * @property {(answer: Answer) => void} receive the answer to one of this sim's runs
  */
 
+/**
+ * The worker's answer to reading a file into a text input (sims/kit/runner.py, `read`).
+ * @typedef {{ok: true, value: string} | {ok: false, input: string, message: string}} ReadAnswer
+ */
+
 /** @type {Worker | null} */
 let worker = null;
 /** @type {string | null} why the worker cannot run anything, once that is known */
@@ -35,6 +40,8 @@ let broken = null;
 const listeners = new Set();
 /** @type {Map<number, Listener>} run id -> the sim waiting for it */
 const runs = new Map();
+/** @type {Map<number, (answer: ReadAnswer) => void>} read id -> who waits for its answer */
+const reads = new Map();
 let nextRunId = 1;
 
 /** @param {(listener: Listener) => void} tell */
@@ -65,6 +72,9 @@ function current() {
       const listener = runs.get(data.id);
       runs.delete(data.id);
       if (listener) listener.receive(JSON.parse(data.payload));
+    } else if (data.type === "read") {
+      reads.get(data.id)?.(JSON.parse(data.payload));
+      reads.delete(data.id);
     }
   };
   started.onerror = (event) => {
@@ -111,6 +121,21 @@ export function run(listener, module, inputs) {
 }
 
 /**
+ * A file's text read into a sim's text input by the sim (`read_file`), in the worker: the
+ * file never leaves the reader's device.
+ * @param {string} module
+ * @param {string} name the input
+ * @param {string} text the file's text
+ * @returns {Promise<ReadAnswer>}
+ */
+export function read(module, name, text) {
+  const id = nextRunId++;
+  const answer = new Promise((resolve) => { reads.set(id, resolve); });
+  current().postMessage({ type: "read", id, module, name, text });
+  return /** @type {Promise<ReadAnswer>} */ (answer);
+}
+
+/**
  * Runs whose results nobody reads, so that V8 has optimised Python's hot paths before the
  * reader's first change (worker.js, warm).
  * @param {string} module
@@ -127,5 +152,9 @@ export function replace() {
   worker?.terminate();
   worker = null;
   runs.clear();
+  for (const [id, resolve] of reads) {
+    resolve({ ok: false, input: "", message: "the file was not read: the simulation was restarted; pick it again" });
+    reads.delete(id);
+  }
   broadcast((listener) => listener.restart());
 }
