@@ -135,6 +135,8 @@ def problems(root: Element) -> list[str]:
             continue
         elements = root.parts(name)
         if "key" not in spec:
+            if spec.get("optional") and not elements:
+                continue
             if len(elements) != 1:
                 found.append(f"{name}: {len(elements)} elements, the script expects one")
             continue
