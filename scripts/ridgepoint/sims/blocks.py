@@ -10,10 +10,11 @@ A block names a sim and, optionally, which inputs get controls and where they st
     start: {batch_size: 8}                  # optional: starting values (default: declared)
     ```
 
-A bad block (unknown module, unknown input or one `first` names without a control, a start value out of range, broken YAML, a
-fence that is indented or never closed) raises ContentErrors pointing at the file and line,
-like any other content problem. The YAML is read by the content loader's parser, so it is
-bounded against alias bombs and reports duplicate keys.
+A bad block (unknown module, unknown input or one `first` names without a control, a start
+value out of range, broken YAML, a fence that is indented or never closed) raises
+ContentErrors pointing at the file and line, like any other content problem. The YAML is
+read by the content loader's parser, so it is bounded against alias bombs and reports
+duplicate keys.
 """
 
 from __future__ import annotations

@@ -115,8 +115,10 @@ def _control(spec: Any, value: Any, key: str, link: str | None = None) -> str:
 
 
 def summary_html(summary: Mapping[str, Any], metrics: Mapping[str, str]) -> str:
+    # A sentence (a sim's verdict) takes a whole line where the figures sit two to a line.
     rows = "".join(
-        f'<tr data-key="{_attr(name)}"><th scope="row">{html.escape(metrics.get(name, name))}'
+        f'<tr data-key="{_attr(name)}"{" data-text" if isinstance(value, str) else ""}>'
+        f'<th scope="row">{html.escape(metrics.get(name, name))}'
         f"</th><td>{html.escape(display(value))}</td></tr>"
         for name, value in summary.items()
     )
