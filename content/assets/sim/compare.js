@@ -92,8 +92,16 @@ function ghost(layer, rows) {
   const faded = filled
     ? { ...mark, filled: false, strokeDash: [4, 2], strokeWidth: 1.5, opacity: 0.9, fillOpacity: 0 }
     : { ...mark, opacity: FADED, ...(mark.point ? { point: { opacity: FADED } } : {}) };
-  const encoding = { ...(layer.encoding ?? {}) };
-  for (const channel of ["tooltip", "opacity", "fillOpacity", "strokeOpacity", "href"]) delete encoding[channel];
+  /** @type {Spec} */
+  const encoding = {};
+  for (const [channel, definition] of Object.entries(layer.encoding ?? {})) {
+    if (["tooltip", "opacity", "fillOpacity", "strokeOpacity", "href"].includes(channel)) continue;
+    // The run's own scale, not the pinned run's range: Vega-Lite would draw on the union of
+    // the two (and warn); a mark outside the run's range is clipped.
+    encoding[channel] = definition?.scale?.domain
+      ? { ...definition, scale: Object.fromEntries(Object.entries(definition.scale).filter(([key]) => key !== "domain")) }
+      : definition;
+  }
   const { params, name, ...rest } = layer;
   return {
     ...rest,

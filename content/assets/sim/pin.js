@@ -77,9 +77,14 @@ export function mountPin(root, config, redraw) {
         cell = row.insertCell();
         cell.className = DELTA;
       }
-      const text = key in then ? change(shown.result.summary[key], then[key]) : "new";
-      setText(cell, text);
-      cell.dataset.sign = text.startsWith("+") ? "up" : text.startsWith("\u2212") ? "down" : "same";
+      const text = key in then ? change(shown.result.summary[key], then[key]) : "not in the pinned run";
+      // "−65%" on screen, "−65% vs pinned" read aloud: the note above says what it is against.
+      const short = text.replace(/ vs pinned$/, "").replace(/^same as pinned$/, "same");
+      if (cell.dataset.text !== text) {
+        cell.dataset.text = text;
+        cell.replaceChildren(short, Object.assign(document.createElement("span"), {
+          className: "sim-sr", textContent: text.slice(short.length) }));
+      }
     }
   };
 
@@ -87,7 +92,7 @@ export function mountPin(root, config, redraw) {
     button.textContent = pinned ? "Unpin" : "Pin this run";
     button.setAttribute("aria-pressed", String(pinned !== null));
     setText(note, pinned
-      ? (pinned.result ? "Pinned: faded marks and the changes beside the figures compare with it." : "Pinned: computing the pinned run…")
+      ? (pinned.result ? "Pinned: faded marks on the charts, and each figure's change from it." : "Pinned: computing the pinned run…")
       : "");
   };
   label();
