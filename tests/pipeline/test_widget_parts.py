@@ -42,7 +42,9 @@ BINDING = ("widget.js", "controls.js", "results.js", "charts.js", "python.js", "
            "inputs.js", "toolbar.js", "pin.js")
 # How each key of the table is told apart, from the sim's config and its result at the start.
 KEYS = {
-    "input": lambda config, result: [str(name) for name in config["show"]],
+    # The controls the page talks about first, the others after them (under "More inputs").
+    "input": lambda config, result: sorted(config["show"],
+                                           key=lambda name: name not in config["first"]),
     "chart": lambda config, result: [str(i) for i in range(len(result["charts"]))],
     "table": lambda config, result: [str(i) for i in range(len(result.get("tables", [])))],
 }
