@@ -79,13 +79,19 @@ test("a chart of one view becomes a layer of two, filled marks as a dashed outli
     mark: "bar",
     encoding: { x: { field: "x" }, y: { field: "y", scale: { domain: [0, 2], type: "linear" } } },
   };
-  const spec = ghosted(bars, { ...bars, data: { name: "table", values: [{ x: "a", y: 3 }] } });
+  const pinned = {
+    ...bars,
+    data: { name: "table", values: [{ x: "a", y: 3 }] },
+    encoding: { ...bars.encoding, y: { field: "y", scale: { domain: [0, 4], type: "linear" } } },
+  };
+  const spec = ghosted(bars, pinned);
+  assert.equal(spec.usermeta.pinned, true); // drawn by a new view each run (livechart.js)
   assert.equal(spec.mark, undefined);
   const [own, ghost] = spec.layer[0].layer;
   assert.deepEqual(own, { mark: "bar", encoding: bars.encoding });
   assert.equal(ghost.mark.filled, false);
   assert.deepEqual(ghost.mark.strokeDash, [4, 2]);
-  assert.deepEqual(ghost.encoding.y.scale, { type: "linear" }); // drawn on the run's own range
+  assert.deepEqual(ghost.encoding.y.scale, { domain: [0, 2], type: "linear" }); // the run's own range
 });
 
 test("without a pinned chart the spec is the run's own", () => {

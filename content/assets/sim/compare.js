@@ -76,14 +76,17 @@ export function change(now, then) {
 }
 
 /**
- * A layer of the pinned run's chart, faded: no tooltip, no selection, its own rows.
+ * A layer of the pinned run's chart, faded: no tooltip, no selection, its own rows, on the
+ * run's own scales.
  * @param {Spec} layer
  * @param {unknown[]} rows
+ * @param {Spec} own the run's layer it is drawn beside
  * @returns {Spec | null} null for labels (text), which would only clutter
  */
-function ghost(layer, rows) {
+function ghost(layer, rows, own) {
   if (Array.isArray(layer.layer)) {
-    const inner = layer.layer.map((/** @type {Spec} */ child) => ghost(child, rows)).filter((child) => child !== null);
+    const inner = layer.layer.map((/** @type {Spec} */ child, /** @type {number} */ index) =>
+      ghost(child, rows, own.layer?.[index] ?? {})).filter((child) => child !== null);
     return inner.length ? { ...layer, layer: inner } : null;
   }
   const mark = typeof layer.mark === "string" ? { type: layer.mark } : { ...layer.mark };
@@ -96,11 +99,13 @@ function ghost(layer, rows) {
   const encoding = {};
   for (const [channel, definition] of Object.entries(layer.encoding ?? {})) {
     if (["tooltip", "opacity", "fillOpacity", "strokeOpacity", "href"].includes(channel)) continue;
-    // The run's own scale, not the pinned run's range: Vega-Lite would draw on the union of
-    // the two (and warn); a mark outside the run's range is clipped.
-    encoding[channel] = definition?.scale?.domain
-      ? { ...definition, scale: Object.fromEntries(Object.entries(definition.scale).filter(([key]) => key !== "domain")) }
-      : definition;
+    // The run's own range, not the pinned run's: the same domain as the run's layer (or
+    // none), so that the axes stay put and a kept view draws what a new one would; a mark
+    // outside the range is clipped.
+    const domain = own.encoding?.[channel]?.scale?.domain;
+    if (!definition?.scale?.domain) encoding[channel] = definition;
+    else if (domain) encoding[channel] = { ...definition, scale: { ...definition.scale, domain } };
+    else encoding[channel] = { ...definition, scale: Object.fromEntries(Object.entries(definition.scale).filter(([key]) => key !== "domain")) };
   }
   const { params, name, ...rest } = layer;
   return {
@@ -144,8 +149,10 @@ export function ghosted(spec, pinned) {
   const own = layersOf(spec);
   const theirs = layersOf(pinned).layers;
   const layer = own.layers.map((view, index) => {
-    const shadow = theirs[index] ? ghost(theirs[index], rows) : null;
+    const shadow = theirs[index] ? ghost(theirs[index], rows, view) : null;
     return shadow ? { layer: [view, shadow] } : view;
   });
-  return { ...own.top, layer };
+  // Drawn by a new view every run (livechart.js, shape): a kept view, given the run's new rows
+  // and ranges, leaves the pinned marks where the old ranges put them.
+  return { ...own.top, usermeta: { ...(own.top.usermeta ?? {}), pinned: true }, layer };
 }
