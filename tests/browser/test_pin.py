@@ -85,7 +85,8 @@ def test_a_pinned_run_is_drawn_beside_every_later_run_until_unpinned(
     expect(pin).to_be_enabled()
     run_at(page, 12)
     pin.click()
-    expect(page.get_by_role("button", name="Unpin")).to_have_attribute("aria-pressed", "true")
+    expect(page.get_by_role("button", name="Unpin")).to_be_visible()
+    expect(page.locator(f"{SIM} .sim-pin-note")).to_contain_text("Pinned")
     assert pin_params(page) == {"batching.pin": "1", "batching.pin.batch_size": "12"}
     run_at(page, 16)
     expect(page.locator(f"{SIM} td.sim-delta")).to_have_text(

@@ -90,7 +90,9 @@ export function mountPin(root, config, redraw) {
 
   const label = () => {
     button.textContent = pinned ? "Unpin" : "Pin this run";
-    button.setAttribute("aria-pressed", String(pinned !== null));
+    // Its name says what it does next ("Unpin"), so it is no toggle button (aria-pressed
+    // would pair "Unpin" with "pressed"); the stylesheet marks a pinned one.
+    button.dataset.pinned = String(pinned !== null);
     setText(note, pinned
       ? (pinned.result ? "Pinned: faded marks on the charts, and each figure's change from it." : "Pinned: computing the pinned run…")
       : "");
