@@ -1,6 +1,7 @@
 """A sim's layout in Chromium, on the goodput explainer (19 inputs, five charts), on each
 builder's site: at 1280 px its controls are a column beside the results that stays in view
-while the charts scroll, the summary on top; at 390 px they fold into a bar that stays
+while the charts scroll, the summary on top, over the table of contents (hidden meanwhile);
+at 390 px they fold into a bar that stays
 reachable and opens; the inputs the page talks about come first and the rest wait under
 "More inputs"; axe finds nothing serious in either layout and scheme."""
 
@@ -71,6 +72,12 @@ def test_wide_controls_sit_beside_the_results_and_stay_in_view(page: Page, base_
     expect(page.locator(f"{FORM} .sim-fold-button")).to_be_hidden()
     rate = page.locator("#sim-goodput-request_rate + input.sim-value")
     expect(rate).to_be_in_viewport()
+    # The table of contents the sim covers is hidden (no link under it to Tab to) until the
+    # sim has scrolled by.
+    toc = page.locator(".md-sidebar--secondary .md-nav--secondary")
+    expect(toc).to_be_hidden()
+    page.evaluate("window.scrollTo(0, 0)")
+    expect(toc).to_be_visible()
 
 
 def test_on_a_phone_the_controls_fold_into_a_bar_that_stays_reachable(

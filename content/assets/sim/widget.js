@@ -29,6 +29,7 @@
 
 import { mountCharts } from "./charts.js";
 import { mountControls } from "./controls.js";
+import "./cover.js";
 import { mountPin } from "./pin.js";
 import { sameInputs } from "./inputs.js";
 import { SIM, part, required } from "./parts.js";
