@@ -80,13 +80,11 @@ export function change(now, then) {
  * run's own scales.
  * @param {Spec} layer
  * @param {unknown[]} rows
- * @param {Spec} own the run's layer it is drawn beside
  * @returns {Spec | null} null for labels (text), which would only clutter
  */
-function ghost(layer, rows, own) {
+function ghost(layer, rows) {
   if (Array.isArray(layer.layer)) {
-    const inner = layer.layer.map((/** @type {Spec} */ child, /** @type {number} */ index) =>
-      ghost(child, rows, own.layer?.[index] ?? {})).filter((child) => child !== null);
+    const inner = layer.layer.map((/** @type {Spec} */ child) => ghost(child, rows)).filter((child) => child !== null);
     return inner.length ? { ...layer, layer: inner } : null;
   }
   const mark = typeof layer.mark === "string" ? { type: layer.mark } : { ...layer.mark };
@@ -99,13 +97,12 @@ function ghost(layer, rows, own) {
   const encoding = {};
   for (const [channel, definition] of Object.entries(layer.encoding ?? {})) {
     if (["tooltip", "opacity", "fillOpacity", "strokeOpacity", "href"].includes(channel)) continue;
-    // The run's own range, not the pinned run's: the same domain as the run's layer (or
-    // none), so that the axes stay put and a kept view draws what a new one would; a mark
-    // outside the range is clipped.
-    const domain = own.encoding?.[channel]?.scale?.domain;
-    if (!definition?.scale?.domain) encoding[channel] = definition;
-    else if (domain) encoding[channel] = { ...definition, scale: { ...definition.scale, domain } };
-    else encoding[channel] = { ...definition, scale: Object.fromEntries(Object.entries(definition.scale).filter(([key]) => key !== "domain")) };
+    // The run's own range, not the pinned run's: without a domain of its own the pinned
+    // layer takes the run's (an explicit domain wins over the data's), so the axes stay put
+    // (two explicit domains would be joined, with a warning); a mark outside is clipped.
+    encoding[channel] = definition?.scale?.domain
+      ? { ...definition, scale: Object.fromEntries(Object.entries(definition.scale).filter(([key]) => key !== "domain")) }
+      : definition;
   }
   const { params, name, ...rest } = layer;
   return {
@@ -149,7 +146,7 @@ export function ghosted(spec, pinned) {
   const own = layersOf(spec);
   const theirs = layersOf(pinned).layers;
   const layer = own.layers.map((view, index) => {
-    const shadow = theirs[index] ? ghost(theirs[index], rows, view) : null;
+    const shadow = theirs[index] ? ghost(theirs[index], rows) : null;
     return shadow ? { layer: [view, shadow] } : view;
   });
   // Drawn by a new view every run (livechart.js, shape): a kept view, given the run's new rows
