@@ -69,6 +69,7 @@ function writeSummary(body, summary, metrics) {
   body.replaceChildren(...entries.map(([name, value]) => {
     const line = document.createElement("tr");
     line.dataset.key = name;
+    if (typeof value === "string") line.dataset.text = ""; // as the build marks a sentence
     const label = Object.assign(document.createElement("th"), { scope: "row", textContent: metrics[name] ?? name });
     line.append(label, Object.assign(document.createElement("td"), { textContent: display(value) }));
     return line;
