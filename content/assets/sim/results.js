@@ -17,6 +17,7 @@ const FADE_DELAY_MS = 250;
  * @property {string} title
  * @property {{key: string, label: string}[]} columns
  * @property {Record<string, unknown>[]} rows
+ * @property {boolean} [open] shown unfolded (the build writes it; the page keeps it)
  */
 
 /**

@@ -134,7 +134,9 @@ def table_html(table: Mapping[str, Any], index: int) -> str:
         + "</tr>"
         for row in table["rows"]
     )
-    return ('<details class="sim-table"><summary>'
+    # A table is folded unless the sim says it is the answer itself (`"open": true`).
+    opened = " open" if table.get("open") else ""
+    return (f'<details class="sim-table"{opened}><summary>'
             f'{html.escape(table["title"])}</summary><table><thead><tr>{head}</tr></thead>'
             f'<tbody data-sim-part="table" data-table="{index}">{body}</tbody></table></details>')
 
