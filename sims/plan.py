@@ -236,7 +236,7 @@ def tables_of(result: dict[str, Any], share: float) -> list[dict[str, Any]]:
                   "runs at each replica's share of the load)",
          "columns": _columns((*SETUP_COLUMNS, *cost, *latency,
                               ("binding_limit", "Limit that binds"))),
-         "rows": met},
+         "rows": met, "open": True},
         {"title": "Ruled out, with the reason (set-ups that differ only in batch limit or "
                   "token budget share a row)",
          "columns": _columns((*((k, dict(SETUP_COLUMNS)[k]) for k in RULED_OUT_KEYS),

@@ -108,6 +108,25 @@ def test_show_and_start_choose_controls_and_starting_values() -> None:
     assert any(row.endswith(f"|{expected}|") for row in widgets.summary)
 
 
+def test_first_inputs_come_first_and_the_rest_under_more_inputs() -> None:
+    out = render_sim_blocks(page("module: batching\nshow: [seed, batch_size, requests]\n"
+                                 "first: [requests, batch_size]"), SOURCE, RUNS, LAYOUT.charts)
+    widgets = parse(out)
+    # In `show`'s order: the first ones, then the others inside the disclosure.
+    assert widgets.controls == ["batch_size", "requests", "seed"]
+    assert widgets.configs[0]["first"] == ["batch_size", "requests"]
+    more = out.index('<details class="sim-more" data-sim-part="more">')
+    assert out.index('data-input="requests"') < more < out.index('data-input="seed"')
+    assert "<summary>More inputs (1)</summary>" in out
+
+
+def test_without_first_every_control_is_in_the_open() -> None:
+    for body in ("module: batching", "module: batching\nshow: [seed]\nfirst: [seed]"):
+        out = render_sim_blocks(page(body), SOURCE, RUNS, LAYOUT.charts)
+        assert "sim-more" not in out
+        assert parse(out).configs[0]["first"] == []
+
+
 def test_two_widgets_on_a_page_share_no_id() -> None:
     out = render_sim_blocks(page("module: batching", "module: batching\nstart: {seed: 3}"),
                             SOURCE, RUNS, LAYOUT.charts)
@@ -142,6 +161,11 @@ def test_modules_in_lists_the_embedded_sims() -> None:
         ("module: batching\ncolour: red", 7, "sim.colour", "unknown key"),
         ("module: batching\nshow: [batch_size, tp]", 7, "sim.show", "'tp' is not an input"),
         ("module: batching\nshow: batch_size", 7, "sim.show", "must be a list"),
+        ("module: batching\nfirst: [batch_siz]", 7, "sim.first",
+         "'batch_siz' is not an input of batching; did you mean 'batch_size'?"),
+        ("module: batching\nshow: [batch_size]\nfirst: [seed]", 8, "sim.first",
+         "'seed' has no control: it is not in show"),
+        ("module: batching\nfirst: seed", 7, "sim.first", "must be a list"),
         ("module: batching\nstart:\n  seed: 3\n  batch_size: 0", 9, "sim.start.batch_size",
          "batch_size: expected an integer from 1 to 32 slots, got 0"),
         ("module: batching\nstart: {tp: 2}", 7, "sim.start.tp", "not an input of this sim"),

@@ -39,10 +39,12 @@ PARTS_MODULE = SIM_DIR / "parts.js"
 # internals, the number format, the take-away record and chart files, and wanted.js, which
 # watches the element it is given, touch no page part).
 BINDING = ("widget.js", "controls.js", "results.js", "charts.js", "python.js", "phase.js",
-           "inputs.js", "toolbar.js")
+           "inputs.js", "toolbar.js", "pin.js")
 # How each key of the table is told apart, from the sim's config and its result at the start.
 KEYS = {
-    "input": lambda config, result: [str(name) for name in config["show"]],
+    # The controls the page talks about first, the others after them (under "More inputs").
+    "input": lambda config, result: sorted(config["show"],
+                                           key=lambda name: name not in config["first"]),
     "chart": lambda config, result: [str(i) for i in range(len(result["charts"]))],
     "table": lambda config, result: [str(i) for i in range(len(result.get("tables", [])))],
 }
@@ -137,6 +139,8 @@ def problems(root: Element) -> list[str]:
             continue
         elements = root.parts(name)
         if "key" not in spec:
+            if spec.get("optional") and not elements:
+                continue
             if len(elements) != 1:
                 found.append(f"{name}: {len(elements)} elements, the script expects one")
             continue
@@ -165,7 +169,7 @@ def test_every_module_of_the_widget_is_read_here() -> None:
     """A new module beside widget.js must be placed: binding (in BINDING) or not."""
     others = {"worker.js", "pyodide_start.js", "unpack.js", "wanted.js", "expressions.js",
               "evaluation.js", "livechart.js", "chartview.js", "format.js", "parts.js",
-              "takeaway.js", "chartfile.js"}
+              "takeaway.js", "chartfile.js", "compare.js", "fold.js", "cover.js"}
     assert {path.name for path in SIM_DIR.glob("*.js")} == set(BINDING) | others
 
 

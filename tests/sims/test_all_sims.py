@@ -111,6 +111,8 @@ def test_tables_have_the_columns_they_declare(result: dict[str, Any]) -> None:
         keys = [column["key"] for column in table["columns"]]
         assert table["title"] and all(column["label"] for column in table["columns"])
         assert all(set(keys) <= set(row) for row in table["rows"])
+        assert set(table) <= {"title", "columns", "rows", "open"}
+        assert isinstance(table.get("open", False), bool)
 
 
 def test_charts_render_to_svg(result: dict[str, Any]) -> None:

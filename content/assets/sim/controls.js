@@ -9,6 +9,7 @@
 // sim); a choice has a select.
 
 import { required, part } from "./parts.js";
+import { mountFold } from "./fold.js";
 import { fromQuery, sliderValue, withInputs } from "./inputs.js";
 
 // A dragged slider fires dozens of events a second and browsers throttle history updates,
@@ -86,6 +87,16 @@ export function mountControls(root, config, on) {
   };
   for (const type of REACH) form.addEventListener(type, reach);
 
+  const fold = mountFold(form, config);
+  fold.show(values);
+  // "More inputs" opens when the URL sets one of the inputs it holds, so the reader sees why
+  // the results differ from the page's.
+  const more = /** @type {HTMLDetailsElement | null} */ (part(root, "more"));
+  if (more) {
+    more.open = config.show.some((name) => !config.first.includes(name)
+      && String(values[name]) !== String(config.start[name]));
+  }
+
   const saveToUrl = () => {
     const next = withInputs(config, values, window.location.href);
     if (next !== window.location.href) window.history.replaceState(window.history.state, "", next);
@@ -108,6 +119,7 @@ export function mountControls(root, config, on) {
       field.addEventListener(field === control.choice ? "change" : "input", () => {
         values[name] = field.value;
         showValue(control, field.value, field);
+        fold.show(values);
         clearTimeout(urlTimer);
         urlTimer = setTimeout(saveToUrl, URL_DELAY_MS);
         on.change();

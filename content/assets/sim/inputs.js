@@ -56,6 +56,8 @@
  * @property {string[]} files the sims files the worker fetches to import it
  * @property {InputSpec[]} inputs every input the sim declares
  * @property {string[]} show the inputs that have controls
+ * @property {string[]} first the controls shown first (the others are under "More inputs");
+ *   empty when none are set apart
  * @property {Inputs} start the inputs the prerendered results were computed for
  * @property {Record<string, string>} metrics summary key -> label
  */

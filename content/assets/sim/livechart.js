@@ -135,6 +135,9 @@ export function lift(original) {
  * @returns {string | null}
  */
 export function shape(lifted) {
+  // A chart with a pinned run's marks (compare.js) is drawn afresh: its pinned rows never
+  // change, and Vega does not move their marks when a kept view's ranges change.
+  if (lifted.spec.usermeta?.pinned) return null;
   const spec = { ...lifted.spec };
   if (spec.params) spec.params = spec.params.map((/** @type {{name: string}} */ { name }) => name);
   const text = JSON.stringify(spec);

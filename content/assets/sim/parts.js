@@ -18,6 +18,7 @@
  * @property {"sim" | "control"} scope
  * @property {string} [key] the data-* attribute (without "data-") that names each of them
  * @property {"number" | "choice" | "text" | "file"} [kind] only controls of this kind of input have it
+ * @property {boolean} [optional] only some widgets have it (the build writes it when needed)
  * @property {string} job what the script does with it
  */
 
@@ -28,6 +29,7 @@ export const SIM = "[data-sim]";
 export const PARTS = Object.freeze({
   config: { scope: "sim", job: "JSON: module, inputs, starting values, metric labels, files" },
   controls: { scope: "sim", job: "the form: reaching into it prepares the charts and the worker" },
+  more: { scope: "sim", optional: true, job: "\"More inputs\": opened when the URL sets one of its inputs" },
   control: { scope: "sim", key: "input", job: "one input's box, one per input shown" },
   slider: { scope: "control", kind: "number", job: "follows the value; moving it changes the input" },
   number: { scope: "control", kind: "number", job: "the exact value; typing changes the input" },

@@ -17,6 +17,7 @@ const FADE_DELAY_MS = 250;
  * @property {string} title
  * @property {{key: string, label: string}[]} columns
  * @property {Record<string, unknown>[]} rows
+ * @property {boolean} [open] shown unfolded (the build writes it; the page keeps it)
  */
 
 /**
@@ -69,6 +70,7 @@ function writeSummary(body, summary, metrics) {
   body.replaceChildren(...entries.map(([name, value]) => {
     const line = document.createElement("tr");
     line.dataset.key = name;
+    if (typeof value === "string") line.dataset.text = ""; // as the build marks a sentence
     const label = Object.assign(document.createElement("th"), { scope: "row", textContent: metrics[name] ?? name });
     line.append(label, Object.assign(document.createElement("td"), { textContent: display(value) }));
     return line;

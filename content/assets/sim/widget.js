@@ -17,7 +17,8 @@
 // through its `transition`, which returns the next state and the effects to perform), and
 // this module only carries events in and effects out, over the modules that own the DOM:
 // controls.js (the inputs and the URL), results.js (status line, summary and tables),
-// charts.js (the live charts), toolbar.js (the result as files, and its link); python.js is
+// charts.js (the live charts), toolbar.js (the result as files, and its link), pin.js (a run
+// kept to compare with); python.js is
 // the page's one worker. Every element any of
 // them binds to is a part marked data-sim-part (parts.js).
 //
@@ -28,6 +29,8 @@
 
 import { mountCharts } from "./charts.js";
 import { mountControls } from "./controls.js";
+import "./cover.js";
+import { mountPin } from "./pin.js";
 import { sameInputs } from "./inputs.js";
 import { SIM, part, required } from "./parts.js";
 import { dataState, initial, transition } from "./phase.js";
@@ -74,6 +77,9 @@ class Sim {
     this.results = mountResults(element, this.config.metrics);
     this.charts = mountCharts(element);
     this.takeaway = mountTakeaway(element, this.config);
+    /** @type {import("./results.js").SimResult | null} the result on screen, once live */
+    this.last = null;
+    this.pin = mountPin(element, this.config, () => this.redraw());
     this.controls = mountControls(element, this.config, {
       change: () => this.change(),
       reach: () => this.reach(),
@@ -131,6 +137,7 @@ class Sim {
 
   stop() {
     this.stuck = this.sent;
+    this.pin.drop(); // a pinned run not computed yet may be what took too long
     python.replace(); // every sim, this one too, hears `restart`
     const seconds = runTimeout() / 1000;
     this.results.say(`The simulation ran for more than ${seconds} s on these inputs, so it was stopped. The results below are for the last inputs that finished; change an input to run it again.`);
@@ -164,7 +171,9 @@ class Sim {
 
   /** @param {string} module */
   loaded(module) {
-    if (module === this.config.module) this.dispatch({ type: "loaded" });
+    if (module !== this.config.module) return;
+    this.pin.loaded(); // the pinned run first: the worker answers in order
+    this.dispatch({ type: "loaded" });
   }
 
   /** @param {string} module @param {string} message */
@@ -208,9 +217,10 @@ class Sim {
       this.results.write(answer.result);
       // The files follow the summary at once: a reader may take them before the charts are drawn.
       this.takeaway.hold(inputs, answer.result);
-      // The prerendered SVGs show exactly these inputs' charts until the inputs change.
-      await this.charts.show(answer.result.charts, sameInputs(inputs, this.config.start));
+      this.pin.hold(inputs, answer.result);
+      this.last = answer.result;
       this.shown = inputs;
+      await this.redraw();
       this.results.markStale(!sameInputs(this.controls.values, this.shown));
     } else if (besideControl) {
       this.controls.refuse(/** @type {string} */ (input), answer.message);
@@ -219,6 +229,14 @@ class Sim {
         ? `These inputs were refused: ${answer.message}`
         : `The simulation failed on these inputs: ${answer.message}`);
     }
+  }
+
+  // The charts of the result shown, with the pinned run's beside them. The prerendered SVGs
+  // show exactly the starting inputs' charts, until the inputs change or a run is pinned.
+  async redraw() {
+    if (!this.last) return;
+    const prerendered = !this.pin.active() && sameInputs(this.shown, this.config.start);
+    await this.charts.show(this.pin.charts(this.last.charts), prerendered);
   }
 
   dispose() {

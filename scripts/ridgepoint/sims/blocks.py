@@ -5,13 +5,16 @@ A block names a sim and, optionally, which inputs get controls and where they st
     ```sim
     module: batching
     show: [batch_size, max_output_tokens]   # optional: inputs that get controls (default all)
+    first: [batch_size]                     # optional: the controls shown first; the others
+                                            #   wait under "More inputs" (default: all first)
     start: {batch_size: 8}                  # optional: starting values (default: declared)
     ```
 
-A bad block (unknown module, unknown input, a start value out of range, broken YAML, a
-fence that is indented or never closed) raises ContentErrors pointing at the file and line,
-like any other content problem. The YAML is read by the content loader's parser, so it is
-bounded against alias bombs and reports duplicate keys.
+A bad block (unknown module, unknown input or one `first` names without a control, a start
+value out of range, broken YAML, a fence that is indented or never closed) raises
+ContentErrors pointing at the file and line, like any other content problem. The YAML is
+read by the content loader's parser, so it is bounded against alias bombs and reports
+duplicate keys.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from ridgepoint.content.yamldoc import Document, field_name, parse
 from ridgepoint.sims.simrun import SimRuns
 
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)$")
-_BLOCK_KEYS = ("module", "show", "start")
+_BLOCK_KEYS = ("module", "show", "first", "start")
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,9 @@ class SimBlock:
     module: str
     show: tuple[str, ...]
     start: dict[str, Any]  # every input's starting value, validated
+    # The controls the page talks about, shown first (in `show`'s order); the others are
+    # under "More inputs". Empty: every control is shown first.
+    first: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -118,7 +124,7 @@ def parse_block(body: str, first_line: int, source: str, runs: SimRuns) -> SimBl
     data = document.data
     if not isinstance(data, dict):
         raise _refusal(source, first_line, "sim", "the block must be a YAML mapping",
-                       "module: <name>, optionally show: [...] and start: {...}")
+                       "module: <name>, optionally show: [...], first: [...] and start: {...}")
     for key in data:
         if key not in _BLOCK_KEYS:
             raise _wrong(document, [str(key)], "unknown key", "one of " + ", ".join(_BLOCK_KEYS))
@@ -139,6 +145,17 @@ def parse_block(body: str, first_line: int, source: str, runs: SimRuns) -> SimBl
             raise _wrong(document, ["show"], f"{name!r} is not an input of {module_name}",
                          ", ".join(inputs))
 
+    first = data.get("first", [])
+    if not isinstance(first, list) or not all(isinstance(name, str) for name in first):
+        raise _wrong(document, ["first"], "must be a list of input names", ", ".join(show))
+    for name in first:
+        if name not in inputs:
+            raise _wrong(document, ["first"], f"{name!r} is not an input of {module_name}"
+                         f"{did_you_mean(name, inputs)}", ", ".join(show))
+        if name not in show:
+            raise _wrong(document, ["first"], f"{name!r} has no control: it is not in show",
+                         ", ".join(show))
+
     start = data.get("start") or {}
     if not isinstance(start, dict):
         raise _wrong(document, ["start"], "must be a mapping of input name to value")
@@ -149,7 +166,11 @@ def parse_block(body: str, first_line: int, source: str, runs: SimRuns) -> SimBl
         raise _wrong(document, ["start", error.input], str(error)) from None
     except ValueError as error:  # a sim's own refusal that names no single input
         raise _wrong(document, ["start"], str(error)) from None
-    return SimBlock(module_name, tuple(show), values)
+    # Only a part of the controls first, or none set apart at all.
+    shown_first = tuple(name for name in show if name in first)
+    if len(shown_first) == len(show):
+        shown_first = ()
+    return SimBlock(module_name, tuple(show), values, shown_first)
 
 
 def _wrong(document: Document, location: list[str | int], message: str,

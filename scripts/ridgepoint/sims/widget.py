@@ -115,8 +115,10 @@ def _control(spec: Any, value: Any, key: str, link: str | None = None) -> str:
 
 
 def summary_html(summary: Mapping[str, Any], metrics: Mapping[str, str]) -> str:
+    # A sentence (a sim's verdict) takes a whole line where the figures sit two to a line.
     rows = "".join(
-        f'<tr data-key="{_attr(name)}"><th scope="row">{html.escape(metrics.get(name, name))}'
+        f'<tr data-key="{_attr(name)}"{" data-text" if isinstance(value, str) else ""}>'
+        f'<th scope="row">{html.escape(metrics.get(name, name))}'
         f"</th><td>{html.escape(display(value))}</td></tr>"
         for name, value in summary.items()
     )
@@ -132,9 +134,27 @@ def table_html(table: Mapping[str, Any], index: int) -> str:
         + "</tr>"
         for row in table["rows"]
     )
-    return ('<details class="sim-table"><summary>'
+    # A table is folded unless the sim says it is the answer itself (`"open": true`).
+    opened = " open" if table.get("open") else ""
+    return (f'<details class="sim-table"{opened}><summary>'
             f'{html.escape(table["title"])}</summary><table><thead><tr>{head}</tr></thead>'
             f'<tbody data-sim-part="table" data-table="{index}">{body}</tbody></table></details>')
+
+
+def _controls(block: SimBlock, by_name: Mapping[str, Any], key: str,
+              links: Mapping[str, str]) -> str:
+    """The controls, those the page talks about (`first`) first and the others inside a
+    closed "More inputs" disclosure; every control in the open when the block sets none
+    apart."""
+    def made(names: tuple[str, ...]) -> str:
+        return "".join(_control(by_name[name], block.start[name], key, links.get(name))
+                       for name in names)
+    if not block.first:
+        return made(block.show)
+    rest = tuple(name for name in block.show if name not in block.first)
+    return (f'{made(block.first)}<details class="sim-more" data-sim-part="more">'
+            f'<summary>More inputs ({len(rest)})</summary>'
+            f'<div class="sim-more-controls">{made(rest)}</div></details>')
 
 
 def widget_html(
@@ -154,12 +174,12 @@ def widget_html(
         "files": list(runs.source.files_of(block.module)),
         "inputs": runs.code.contract.describe(module.INPUTS),
         "show": list(block.show),
+        "first": list(block.first),
         "start": block.start,
         "metrics": dict(module.METRICS),
     }
     links = links or {}
-    controls = "".join(_control(by_name[name], block.start[name], key, links.get(name))
-                       for name in block.show)
+    controls = _controls(block, by_name, key, links)
     charts = "".join(
         f'<figure class="sim-chart" data-sim-part="chart" data-chart="{i}">'
         f'{chart_svg(spec, f"sim-{key}-chart{i}", charts_dir)}</figure>'
@@ -179,6 +199,6 @@ def widget_html(
         f'{_json_script(config)}<div class="sim-body">'
         f'<form class="sim-controls" aria-label="{_attr(module.TITLE)}: inputs" '
         f'data-sim-part="controls">{controls}</form>'
-        f'<div class="sim-output" data-sim-part="output">{status}{charts}'
-        f'{summary_html(result["summary"], module.METRICS)}{tables}</div></div></div>'
+        f'<div class="sim-output" data-sim-part="output">{status}'
+        f'{summary_html(result["summary"], module.METRICS)}{charts}{tables}</div></div></div>'
     )
