@@ -6,7 +6,8 @@
 // the reader reaches for the form (a pointer over it, or focus), which is when the widget
 // gets the charts and the worker ready. A number has a slider and a text box for its exact
 // value (where an out-of-range value can be typed, to be refused beside the control by the
-// sim); a choice has a select.
+// sim); a choice has a select; a text has a text field, and when a file fills it a file
+// picker, whose file the sim reads (in the worker: the file stays on the reader's device).
 
 import { required, part } from "./parts.js";
 import { mountFold } from "./fold.js";
@@ -28,7 +29,15 @@ const REACH = ["pointerover", "pointerdown", "focusin"];
  * @property {HTMLInputElement | null} slider
  * @property {HTMLInputElement | null} number
  * @property {HTMLSelectElement | null} choice
+ * @property {HTMLInputElement | null} text
+ * @property {HTMLInputElement | null} file
  * @property {HTMLElement} error
+ */
+
+/**
+ * What the widget answers when the reader picks a file for a text input: its value, or why
+ * the sim refused the file.
+ * @typedef {{ok: true, value: string} | {ok: false, message: string}} FileAnswer
  */
 
 /**
@@ -36,6 +45,8 @@ const REACH = ["pointerover", "pointerdown", "focusin"];
  * @property {Inputs} values the inputs the controls show, as the reader set them
  * @property {(name: string) => boolean} has whether the input has a control
  * @property {(name: string, message: string) => void} refuse show why a value was refused
+ * @property {(updates: Record<string, string | number>) => void} set put values in (a
+ *   result's suggestion), as if the reader had: the URL follows and the sim reruns
  * @property {() => void} clearErrors
  * @property {() => void} disable
  * @property {() => void} dispose
@@ -43,7 +54,7 @@ const REACH = ["pointerover", "pointerdown", "focusin"];
 
 /** @param {Control} control */
 function fields(control) {
-  return [control.slider, control.number, control.choice].filter((field) => field !== null);
+  return [control.slider, control.number, control.choice, control.text].filter((field) => field !== null);
 }
 
 /**
@@ -53,8 +64,9 @@ function fields(control) {
  * @param {HTMLElement | null} from
  */
 function showValue(control, raw, from = null) {
-  const { slider, number, choice, spec } = control;
+  const { slider, number, choice, text, spec } = control;
   if (choice && from !== choice) choice.value = raw;
+  if (text && from !== text) text.value = raw;
   if (number && from !== number) number.value = raw;
   if (slider && spec.kind === "number") {
     const position = sliderValue(raw, spec);
@@ -67,8 +79,10 @@ function showValue(control, raw, from = null) {
  * Enable a sim's controls and report the reader's changes.
  * @param {HTMLElement} root the sim's element
  * @param {SimConfig} config
- * @param {{change: () => void, reach: () => void}} on called after an input changed, and
- *   once when the reader first reaches for the controls
+ * @param {{change: () => void, reach: () => void,
+ *   file: (name: string, text: string) => Promise<FileAnswer>}} on called after an input
+ *   changed, once when the reader first reaches for the controls, and with the text of a
+ *   file picked for a text input
  * @returns {ControlsView}
  */
 export function mountControls(root, config, on) {
@@ -102,6 +116,30 @@ export function mountControls(root, config, on) {
     if (next !== window.location.href) window.history.replaceState(window.history.state, "", next);
   };
 
+  /**
+   * An input takes a value: every field of its control shows it, the URL follows.
+   * @param {Control} control
+   * @param {string} raw
+   * @param {HTMLElement | null} from the field it came from (left as the reader has it)
+   */
+  const take = (control, raw, from = null) => {
+    values[control.spec.name] = raw;
+    showValue(control, raw, from);
+    fold.show(values);
+    clearTimeout(urlTimer);
+    urlTimer = setTimeout(saveToUrl, URL_DELAY_MS);
+  };
+
+  /**
+   * @param {Control} control
+   * @param {string} message
+   */
+  const refuse = (control, message) => {
+    control.error.textContent = message;
+    control.error.hidden = false;
+    (control.number ?? control.choice ?? control.text)?.setAttribute("aria-invalid", "true");
+  };
+
   for (const name of config.show) {
     const box = required(root, "control", name);
     const spec = /** @type {InputSpec} */ (specs.get(name));
@@ -111,20 +149,43 @@ export function mountControls(root, config, on) {
       slider: /** @type {HTMLInputElement | null} */ (part(box, "slider")),
       number: /** @type {HTMLInputElement | null} */ (part(box, "number")),
       choice: /** @type {HTMLSelectElement | null} */ (part(box, "choice")),
+      text: /** @type {HTMLInputElement | null} */ (part(box, "text")),
+      file: /** @type {HTMLInputElement | null} */ (part(box, "file")),
       error: required(box, "error"),
     };
     controls.set(name, control);
     showValue(control, String(values[name]));
     for (const field of fields(control)) {
-      field.addEventListener(field === control.choice ? "change" : "input", () => {
-        values[name] = field.value;
-        showValue(control, field.value, field);
-        fold.show(values);
-        clearTimeout(urlTimer);
-        urlTimer = setTimeout(saveToUrl, URL_DELAY_MS);
+      // A text runs once it is typed (Enter, or leaving the field), not at every key: half a
+      // line is rarely a value the sim takes.
+      const changes = field === control.choice || field === control.text;
+      field.addEventListener(changes ? "change" : "input", () => {
+        take(control, field.value, field);
         on.change();
       });
       field.disabled = false;
+    }
+    const picker = control.file;
+    if (picker) {
+      picker.addEventListener("change", async () => {
+        const file = picker.files?.[0];
+        if (!file) return;
+        picker.value = ""; // the same file picked again is a change again
+        /** @type {FileAnswer} */
+        let answer;
+        try {
+          answer = await on.file(name, await file.text());
+        } catch (error) {
+          answer = { ok: false, message: `${file.name} could not be read (${/** @type {Error} */ (error).message}): pick it again` };
+        }
+        if (answer.ok) {
+          take(control, answer.value);
+          on.change();
+        } else {
+          refuse(control, answer.message);
+        }
+      });
+      picker.disabled = false;
     }
   }
 
@@ -132,10 +193,14 @@ export function mountControls(root, config, on) {
     values,
     has: (name) => controls.has(name),
     refuse(name, message) {
-      const control = /** @type {Control} */ (controls.get(name));
-      control.error.textContent = message;
-      control.error.hidden = false;
-      (control.number ?? control.choice)?.setAttribute("aria-invalid", "true");
+      refuse(/** @type {Control} */ (controls.get(name)), message);
+    },
+    set(updates) {
+      for (const [name, value] of Object.entries(updates)) {
+        const control = controls.get(name);
+        if (control) take(control, String(value));
+      }
+      on.change();
     },
     // Only a control showing an error is touched: every write to the page costs a restyle.
     clearErrors() {
@@ -147,7 +212,10 @@ export function mountControls(root, config, on) {
       }
     },
     disable() {
-      for (const control of controls.values()) for (const field of fields(control)) field.disabled = true;
+      for (const control of controls.values()) {
+        for (const field of fields(control)) field.disabled = true;
+        if (control.file) control.file.disabled = true;
+      }
     },
     dispose: () => clearTimeout(urlTimer),
   };

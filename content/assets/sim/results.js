@@ -26,6 +26,8 @@ const FADE_DELAY_MS = 250;
  * @property {Record<string, unknown>} summary metric name -> number, string or bool
  * @property {object[]} charts Vega-Lite specs
  * @property {Table[]} [tables]
+ * @property {{label: string, inputs: Record<string, string | number>}} [apply] inputs the
+ *   sim suggests (the planner's fit to measurements), offered as a button
  */
 
 /**

@@ -9,10 +9,12 @@
 //
 // Messages in:   {type: "load", module, files}        fetch + import a sim (once)
 //                {type: "run", id, module, inputs}    run it
+//                {type: "read", id, module, name, text}  a file's text into a text input
 //                {type: "warm", module, inputs, runs} run it `runs` times, answering nothing
 // Messages out:  {type: "progress", step, of, text}   while Python starts
 //                {type: "loaded", module} / {type: "failed", module, message}
 //                {type: "result", id, payload}        payload: JSON text from sims.kit.runner.run
+//                {type: "read", id, payload}          payload: JSON text from sims.kit.runner.read
 //                {type: "fatal", message}             Python could not start at all
 
 import { HOME, lastLine, startInfo, startPython, wasmModule } from "./pyodide_start.js";
@@ -60,7 +62,7 @@ function loadModule(/** @type {string} */ module, /** @type {string[]} files it 
       }
       const runner = pyodide.pyimport("sims.kit.runner");
       runner.load(module); // raises (and so rejects) if the sim cannot be imported
-      return runner.run;
+      return runner;
     })());
   }
   return modules.get(module);
@@ -78,13 +80,22 @@ self.onmessage = async (event) => {
   } else if (message.type === "run") {
     let payload;
     try {
-      const run = await loadModule(message.module, []);
-      payload = run(message.module, JSON.stringify(message.inputs));
+      const runner = await loadModule(message.module, []);
+      payload = runner.run(message.module, JSON.stringify(message.inputs));
       startInfo.marks["first run"] ??= performance.now();
     } catch (error) {
       payload = JSON.stringify({ ok: false, kind: "sim", message: lastLine(error) });
     }
     post({ type: "result", id: message.id, payload });
+  } else if (message.type === "read") {
+    let payload;
+    try {
+      const runner = await loadModule(message.module, []);
+      payload = runner.read(message.module, message.name, message.text);
+    } catch (error) {
+      payload = JSON.stringify({ ok: false, input: message.name, message: lastLine(error) });
+    }
+    post({ type: "read", id: message.id, payload });
   } else if (message.type === "warm") {
     warm(message.module, message.inputs, message.runs).catch(() => {}); // only a head start
   }
@@ -97,11 +108,11 @@ self.onmessage = async (event) => {
 // not the slow ones. Each run is a task of its own: a real run that arrives meanwhile waits
 // for one of these at most.
 async function warm(/** @type {string} */ module, /** @type {object} */ inputs, /** @type {number} */ runs) {
-  const run = await loadModule(module, []);
+  const runner = await loadModule(module, []);
   const text = JSON.stringify(inputs);
   for (let done = 0; done < runs; done++) {
     await new Promise((resolve) => setTimeout(resolve, 0));
-    run(module, text);
+    runner.run(module, text);
     self.ridgepoint.warmRuns++;
   }
 }

@@ -70,7 +70,9 @@ def _control(spec: Any, value: Any, key: str, link: str | None = None) -> str:
 
     A number gets a slider and a text box showing its exact value (where an out-of-range
     value can be typed, and refused next to the control); a choice (an input with
-    `choices`) gets a select. `spec` is a Number or Choice of the sims copy being run
+    `choices`) gets a select; a text (with `max_length`) a text field, and when a file fills
+    it (`file`: the types the picker offers) a file picker whose file the sim reads in the
+    reader's browser. `spec` is a Number, Choice or Text of the sims copy being run
     (ridgepoint.sims.simcode), whose classes are not the ones `import sims` would give. `link`,
     for a GPU or model choice, is the catalogue section listing every choice's figures and
     sources, linked under the control.
@@ -86,6 +88,15 @@ def _control(spec: Any, value: Any, key: str, link: str | None = None) -> str:
         )
         fields = (f'<select id="{base}" name="{_attr(spec.name)}" data-sim-part="choice" {common}>'
                   f"{options}</select>")
+    elif hasattr(spec, "max_length"):
+        fields = (f'<input type="text" id="{base}" name="{_attr(spec.name)}" class="sim-text" '
+                  f'value="{_attr(value)}" maxlength="{spec.max_length}" spellcheck="false" '
+                  f'autocomplete="off" data-sim-part="text" {common}>')
+        if spec.file:
+            fields += (f'<input type="file" id="{base}-file" class="sim-file" '
+                       f'accept="{_attr(spec.file)}" '
+                       f'aria-label="{_attr(spec.label)}: read from a file" '
+                       f'data-sim-part="file" {common}>')
     else:
         shown = exact(value)
         unit = f" {spec.unit}" if spec.unit else ""
@@ -112,6 +123,11 @@ def _control(spec: Any, value: Any, key: str, link: str | None = None) -> str:
         f'<div class="sim-control-row">{fields}</div>{help_html}'
         f'<p class="sim-error" id="{base}-error" data-sim-part="error" hidden></p></div>'
     )
+
+
+# A result's suggested inputs (its `apply`): a button the script labels and shows.
+APPLY = ('<button type="button" class="md-button sim-apply" data-sim-part="apply" hidden>'
+         "</button>")
 
 
 def summary_html(summary: Mapping[str, Any], metrics: Mapping[str, str]) -> str:
@@ -200,5 +216,6 @@ def widget_html(
         f'<form class="sim-controls" aria-label="{_attr(module.TITLE)}: inputs" '
         f'data-sim-part="controls">{controls}</form>'
         f'<div class="sim-output" data-sim-part="output">{status}'
-        f'{summary_html(result["summary"], module.METRICS)}{charts}{tables}</div></div></div>'
+        f'{summary_html(result["summary"], module.METRICS)}{APPLY}{charts}{tables}'
+        f"</div></div></div>"
     )
