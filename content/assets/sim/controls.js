@@ -182,7 +182,7 @@ export function mountControls(root, config, on) {
           take(control, answer.value);
           on.change();
         } else {
-          refuse(control, answer.message);
+          refuse(control, `${file.name}: ${answer.message}`);
         }
       });
       picker.disabled = false;
