@@ -64,9 +64,9 @@ def measured_chart(rows: list[dict[str, Any]], statistic: str) -> dict[str, Any]
     same set-up and load (open), one column per load in the file's order, on a log scale
     (first tokens take tens of times longer than later ones). With nothing measured, an
     empty plot whose title says how to fill it."""
-    points = [{"load": row["load"], "latency": latency, "source": source,
+    points = [{"load": row["load"], "order": order, "latency": latency, "source": source,
                "seconds": row[f"{prefix}{key}_s"]}
-              for row in rows
+              for order, row in enumerate(rows)
               for key, latency in (("ttft", "first token"), ("tpot", "per token"))
               for prefix, source in (("measured_", "measured"), ("", "ours"))
               if row[f"{prefix}{key}_s"]]
@@ -78,8 +78,8 @@ def measured_chart(rows: list[dict[str, Any]], statistic: str) -> dict[str, Any]
     ticks = [t for e in range(round(math.log10(low)), round(math.log10(high)) + 1)
              for t in (10.0 ** e, 3 * 10.0 ** e) if t <= high]
     if not points:  # one invisible point: a plot with no mark at all has no size in Vega
-        points = [{"load": NOTHING, "latency": "first token", "source": "measured",
-                   "seconds": 0.03}]
+        points = [{"load": NOTHING, "order": 0, "latency": "first token",
+                   "source": "measured", "seconds": 0.03}]
     return charts.chart(
         charts.titled(f"Measured against predicted, {statistic}", note),
         "For each load in the results file, the measured first-token and per-token times "
@@ -87,7 +87,9 @@ def measured_chart(rows: list[dict[str, Any]], statistic: str) -> dict[str, Any]
         points,
         mark={"type": "point", "size": 90, "strokeWidth": 2},
         encoding={
-            "x": {"field": "load", "type": "nominal", "sort": None, "title": MEASURED_LOAD,
+            # In the file's order (a kept view cannot follow `sort: null`: livechart.js).
+            "x": {"field": "load", "type": "nominal", "sort": {"field": "order", "op": "min"},
+                  "title": MEASURED_LOAD,
                   "axis": {"labelAngle": 0}},
             "y": {"field": "seconds", "type": "quantitative", "title": LATENCY,
                   "scale": {"type": "log", "domain": [low, high], "nice": False},
