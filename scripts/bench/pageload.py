@@ -86,7 +86,9 @@ const pyodide = await loadPyodide({{
 pyodide.FS.mkdirTree(home + "/sims");
 await Promise.all(FILES.map(async (file) => {{
   const text = await (await fetch(new URL("../assets/sims/" + file, location.href))).text();
-  pyodide.FS.writeFile(home + "/sims/" + file, text);
+  const path = home + "/sims/" + file;
+  pyodide.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
+  pyodide.FS.writeFile(path, text);
 }}));
 pyodide.runPython(`import sys; sys.path.insert(0, "${{home}}")`);
 const answer = JSON.parse(pyodide.pyimport("sims.kit.runner").run(MODULE, "{{}}"));
