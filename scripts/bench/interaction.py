@@ -80,17 +80,23 @@ RECORDER = """
 }
 """.replace("THRESHOLD", str(EVENT_THRESHOLD_MS))
 
-# Focus one control's field for the keyboard (the slider, or the select) and wait two
-# frames, so that the focus's own restyle is painted before the key; the counts so far.
+# Focus one control's field for the keyboard (the slider, or the select), as a reader's Tab
+# does, and wait for what that costs the page to be on screen before the key: the focus's
+# restyle and, when focusing scrolled the page to the control, the newly exposed part of the
+# page drawn (two frames, then FOCUS_SETTLE_MS). Pressed at once, the key's next paint waited
+# for that raster: on the catalogue page, under load, up to 450 ms that no reader's key
+# would wait, since a reader looks at a control before changing it. The counts so far.
 FOCUS = """
-async ([key, name]) => {
+async ([key, name, settle]) => {
   const box = document.querySelector(`[data-key="${key}"] [data-input="${name}"]`);
   const field = box.querySelector("select") || box.querySelector('input[type="range"]');
   field.focus();
   await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+  await new Promise((resolve) => setTimeout(resolve, settle));
   return window.__changes.all.length;
 }
 """
+FOCUS_SETTLE_MS = 100
 
 # Resolve once the widget has drawn every chart for the change after `count` were drawn.
 SETTLED = """
@@ -229,7 +235,7 @@ def measure(context: BrowserContext, base: str, site: Path, module: str, page_pa
 
     def change(index: int) -> None:
         name, _, key = steps[index % len(steps)]
-        count = page.evaluate(FOCUS, [module, name])
+        count = page.evaluate(FOCUS, [module, name, FOCUS_SETTLE_MS])
         page.keyboard.press(key)
         page.evaluate(SETTLED, [count, CHANGE_TIMEOUT_MS])
 
