@@ -83,9 +83,11 @@ RECORDER = """
 # Focus one control's field for the keyboard (the slider, or the select), as a reader's Tab
 # does, and wait for what that costs the page to be on screen before the key: the focus's
 # restyle and, when focusing scrolled the page to the control, the newly exposed part of the
-# page drawn (two frames, then FOCUS_SETTLE_MS). Pressed at once, the key's next paint waited
-# for that raster: on the catalogue page, under load, up to 450 ms that no reader's key
-# would wait, since a reader looks at a control before changing it. The counts so far.
+# page drawn (two frames, then FOCUS_SETTLE_MS), as a reader looks at a control before
+# changing it. (This did not remove the calculator's long Event Timing entries: on the
+# catalogue page, keys on its lower selects, the summary off screen, were answered in 10-22
+# ms yet no frame was presented for 270-720 ms, until about when the URL followed the last
+# change; not explained yet.) The counts so far.
 FOCUS = """
 async ([key, name, settle]) => {
   const box = document.querySelector(`[data-key="${key}"] [data-input="${name}"]`);
