@@ -20,8 +20,10 @@ from bench.server import HOSTS, serve
 from bench.stats import growth_exponent, percentile, ratio
 from ridgepoint.base.layout import Layout
 
-# Targets (issue 7).
-INTERACTION_P95_MS = 16
+# Targets (issue 7; the interaction's three, issue 40).
+ANSWER_P95_MS = 16  # from the input to the summary and the first chart updated
+ALL_CHARTS_P95_MS = 50
+EVENT_TIMING_P95_MS = 100  # Chromium's own interaction latency, as INP measures it
 EXPLAINER_BYTES_KB = 250
 PYTHON_BYTES_RATIO = 1.0  # issue 20
 PIPELINE_OVERHEAD = 0.25
@@ -124,19 +126,32 @@ def interaction_group(playwright: Playwright, base: str, site: Path,
             results.append(interaction.measure(context, base, site, module, page))
     figures = []
     for result in results:
-        figures.append(Figure("interaction", f"{result.module}: first change", result.first_ms,
-                              "ms", note=f"{interaction.THINK_MS} ms after focusing the controls"))
-        figures.append(Figure("interaction", f"{result.module}: p50", result.p50_ms, "ms"))
-        figures.append(Figure("interaction", f"{result.module}: p95", result.p95_ms, "ms",
-                              INTERACTION_P95_MS,
-                              note=f"{result.changes} changes on {result.page}; slowest: "
-                                   f"{result.slowest}"))
-        figures.append(Figure("interaction", f"{result.module}: p95 CPU within the change",
-                              result.cpu_p95_ms, "ms",
-                              note=f"p50 {result.cpu_p50_ms:.1f} ms; the page's main thread "
-                                   f"(p95 {result.main_cpu_p95_ms:.1f} ms) and Python's worker "
-                                   f"(p95 {result.worker_cpu_p95_ms:.1f} ms): the rest of the wall "
-                                   "time waited for a core"))
+        figures += [
+            Figure("interaction", f"{result.module}: summary + first chart, p95",
+                   result.answer_p95_ms, "ms", ANSWER_P95_MS,
+                   note=f"from the key to both drawn; p50 {result.answer_p50_ms:.1f} ms; "
+                        f"{result.changes} changes on {result.page}; slowest: "
+                        f"{result.slowest_answer}"),
+            Figure("interaction", f"{result.module}: all charts, p95", result.p95_ms, "ms",
+                   ALL_CHARTS_P95_MS,
+                   note=f"p50 {result.p50_ms:.1f} ms; slowest: {result.slowest}"),
+            Figure("interaction", f"{result.module}: Event Timing, p95", result.event_p95_ms,
+                   "ms", EVENT_TIMING_P95_MS,
+                   note=f"Chromium's interaction latency (as INP); p50 "
+                        f"{result.event_p50_ms:.0f} ms, max {result.event_max_ms:.0f} ms; "
+                        f"{result.under_threshold} of {result.changes} under "
+                        f"{interaction.EVENT_THRESHOLD_MS} ms (no entry), counted as "
+                        f"{interaction.EVENT_THRESHOLD_MS}"),
+            Figure("interaction", f"{result.module}: p95 CPU within the change",
+                   result.cpu_p95_ms, "ms",
+                   note=f"p50 {result.cpu_p50_ms:.1f} ms; the page's main thread "
+                        f"(p95 {result.main_cpu_p95_ms:.1f} ms) and Python's worker "
+                        f"(p95 {result.worker_cpu_p95_ms:.1f} ms), key to all charts: the "
+                        "rest of the wall time waited for a core"),
+            Figure("interaction", f"{result.module}: first change", result.first_answer_ms,
+                   "ms", note=f"summary + first chart; all charts {result.first_ms:.0f} ms; "
+                              f"{interaction.THINK_MS} ms after focusing the controls"),
+        ]
     return figures, [asdict(result) for result in results]
 
 
