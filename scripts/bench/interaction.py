@@ -39,7 +39,7 @@ from typing import Any
 from playwright.sync_api import BrowserContext, Page
 
 import sims
-from bench.chromium import MainThreadTrace, cpu_by_thread, wait_until
+from bench.chromium import MainThreadTrace, cpu_by_thread, longest_task, wait_until
 from bench.pageload import OBSERVER
 from bench.stats import percentile
 from sims.kit.contract import Choice, Number, defaults
@@ -145,6 +145,7 @@ class Interaction:
     worker_cpu_p95_ms: float  # and Python's worker (the sim's run and its JSON)
     slowest: str  # the slowest timed changes (to every chart), as `slowest` gives them
     slowest_answer: str  # and to the summary and the first chart
+    longest_task_ms: float  # the longest main-thread task of the timed changes (wall)
 
 
 def pages_by_sim(site: Path) -> dict[str, str]:
@@ -289,4 +290,4 @@ def measure(context: BrowserContext, base: str, site: Path, module: str, page_pa
         percentile(cpu, 0.5), percentile(cpu, 0.95),
         percentile([split["main"] for split in threads], 0.95),
         percentile([split["worker"] for split in threads], 0.95),
-        slowest(named, durations), slowest(named, answers))
+        slowest(named, durations), slowest(named, answers), longest_task(events).wall_ms)
