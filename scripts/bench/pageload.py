@@ -26,7 +26,7 @@ import math
 import shutil
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
@@ -86,7 +86,9 @@ const pyodide = await loadPyodide({{
 pyodide.FS.mkdirTree(home + "/sims");
 await Promise.all(FILES.map(async (file) => {{
   const text = await (await fetch(new URL("../assets/sims/" + file, location.href))).text();
-  pyodide.FS.writeFile(home + "/sims/" + file, text);
+  const path = home + "/sims/" + file;
+  pyodide.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
+  pyodide.FS.writeFile(path, text);
 }}));
 pyodide.runPython(`import sys; sys.path.insert(0, "${{home}}")`);
 const answer = JSON.parse(pyodide.pyimport("sims.kit.runner").run(MODULE, "{{}}"));
@@ -121,6 +123,7 @@ class Load:
     python_bytes: int  # the part of `bytes` that is Python (transfer.PYTHON)
     python_start: str  # "snapshot", "fresh" (with its reason) or "main thread"
     controlled: bool  # the site's service worker answered this page's requests
+    waterfall: dict[str, float] = field(default_factory=dict)  # step -> ms from navigation
 
 
 def write_reference_page(site: Path, module: str, layout: Layout) -> str:
@@ -155,6 +158,48 @@ class Timing:
     python_bytes: int
     python_start: str
     controlled: bool
+    waterfall: dict[str, float] = field(default_factory=dict)
+
+
+# The path to Python ready, each step in ms from navigation start: the page's marks, and
+# from Python's worker (its clock starts when it was made) when each of its files arrived
+# and each step of its start ended (pyodide_start.js, startInfo.marks).
+WORKER_STEPS = """() => {
+  const shift = self.ridgepoint.start.marks.origin;
+  const steps = { "worker made": 0 };
+  for (const entry of performance.getEntriesByType("resource")) {
+    const name = new URL(entry.name).pathname.split("/").pop();
+    steps[`${name} fetched`] = entry.responseEnd;
+  }
+  for (const [step, at] of Object.entries(self.ridgepoint.start.marks)) {
+    if (step !== "origin") steps[step] = at;
+  }
+  return { shift, steps };
+}"""
+
+PAGE_STEPS = """() => {
+  const navigation = performance.getEntriesByType("navigation")[0];
+  const steps = { "DOMContentLoaded": navigation.domContentLoadedEventStart,
+                  "HTML fetched": navigation.responseEnd };
+  for (const entry of performance.getEntriesByType("resource")) {
+    const name = new URL(entry.name).pathname.split("/").pop();
+    if (name === "widget.js" || name === "worker.js") steps[`${name} fetched`] = entry.responseEnd;
+  }
+  return { origin: performance.timeOrigin, steps };
+}"""
+
+
+def waterfall(page: Page, marks: dict[str, float]) -> dict[str, float]:
+    """When each step of the way to Python ready ended, in ms from navigation start."""
+    seen = page.evaluate(PAGE_STEPS)
+    steps = {"Python wanted": marks["wanted"], **seen["steps"], "Python ready": marks["ready"]}
+    for worker in page.workers:
+        if not worker.evaluate("Boolean(self.ridgepoint && self.ridgepoint.start)"):
+            continue
+        found = worker.evaluate(WORKER_STEPS)
+        offset = found["shift"] - seen["origin"]
+        steps.update({f"worker: {step}": offset + at for step, at in found["steps"].items()})
+    return dict(sorted(steps.items(), key=lambda item: item[1]))
 
 
 def _opened(page: Page, url: str) -> dict[str, float]:
@@ -179,7 +224,7 @@ def timed(page: Page, url: str, ledger: Ledger) -> Timing:
     controlled = page.evaluate("Boolean(navigator.serviceWorker?.controller)")
     return Timing(marks["chart"], marks["ready"], marks["wanted"],
                   sum(item.size for item in sent), python_bytes(sent), _python_start(page),
-                  controlled)
+                  controlled, waterfall(page, marks) if page.workers else {})
 
 
 def traced(page: Page, url: str) -> LongestTask:
@@ -225,7 +270,8 @@ def untraced(playwright: Playwright, url: str, ledger: Ledger, service_workers: 
     service workers allowed or blocked."""
     timings = _visits(playwright, lambda page: timed(page, url, ledger), service_workers)
     cold, warm = (Load(t.chart_ms, t.ready_ms, t.wanted_ms, math.nan, math.nan, t.bytes,
-                       t.python_bytes, t.python_start, t.controlled) for t in timings)
+                       t.python_bytes, t.python_start, t.controlled, t.waterfall)
+                  for t in timings)
     return cold, warm
 
 
@@ -241,7 +287,8 @@ def cold_and_warm(playwright: Playwright, url: str, ledger: Ledger) -> tuple[Loa
     tasks = _visits(playwright, lambda page: traced(page, url))
     cold, warm = (
         Load(timing.chart_ms, timing.ready_ms, timing.wanted_ms, task.wall_ms, task.cpu_ms,
-             timing.bytes, timing.python_bytes, timing.python_start, timing.controlled)
+             timing.bytes, timing.python_bytes, timing.python_start, timing.controlled,
+             timing.waterfall)
         for timing, task in zip(timings, tasks, strict=True)
     )
     return cold, warm

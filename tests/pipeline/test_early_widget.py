@@ -28,12 +28,21 @@ def test_the_widget_script_follows_the_first_widget_and_nothing_starts_python() 
     out = render_sim_blocks(PAGE, "content/explainers/x.md", RUNS, LAYOUT.charts,
                             WidgetScript("../../assets/sim/widget.js"))
     scripts = re.findall(r"<script(?! type=\"application/json\")[^>]*>", out)
-    assert scripts == ['<script type="module" async src="../../assets/sim/widget.js">']
-    widget = out.index(scripts[0])
+    assert scripts == ['<script type="module" async src="../../assets/sim/start.js">',
+                       '<script type="module" async src="../../assets/sim/widget.js">']
+    widget = out.index(scripts[1])
     first, second = out.index('data-sim="batching"'), out.index('data-sim="roofline"')
     assert first < widget < second
     assert "worker.js" not in out
     assert "src=" not in render_sim_blocks(PAGE, "content/explainers/x.md", RUNS, LAYOUT.charts)
+
+
+def test_the_starter_imports_only_modules_the_widget_imports_and_preloads() -> None:
+    """start.js shares the page's one worker with widget.js: the same module instances."""
+    sim = LAYOUT.content / WIDGET_SCRIPT
+    starter = static_imports(sim.parent / "start.js")
+    assert set(starter) == {"python.js", "wanted.js"}
+    assert set(starter) <= set(static_imports(sim))
 
 
 def test_the_script_path_is_relative_to_the_page() -> None:

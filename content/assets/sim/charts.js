@@ -20,6 +20,7 @@
 
 import { part } from "./parts.js";
 import { describeChart, labelOf, loadCharts, newView } from "./chartview.js";
+import { ALL, FIRST, afterPaint, drawn } from "./drawn.js";
 
 // The body's scheme attribute, set by the light/dark toggle (partials/palette.html): the only
 // one of its colour attributes that changes the text colour a chart is drawn in.
@@ -161,16 +162,26 @@ export function mountCharts(root) {
       loadCharts().catch(() => {}); // a failure is reported by the first change that needs it
       if (standing) prepare(standing);
     },
+    // The first chart with the summary (written just before), the others after that frame
+    // is painted (drawn.js).
     async show(specs, prerendered) {
       if (charts.length || !prerendered) {
         await queue(async () => {
           const lib = await loadCharts();
-          await Promise.all(specs.map((spec, index) => draw(lib, spec, index)));
+          if (specs.length) await draw(lib, specs[0], 0);
+          drawn(root, FIRST);
+          if (specs.length > 1) {
+            await afterPaint();
+            await Promise.all(specs.slice(1).map((spec, index) => draw(lib, spec, index + 1)));
+          }
+          drawn(root, ALL);
         });
         return;
       }
       standing = specs;
       if (reached) prepare(specs);
+      drawn(root, FIRST);
+      drawn(root, ALL);
     },
     dispose() {
       schemes.disconnect();

@@ -55,11 +55,29 @@ function giveUp(reason) {
   broadcast((listener) => listener.fail(reason));
 }
 
+// What the worker asks for first once its script has run, one round trip after another:
+// its second level of imports, then the runtime's manifest (pyodide_start.js). The page asks
+// for them as it starts the worker, so that they are in the HTTP cache (the site's files
+// are cacheable) or on their way when the worker asks. Not under a service worker: there a
+// returning reader's files come from its cache, and each request waits its turn on its
+// thread.
+const AHEAD = ["pyodide_start.js", "unpack.js", "../pyodide/snapshot.json"];
+
+function fetchAhead() {
+  if (navigator.serviceWorker?.controller) return;
+  for (const name of AHEAD) {
+    fetch(new URL(name, import.meta.url)).then((response) => response.arrayBuffer()).catch(() => {});
+  }
+}
+
 /** @returns {Worker} */
 function current() {
   if (worker) return worker;
   // When Python was first wanted on this page: the bench times Python's start from here.
-  if (!performance.getEntriesByName(REQUESTED).length) performance.mark(REQUESTED);
+  if (!performance.getEntriesByName(REQUESTED).length) {
+    performance.mark(REQUESTED);
+    fetchAhead();
+  }
   const started = new Worker(WORKER_URL, { type: "module" });
   worker = started;
   started.onmessage = ({ data }) => {
@@ -82,6 +100,12 @@ function current() {
     if (started === worker) giveUp("the Python worker could not be started (a runtime file failed to load)");
   };
   return started;
+}
+
+// Python wanted before any sim has joined (start.js: a sim on the first screen, before
+// widget.js has loaded); the sims join the worker started.
+export function start() {
+  current();
 }
 
 /**

@@ -17,6 +17,10 @@
 //                {type: "read", id, payload}          payload: JSON text from sims.kit.runner.read
 //                {type: "fatal", message}             Python could not start at all
 
+// unpack.js is pyodide_start.js's import, named here too so that the worker fetches both
+// at once rather than one after the other (each level of a worker's imports is a round trip
+// once the level before has been parsed).
+import "./unpack.js";
 import { HOME, lastLine, startInfo, startPython, wasmModule } from "./pyodide_start.js";
 
 const SIMS_URL = new URL("../sims/", import.meta.url);

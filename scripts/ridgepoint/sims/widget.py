@@ -37,16 +37,25 @@ class WidgetScript:
     imports: tuple[str, ...] = ()
 
 
+# Beside widget.js: starts Python for a first sim on the first screen before widget.js's
+# many modules have loaded (content/assets/sim/start.js); it imports only modules widget.js
+# imports too.
+STARTER = "start.js"
+
+
 def early_script(script: WidgetScript) -> str:
-    """The script after a page's first widget: widget.js as an async module, so the widget
-    does not wait for the theme's scripts at the page's end, after a `modulepreload` for
-    each module it imports, so that they are fetched together rather than level by level
-    (each level waits for the busy main thread to parse the one before). It starts no
-    Python: that waits until a sim is wanted (content/assets/sim/wanted.js)."""
+    """The scripts after a page's first widget: start.js, then widget.js, as async modules,
+    so the widget does not wait for the theme's scripts at the page's end, widget.js after a
+    `modulepreload` for each module it imports, so that they are fetched together rather
+    than level by level (each level waits for the busy main thread to parse the one
+    before). Neither starts Python before a sim is wanted (content/assets/sim/wanted.js):
+    start.js starts it as soon as the first sim is, without waiting for widget.js."""
     folder = posixpath.dirname(script.url)
+    starter = posixpath.join(folder, STARTER)
     preloads = "".join(f'<link rel="modulepreload" href="{_attr(posixpath.join(folder, name))}">\n'
                        for name in script.imports)
-    return f'{preloads}<script type="module" async src="{_attr(script.url)}"></script>\n'
+    return (f'<script type="module" async src="{_attr(starter)}"></script>\n'
+            f'{preloads}<script type="module" async src="{_attr(script.url)}"></script>\n')
 
 
 # The inputs whose choices the catalogue page lists, and the words of the link to it.
