@@ -7,11 +7,13 @@
 // gets the charts and the worker ready. A number has a slider and a text box for its exact
 // value (where an out-of-range value can be typed, to be refused beside the control by the
 // sim); a choice has a select; a text has a text field, and when a file fills it a file
-// picker, whose file the sim reads (in the worker: the file stays on the reader's device).
+// picker, whose file the sim reads (python.js, in the worker: the file stays on the reader's
+// device; the reader reached for the form to pick it, so Python has been asked for).
 
 import { required, part } from "./parts.js";
 import { mountFold } from "./fold.js";
 import { fromQuery, sliderValue, withInputs } from "./inputs.js";
+import { read } from "./python.js";
 
 // A dragged slider fires dozens of events a second and browsers throttle history updates,
 // so the URL follows once the reader pauses. The run itself is not delayed.
@@ -34,11 +36,7 @@ const REACH = ["pointerover", "pointerdown", "focusin"];
  * @property {HTMLElement} error
  */
 
-/**
- * What the widget answers when the reader picks a file for a text input: its value, or why
- * the sim refused the file.
- * @typedef {{ok: true, value: string} | {ok: false, message: string}} FileAnswer
- */
+
 
 /**
  * @typedef {object} ControlsView
@@ -79,10 +77,8 @@ function showValue(control, raw, from = null) {
  * Enable a sim's controls and report the reader's changes.
  * @param {HTMLElement} root the sim's element
  * @param {SimConfig} config
- * @param {{change: () => void, reach: () => void,
- *   file: (name: string, text: string) => Promise<FileAnswer>}} on called after an input
- *   changed, once when the reader first reaches for the controls, and with the text of a
- *   file picked for a text input
+ * @param {{change: () => void, reach: () => void}} on called after an input changed, and
+ *   once when the reader first reaches for the controls
  * @returns {ControlsView}
  */
 export function mountControls(root, config, on) {
@@ -171,12 +167,12 @@ export function mountControls(root, config, on) {
         const file = picker.files?.[0];
         if (!file) return;
         picker.value = ""; // the same file picked again is a change again
-        /** @type {FileAnswer} */
+        /** @type {import("./python.js").ReadAnswer} */
         let answer;
         try {
-          answer = await on.file(name, await file.text());
+          answer = await read(config.module, name, await file.text());
         } catch (error) {
-          answer = { ok: false, message: `${file.name} could not be read (${/** @type {Error} */ (error).message}): pick it again` };
+          answer = { ok: false, input: name, message: `could not be read (${/** @type {Error} */ (error).message}): pick it again` };
         }
         if (answer.ok) {
           take(control, answer.value);

@@ -153,6 +153,7 @@ export function run(listener, module, inputs) {
  * @returns {Promise<ReadAnswer>}
  */
 export function read(module, name, text) {
+  if (broken) return Promise.resolve({ ok: false, input: name, message: broken });
   const id = nextRunId++;
   const answer = new Promise((resolve) => { reads.set(id, resolve); });
   current().postMessage({ type: "read", id, module, name, text });

@@ -1,6 +1,7 @@
 // @ts-check
 // A sim's results in words and numbers: the status line, the summary table, the other
-// tables, and whether what is shown belongs to the inputs the controls show.
+// tables, a result's suggested inputs (a button), and whether what is shown belongs to the
+// inputs the controls show.
 //
 // Results are written as the build wrote them (format.js is the twin of the build's display),
 // and every write touches only what changed: the page then restyles and lays out the cells
@@ -96,12 +97,20 @@ function writeTable(body, table) {
 /**
  * @param {HTMLElement} root the sim's element
  * @param {Record<string, string>} metrics metric name -> label, for a summary with new rows
+ * @param {(inputs: Record<string, string | number>) => void} apply called with a result's
+ *   suggested inputs when the reader presses its button
  * @returns {ResultsView}
  */
-export function mountResults(root, metrics) {
+export function mountResults(root, metrics, apply) {
   const status = required(root, "status");
   const bar = /** @type {HTMLProgressElement} */ (required(root, "progress"));
   const output = required(root, "output");
+  const offer = /** @type {HTMLButtonElement} */ (required(root, "apply"));
+  /** @type {Record<string, string | number> | null} */
+  let suggested = null;
+  offer.addEventListener("click", () => {
+    if (suggested) apply(suggested);
+  });
   const summary = /** @type {HTMLTableSectionElement} */ (required(root, "summary"));
   /** @type {ReturnType<typeof setTimeout> | null} */
   let fadeTimer = null;
@@ -119,6 +128,9 @@ export function mountResults(root, metrics) {
     },
     write(result) {
       writeSummary(summary, result.summary, metrics);
+      suggested = result.apply?.inputs ?? null;
+      offer.hidden = suggested === null;
+      if (result.apply) setText(offer, result.apply.label);
       (result.tables ?? []).forEach((table, index) => {
         const body = /** @type {HTMLTableSectionElement | null} */ (part(root, "table", index));
         if (body) writeTable(body, table);

@@ -74,7 +74,8 @@ class Sim {
     this.stuck = null;
     /** @type {ReturnType<typeof setTimeout> | undefined} */
     this.watchdog = undefined;
-    this.results = mountResults(element, this.config.metrics);
+    // A result's suggested inputs (its `apply`) are set as the reader would set them.
+    this.results = mountResults(element, this.config.metrics, (inputs) => this.controls.set(inputs));
     this.charts = mountCharts(element);
     this.takeaway = mountTakeaway(element, this.config);
     /** @type {import("./results.js").SimResult | null} the result on screen, once live */
@@ -83,14 +84,6 @@ class Sim {
     this.controls = mountControls(element, this.config, {
       change: () => this.change(),
       reach: () => this.reach(),
-      file: (name, text) => this.read(name, text),
-    });
-    // A result's suggested inputs (its `apply`), offered as a button under the summary.
-    this.apply = /** @type {HTMLButtonElement} */ (required(element, "apply"));
-    /** @type {Record<string, string | number> | null} */
-    this.suggested = null;
-    this.apply.addEventListener("click", () => {
-      if (this.suggested) this.controls.set(this.suggested);
     });
     this.unwatch = () => {};
     const broken = python.join(this);
@@ -160,20 +153,6 @@ class Sim {
     this.dispatch({ type: "change", stuck: this.stuck !== null && sameInputs(values, this.stuck) });
   }
 
-  /**
-   * A file the reader picked for a text input, read by the sim in the worker: the value it
-   * makes of the file, or why it refused it.
-   * @param {string} name
-   * @param {string} text
-   * @returns {Promise<import("./controls.js").FileAnswer>}
-   */
-  async read(name, text) {
-    this.want();
-    if (this.state.phase === "error") return { ok: false, message: `the live version could not start (${this.state.reason}), so the file cannot be read` };
-    const answer = await python.read(this.config.module, name, text);
-    return answer.ok ? answer : { ok: false, message: answer.message };
-  }
-
   // The reader is about to change an input (a pointer over the controls, a press, or
   // focus): Python starts if it has not yet, the charts get their views ready, and the
   // worker makes the runs that warm it up.
@@ -237,9 +216,6 @@ class Sim {
     if (answer.ok) {
       const inputs = this.sent;
       this.results.write(answer.result);
-      this.suggested = answer.result.apply?.inputs ?? null;
-      this.apply.hidden = this.suggested === null;
-      if (answer.result.apply) this.apply.textContent = answer.result.apply.label;
       // The files follow the summary at once: a reader may take them before the charts are drawn.
       this.takeaway.hold(inputs, answer.result);
       this.pin.hold(inputs, answer.result);
