@@ -18,9 +18,9 @@ out.
 
 The prediction is `serve` (sims.serving.deploy.served_run) at each point's load, for the
 set-up the reader says was measured, since the file does not say (GPU type, GPUs,
-parallelism, weights' and KV formats; the plan's engine). A point's lengths are sent fixed,
-as the benchmarks' synthetic datasets send them; without lengths the plan's workload is
-used, with its spread. Its figure for the same statistic is multiplied by the plan's
+parallelism, weights' and KV formats; the plan's engine). A point's lengths are the file's,
+drawn with a small spread (BENCHMARK_SPREAD); without lengths the plan's workload is used,
+with its spread. Its figure for the same statistic is multiplied by the plan's
 current `ttft_scale` and `tpot_scale`; the error of a point is ours / measured - 1.
 """
 
@@ -39,6 +39,13 @@ from sims.planning.verify import SEED, requests_for
 from sims.serving.deploy import figures, served_run
 from sims.serving.engines import ENGINES
 
+# The tools' synthetic prompts and answers are of one length, but their runs are not in
+# lock-step: token times jitter, and a closed loop's users drift apart within a few rounds.
+# The simulation has no jitter: with lengths all alike its users would send together round
+# after round, each waiting for the others' prefills (16 users on an H100, 8B: a median
+# first token of 0.24 s against 0.05 s). A spread of a tenth breaks the lock-step; from
+# there to 0.2 the median first token moves by a few percent.
+BENCHMARK_SPREAD = 0.1
 MOST_POINTS = 16  # what the URL has room for (sims/plan.py: the input's max_length)
 STATISTICS = ("p50", "mean", "p90", "p99")  # those serve's figures give
 TOOLS = ("vllm", "guidellm", "genai-perf")
@@ -240,7 +247,8 @@ def compare(measured: Measured, setup: SetUp, isl: int, osl: int, spread: float,
     check(setup)
     rows = []
     for row in measured.rows:
-        lengths = (row.isl, row.osl, 0.0) if row.isl and row.osl else (isl, osl, spread)
+        lengths = ((row.isl, row.osl, BENCHMARK_SPREAD) if row.isl and row.osl else
+                   (isl, osl, spread))
         ttft, tpot = predict(setup, row, *lengths, target, measured.statistic)
         rows.append({"load": row.load(), "isl": lengths[0], "osl": lengths[1],
                      "measured_ttft_s": row.ttft_s, "ttft_s": ttft * ttft_scale,
