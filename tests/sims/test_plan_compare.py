@@ -16,6 +16,7 @@ from sims import plan
 from sims.kit import runner
 from sims.kit.contract import InputError
 from sims.planning import compare
+from sims.planning.estimate import Target
 
 FIXTURES = Path(__file__).parent / "fixtures" / "results"
 FILES = ["vllm_bench_serve.json", "guidellm_report.json", "profile_export_genai_perf.json"]
@@ -177,3 +178,19 @@ def test_the_command_line_refuses_a_truncated_file(capsys: pytest.CaptureFixture
     assert cli.main(argv) == 2
     error = capsys.readouterr().err
     assert error.startswith(f"error: measured: {cut}: not JSON (cut short")
+
+
+def test_a_files_lengths_get_a_spread_that_breaks_the_lock_step_and_little_more() -> None:
+    """compare.BENCHMARK_SPREAD: with lengths all alike a closed loop stays in lock-step and
+    the median first token is several times what it is once the users drift apart; from
+    the spread chosen to twice it, it moves by a few percent."""
+    setup = compare.SetUp("llama-3.1-8b", "vllm", "h100", 1, "tp", "native", "bf16")
+    row = compare.Row(16, 0.0, 1000, 200, None, None)
+    target = Target(1.0, 0.05, 0.9)
+
+    def first_token(spread: float) -> float:
+        return compare.predict(setup, row, 1000, 200, spread, target, "p50")[0]
+
+    chosen = first_token(compare.BENCHMARK_SPREAD)
+    assert first_token(0.0) > 3 * chosen
+    assert first_token(2 * compare.BENCHMARK_SPREAD) == pytest.approx(chosen, rel=0.05)
