@@ -150,3 +150,17 @@ def test_a_plans_url_opens_the_same_plan(page: Page, base_url: str) -> None:
     wait_for(page, result)
     assert summary_shown(page)["measured_points"] == "2"
     expect(page.locator(COMPARED)).to_have_count(2)
+
+
+def test_a_refusal_of_an_input_under_more_inputs_opens_them(page: Page, base_url: str) -> None:
+    """Llama 3.1 70B measured on the default one H100 in BF16 does not fit: the message is
+    beside "Measured on: GPUs per replica", under More inputs, which opens to show it."""
+    open_plan(page, base_url, {"gpu": "h100"})
+    more = page.locator(f'{SIM} [data-sim-part="more"]')
+    expect(more).not_to_have_attribute("open", "")
+    page.fill(FIELD, "vllm p50 llama-3.1-70b; c16 55 15")
+    page.press(FIELD, "Enter")
+    error = page.locator("#sim-plan-measured_gpus-error")
+    expect(error).to_contain_text("measured_gpus: the measured set-up: ", timeout=60_000)
+    expect(error).to_be_visible()
+    expect(more).to_have_attribute("open", "")

@@ -133,6 +133,7 @@ export function mountControls(root, config, on) {
   const refuse = (control, message) => {
     control.error.textContent = message;
     control.error.hidden = false;
+    if (more?.contains(control.error)) more.open = true; // a message nobody can see helps nobody
     (control.number ?? control.choice ?? control.text)?.setAttribute("aria-invalid", "true");
   };
 
