@@ -27,9 +27,10 @@ TOY = (
 
 
 def toy_sims(root: Path, default: int = 3, factor: int = 2) -> SimSource:
-    """The real contract and a toy sim using it."""
-    contract = (LAYOUT.sims / "kit" / "contract.py").read_text()
-    return fake_sims(root, {"kit/contract.py": contract,
+    """The real contract (with the rounding it imports) and a toy sim using it."""
+    kit = LAYOUT.sims / "kit"
+    return fake_sims(root, {"kit/contract.py": (kit / "contract.py").read_text(),
+                            "kit/rounding.py": (kit / "rounding.py").read_text(),
                             "toy.py": TOY.format(default=default, factor=factor)})
 
 
