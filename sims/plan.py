@@ -37,7 +37,7 @@ from sims.planning.ask import lengths, make_ask
 from sims.planning.feasibility import share_label
 from sims.planning.search import plan as search
 from sims.planning.workloads import DEFAULT_WORKLOAD, WORKLOADS
-from sims.serving.deploy import MAX_TOKENS
+from sims.serving.deploy import MAX_GPUS, MAX_TOKENS
 from sims.serving.engines import ENGINES
 
 TITLE = "Plan a deployment: which GPUs, how many, split how, and what it costs"
@@ -90,8 +90,8 @@ INPUTS = (
               "never uploaded, and its points are kept here."),
     Choice("measured_gpu", "Measured on: GPU", "h100", tuple(GPUS),
            help="The GPU type of the run you measured (the file does not say)."),
-    Number("measured_gpus", "Measured on: GPUs per replica", default=1, min=1, max=72,
-           unit="GPUs"),
+    Number("measured_gpus", "Measured on: GPUs per replica", default=1, min=1,
+           max=MAX_GPUS, unit="GPUs"),
     Choice("measured_parallel", "Measured on: parallelism", "tp", LAYOUTS),
     Choice("measured_weights", "Measured on: weights' format", "native",
            ("native", *PRECISIONS), help="native: the checkpoint's own."),
