@@ -16,6 +16,7 @@ from bench import buildcost, interaction, lighthouse, native, pageload, reload, 
 from bench.chromium import profile
 from bench.loadgroup import EXPLAINER, REFERENCE_SIM, page_load_group
 from bench.report import Figure
+from bench.search import setups_per_s
 from bench.server import HOSTS, serve
 from bench.stats import growth_exponent, percentile, ratio
 from ridgepoint.base.layout import Layout
@@ -38,18 +39,6 @@ SAVE_TO_RELOAD_S = {1: 1.0, 10: 1.5}  # p50 under make serve, by content scale (
 SERVE_CLI_S = 2.0  # python -m sims serve, 500 requests at the defaults (issue 39)
 LONGEST_TASK_MS = 50  # a page's longest main-thread task while a reader changes inputs
 
-
-def _setups_per_s(sim: Any, result: Any, where: str, how: str) -> list[Figure]:
-    """A search sim's speed (it declares `searched(result)`: the set-ups one run weighs)."""
-    if not hasattr(sim, "searched"):
-        return []
-    count = sim.searched(sim.simulate())
-    per_run_ms = (result.cpu_p50_ms if where == "in the browser" else result.defaults_ms)
-    return [Figure("interaction" if where == "in the browser" else "sims",
-                   f"{result.module}: set-ups searched per second, {where}",
-                   count / (per_run_ms / 1000), "set-ups/s",
-                   note=f"{count:,} set-ups at the defaults over {per_run_ms:.0f} ms ({how})")]
-
 SIM_BELOW = "articles/prompt-caching/"  # its sim is over two screens down
 
 
@@ -62,7 +51,7 @@ def sims_group() -> tuple[list[Figure], list[dict[str, Any]]]:
                               SIM_DEFAULTS_MS))
         figures.append(Figure("sims", f"{timing.module}: most expensive", timing.worst_ms, "ms",
                               worst_target, note=str(timing.worst_inputs)))
-        figures += _setups_per_s(sims.load(timing.module), timing, "natively",
+        figures += setups_per_s(sims.load(timing.module), timing, "natively",
                                  "CPython's CPU time of one run at the defaults")
     figures.append(Figure("sims", "python -m sims serve: 500 requests, defaults",
                           native.serve_cli_s(), "s", SERVE_CLI_S,
@@ -172,7 +161,7 @@ def interaction_group(playwright: Playwright, base: str, site: Path,
                    result.longest_task_ms, "ms", LONGEST_TASK_MS,
                    note="wall time of the longest task on the page's main thread while the "
                         "timed changes ran (Chromium's trace): what a key press waits for"),
-            *_setups_per_s(sim, result, "in the browser",
+            *setups_per_s(sim, result, "in the browser",
                            "the CPU of the page and Python's worker within a change, p50"),
             Figure("interaction", f"{result.module}: first change", result.first_answer_ms,
                    "ms", note=f"summary + first chart; all charts {result.first_ms:.0f} ms; "
