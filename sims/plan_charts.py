@@ -19,15 +19,21 @@ PER_USER = "Speed per user (output tokens/s)"
 PER_GPU = "Throughput per GPU (output tokens/s)"
 
 
-def frontier_chart(rows: list[dict[str, Any]], tpot_s: float, model: str) -> dict[str, Any]:
-    """One line per GPU type over `rows` ({gpu, per_user, per_gpu}); with no set-up to
-    draw, one point at the origin named so, and the title says so."""
+def frontier_chart(rows: list[dict[str, Any]], tpot_s: float, model: str,
+                   legend: tuple[str, ...]) -> dict[str, Any]:
+    """One line per GPU type over `rows` ({gpu, per_user, per_gpu}), coloured from `legend`
+    (every GPU type of the catalogue, in its order, drawn or not: a legend that changed with
+    the inputs would make the page draw a new chart rather than update it, and a GPU without
+    a line is one the plan ruled out); with no set-up to draw, one invisible point, and the
+    title says so."""
     note = ""
     if not rows:
-        rows = [{"gpu": "no set-up", "per_user": 0.0, "per_gpu": 0.0}]
+        rows = [{"gpu": legend[0], "per_user": 0.0, "per_gpu": 0.0, "none": True}]
         note = "no set-up fits"
     target = 1 / tpot_s
-    top = max([r["per_gpu"] for r in rows] or [1.0])
+    # An empty plot keeps an axis of ordinary numbers (a domain of [0, 0] has no ticks, and
+    # the plot would shift between a plan and no plan).
+    top = max(r["per_gpu"] for r in rows) if not note else 1000.0
     right = max([r["per_user"] for r in rows] + [target]) * 1.05
     return charts.chart(
         charts.titled(f"Throughput per GPU against speed per user, {model}", note),
@@ -42,7 +48,9 @@ def frontier_chart(rows: list[dict[str, Any]], tpot_s: float, model: str) -> dic
                  "y": {"field": "per_gpu", "type": "quantitative", "title": PER_GPU,
                        **charts.value_axis(top)},
                  "color": {"field": "gpu", "type": "nominal", "title": None,
+                           "scale": {"domain": list(legend)},
                            "legend": {"orient": "bottom", "title": None}},
+                 "opacity": {"condition": {"test": "datum.none", "value": 0}, "value": 1},
                  "tooltip": [{"field": "gpu", "title": "GPU"},
                              {"field": "per_user", "type": "quantitative", "title": PER_USER,
                               "format": ".1f"},
