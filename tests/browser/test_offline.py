@@ -266,3 +266,25 @@ def test_an_unbuilt_worker_removes_the_cache_and_steps_aside(
     # A page this browser never fetched (the built worker would answer "You are offline").
     with pytest.raises(PlaywrightError, match="ERR_CONNECTION_REFUSED"):
         page.goto(host.url + "explainers/roofline/")
+
+
+def test_a_visited_plan_page_plans_offline(host: Host, browser: BrowserContext) -> None:
+    """The planner (issue 41) works offline once visited: its page, its Python and the
+    search's answer to a change all come from the device."""
+    plan = '[data-sim="plan"]'
+    page = browser.new_page()
+    page.goto(host.url + "plan/")
+    expect(page.locator(plan)).to_have_attribute("data-state", "ready", timeout=READY_MS)
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    eventually(page, lambda: page.evaluate("Boolean(navigator.serviceWorker.controller)"))
+    host.stop()
+    page.reload()
+    expect(page.locator(plan)).to_have_attribute("data-state", "ready", timeout=READY_MS)
+    rate = 40
+    page.fill("#sim-plan-rate + input.sim-value", str(rate))
+    page.keyboard.press("Tab")
+    searched = sims.load("plan").simulate(rate=rate)["summary"]
+    assert searched["best_cost_per_hour"] != sims.load("plan").simulate()["summary"][
+        "best_cost_per_hour"]  # the change shows in the figure checked
+    cost = page.locator(f'{plan} tr[data-key="best_cost_per_hour"] td').first
+    expect(cost).to_have_text(display(searched["best_cost_per_hour"]), timeout=15_000)
