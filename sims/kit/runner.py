@@ -12,6 +12,8 @@ import importlib
 import json
 from types import ModuleType
 
+from sims.kit import progress
+
 
 def load(module: str) -> ModuleType:
     """Import sims.<module>; only plain names, so a page cannot import arbitrary modules."""
@@ -58,3 +60,9 @@ def read(module: str, name: str, text: str) -> str:
     else:
         answer = {"ok": True, "value": value}
     return json.dumps(answer)
+
+
+def listen(listener: progress.Listener | None) -> None:
+    """Send a long run's progress reports (sims.kit.progress) to `listener`: the worker's,
+    which posts each to the page while the run goes on."""
+    progress.listen(listener)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import heapq
 from typing import Any
 
+from sims.kit import progress
 from sims.planning import verify
 from sims.planning.estimate import Target
 from sims.planning.groups import Ask, Candidate, Group
@@ -18,6 +19,8 @@ from sims.planning.report import entry, estimated_entry
 MOST_VERIFIED = 5
 MOST_RUNS = 16
 MOST_RUNS_FOR_ONE = 32  # until one set-up is verified, runs may go on to this many
+# A plan's steps as its progress counts them: the estimates, then each run of serve.
+STEPS = 1 + MOST_RUNS_FOR_ONE
 
 
 def verify_cheapest(ask: Ask, groups: dict[tuple, Group], candidates: list[Candidate],
@@ -62,6 +65,8 @@ def verify_cheapest(ask: Ask, groups: dict[tuple, Group], candidates: list[Candi
             break
         group = groups[candidate.setup.physics]
         setup = candidate.setup
+        progress.report(1 + runs, STEPS, f"Running serve on the cheapest set-ups "
+                                         f"({len(verified)} verified so far)")
         try:
             found = verify.run(group.gpu, ask.model, ask.engine, setup.gpus, setup.parallel,
                                group.precision, ask.isl, ask.osl, ask.spread, ask.load,

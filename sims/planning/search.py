@@ -21,11 +21,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from sims.kit import progress
 from sims.planning import feasibility, space, verify
 from sims.planning.estimate import VERIFY_REQUESTS, Target, Traffic
 from sims.planning.groups import Ask, Candidate, Group, limited, replicas_for
 from sims.planning.prices import price_of, price_source
-from sims.planning.ranking import verify_cheapest
+from sims.planning.ranking import STEPS, verify_cheapest
 from sims.planning.report import accuracy_note, disaggregated_entry, frontier
 from sims.serving.deploy import MAX_TOKENS
 from sims.serving.workload import draw, percentile
@@ -56,6 +57,7 @@ def plan(ask: Ask) -> dict[str, Any]:
     def rule_out(setup: space.Setup, reason: str) -> None:
         ruled_out.append({**setup.describe(), "reason": reason})
 
+    progress.report(0, STEPS, f"Ruling out and estimating {len(setups):,} set-ups")
     for setup in setups:
         gpu = gpus[setup.gpu]
         price = price_of(gpu, ask.prices)

@@ -164,3 +164,32 @@ def test_a_refusal_of_an_input_under_more_inputs_opens_them(page: Page, base_url
     expect(error).to_contain_text("measured_gpus: the measured set-up: ", timeout=60_000)
     expect(error).to_be_visible()
     expect(more).to_have_attribute("open", "")
+
+
+# Every text the status line shows, and whether the progress bar was shown with it.
+STATUS_LOG = """
+(sim) => {
+  const root = document.querySelector(sim);
+  const status = root.querySelector('[data-sim-part="status"]');
+  const bar = root.querySelector('[data-sim-part="progress"]');
+  window.statusLog = [];
+  new MutationObserver(() => window.statusLog.push([status.textContent, !bar.hidden]))
+    .observe(status, { childList: true, characterData: true, subtree: true });
+}
+"""
+
+
+def test_the_search_reports_its_progress_while_it_runs(page: Page, base_url: str) -> None:
+    """While the worker searches, the page says what is under way, with a progress bar (the
+    search's own reports: sims.kit.progress), and the answer then replaces both."""
+    open_plan(page, base_url, {})
+    page.evaluate(STATUS_LOG, SIM)
+    page.fill(f'{SIM} [data-input="rate"] [data-sim-part="number"]', "20")
+    page.keyboard.press("Tab")
+    wait_for(page, expected({"rate": 20}))
+    log = page.evaluate("window.statusLog")
+    steps = [text for text, shown in log if shown]
+    assert any(text.startswith("Ruling out and estimating 4,272 set-ups") for text in steps), log
+    assert any(text.startswith("Running serve on the cheapest set-ups") for text in steps), log
+    assert page.locator(f'{SIM} [data-sim-part="progress"]').is_hidden()
+    assert not log[-1][0].startswith(("Ruling out", "Running serve")), log

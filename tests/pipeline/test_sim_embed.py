@@ -88,7 +88,8 @@ def test_a_block_becomes_the_prerendered_widget() -> None:
     assert config["start"] == {spec.name: spec.default for spec in module.INPUTS}
     assert config["files"] == [
         "__init__.py", "batching.py", "batching_charts.py", "kit/__init__.py", "kit/charts.py",
-        "kit/contract.py", "kit/rounding.py", "kit/runner.py", "physics/__init__.py",
+        "kit/contract.py", "kit/progress.py", "kit/rounding.py", "kit/runner.py",
+        "physics/__init__.py",
         "physics/accuracy.py", "physics/catalogue_data.py", "physics/collectives.py",
         "physics/hardware.py", "physics/kernels.py", "physics/layers.py", "physics/precision.py",
         "physics/pricing.py", "physics/profile.py", "physics/shapes.py", "physics/step.py"]

@@ -269,3 +269,23 @@ def test_scaling_the_model_scales_what_it_reports() -> None:
     slower = plan_sim.simulate(gpu="h100", rate=5.0, tpot_scale=1.5)["summary"]
     assert slower["best_tpot_s"] <= 0.05
     assert slower["best_cost_per_hour"] >= plain["best_cost_per_hour"]
+
+
+def test_the_search_reports_its_steps_to_a_listener() -> None:
+    """sims.kit.progress: the estimates first, then each run of serve, never past the total
+    it gives; nothing is reported once nobody listens."""
+    from sims.kit import progress
+
+    reports: list[tuple[int, int, str]] = []
+    progress.listen(lambda done, total, text: reports.append((done, total, text)))
+    try:
+        result = plan_sim.simulate()
+    finally:
+        progress.listen(None)
+    assert reports[0][0] == 0 and reports[0][2].startswith("Ruling out and estimating")
+    runs = [done for done, _, text in reports if text.startswith("Running serve")]
+    assert runs == list(range(1, len(runs) + 1))
+    assert len(runs) == result["serve_runs"]
+    assert all(done <= total for done, total, _ in reports)
+    plan_sim.simulate(rate=11)
+    assert len(reports) == 1 + len(runs)

@@ -27,6 +27,8 @@ const REQUESTED = "ridgepoint:python-requested"; // a performance mark (scripts/
  * @property {(answer: Answer) => void} receive the answer to one of this sim's runs
  */
 
+/** @typedef {(done: number, total: number, text: string) => void} Working a run's progress */
+
 /**
  * The worker's answer to reading a file into a text input (sims/kit/runner.py, `read`).
  * @typedef {{ok: true, value: string} | {ok: false, input: string, message: string}} ReadAnswer
@@ -40,6 +42,8 @@ let broken = null;
 const listeners = new Set();
 /** @type {Map<number, Listener>} run id -> the sim waiting for it */
 const runs = new Map();
+/** @type {Map<number, Working>} run id -> who shows its progress, for a long run */
+const progressOf = new Map();
 /** @type {Map<number, (answer: ReadAnswer) => void>} read id -> who waits for its answer */
 const reads = new Map();
 let nextRunId = 1;
@@ -86,9 +90,11 @@ function current() {
     else if (data.type === "loaded") broadcast((listener) => listener.loaded(data.module));
     else if (data.type === "failed") broadcast((listener) => listener.failed(data.module, data.message));
     else if (data.type === "fatal") giveUp(`Python could not start: ${data.message}`);
+    else if (data.type === "working") progressOf.get(data.id)?.(data.done, data.total, data.text);
     else if (data.type === "result") {
       const listener = runs.get(data.id);
       runs.delete(data.id);
+      progressOf.delete(data.id);
       if (listener) listener.receive(JSON.parse(data.payload));
     } else if (data.type === "read") {
       reads.get(data.id)?.(JSON.parse(data.payload));
@@ -137,10 +143,12 @@ export function load(module, files) {
  * @param {Listener} listener who gets the answer
  * @param {string} module
  * @param {import("./inputs.js").Inputs} inputs
+ * @param {Working} [working] shows the run's progress reports, if it sends any
  */
-export function run(listener, module, inputs) {
+export function run(listener, module, inputs, working) {
   const id = nextRunId++;
   runs.set(id, listener);
+  if (working) progressOf.set(id, working);
   current().postMessage({ type: "run", id, module, inputs });
 }
 

@@ -36,6 +36,8 @@ const FADE_DELAY_MS = 250;
  * @property {(text: string) => void} say the status line
  * @property {(step: number, of: number, text: string) => void} progress while Python starts
  * @property {() => void} hideProgress
+ * @property {(done: number, total: number, text: string) => void} working a long run's
+ *   progress (the planner's search), shown until its result is written
  * @property {(result: SimResult) => void} write the summary and the tables
  * @property {(stale: boolean) => void} markStale
  * @property {() => void} dispose
@@ -114,9 +116,14 @@ export function mountResults(root, metrics, apply) {
   const summary = /** @type {HTMLTableSectionElement} */ (required(root, "summary"));
   /** @type {ReturnType<typeof setTimeout> | null} */
   let fadeTimer = null;
+  let searching = false; // the bar shows a long run's progress (`working`), not Python's start
 
   return {
-    say: (text) => setText(status, text),
+    say(text) {
+      setText(status, text); // an answer, or why there is none: a run's progress is over
+      if (searching) bar.hidden = true;
+      searching = false;
+    },
     progress(step, of, text) {
       setText(status, `${text}… The results below were computed when this page was built.`);
       bar.hidden = false;
@@ -125,6 +132,13 @@ export function mountResults(root, metrics, apply) {
     },
     hideProgress() {
       bar.hidden = true;
+    },
+    working(done, total, text) {
+      setText(status, `${text}…`);
+      searching = true;
+      bar.hidden = false;
+      bar.value = done;
+      bar.max = total;
     },
     write(result) {
       writeSummary(summary, result.summary, metrics);

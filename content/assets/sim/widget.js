@@ -133,7 +133,7 @@ class Sim {
     }, runTimeout());
     // The first live run: the same inputs as the prerendered results, or the URL's.
     if (!this.state.live) this.results.progress(3, STEPS, "Running the simulation");
-    python.run(this, this.config.module, this.sent);
+    python.run(this, this.config.module, this.sent, this.results.working);
   }
 
   stop() {

@@ -13,6 +13,7 @@
 //                {type: "warm", module, inputs, runs} run it `runs` times, answering nothing
 // Messages out:  {type: "progress", step, of, text}   while Python starts
 //                {type: "loaded", module} / {type: "failed", module, message}
+//                {type: "working", id, done, total, text}  a long run's progress (sims.kit.progress)
 //                {type: "result", id, payload}        payload: JSON text from sims.kit.runner.run
 //                {type: "read", id, payload}          payload: JSON text from sims.kit.runner.read
 //                {type: "fatal", message}             Python could not start at all
@@ -66,10 +67,18 @@ function loadModule(/** @type {string} */ module, /** @type {string[]} files it 
       }
       const runner = pyodide.pyimport("sims.kit.runner");
       runner.load(module); // raises (and so rejects) if the sim cannot be imported
+      runner.listen(working);
       return runner;
     })());
   }
   return modules.get(module);
+}
+
+let running = 0; // the id of the run under way: its progress reports go to its sim
+
+/** A long run's report (sims.kit.progress), posted while the run goes on. */
+function working(/** @type {number} */ done, /** @type {number} */ total, /** @type {string} */ text) {
+  post({ type: "working", id: running, done, total, text });
 }
 
 self.onmessage = async (event) => {
@@ -85,6 +94,7 @@ self.onmessage = async (event) => {
     let payload;
     try {
       const runner = await loadModule(message.module, []);
+      running = message.id;
       payload = runner.run(message.module, JSON.stringify(message.inputs));
       startInfo.marks["first run"] ??= performance.now();
     } catch (error) {
