@@ -204,11 +204,8 @@ def simulate(**values: Any) -> dict[str, Any]:
     measured = compare.decode(values["measured"])
     found = None
     if measured:
-        setup = compare.SetUp(measured.model or values["model"], values["engine"],
-                              values["measured_gpu"], values["measured_gpus"],
-                              values["measured_parallel"], values["measured_weights"],
-                              values["measured_kv"])
-        found = compare.compare(measured, setup, isl, osl, spread, ask.target,
+        found = compare.compare(measured, compare.measured_setup(measured, values), isl, osl,
+                                spread, ask.target,
                                 values["ttft_scale"], values["tpot_scale"])
     result = search(ask)
     statistic = measured.statistic if measured else "p50"

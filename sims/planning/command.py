@@ -100,10 +100,7 @@ def _measured(path: str | None, pick: dict[str, Any], isl: int, osl: int, spread
         raise InputError("measured", f"{path}: {error}") from None
     measured = compare.decode(value)
     assert measured is not None
-    setup = compare.SetUp(measured.model or pick["model"], pick["engine"],
-                          pick["measured_gpu"], pick["measured_gpus"],
-                          pick["measured_parallel"], pick["measured_weights"],
-                          pick["measured_kv"])
+    setup = compare.measured_setup(measured, pick)
     found = compare.compare(measured, setup, isl, osl, spread, ask.target,
                             pick["ttft_scale"], pick["tpot_scale"])
     return {"measured": {

@@ -184,6 +184,15 @@ class SetUp(NamedTuple):
     kv: str
 
 
+def measured_setup(measured: Measured, values: dict[str, Any]) -> SetUp:
+    """The set-up a file was measured on, from the plan's inputs (`values`: the page's or
+    the command line's): the file's model where it names one the catalogue has, else the
+    plan's; the plan's engine; the `measured_*` inputs for the rest."""
+    return SetUp(measured.model or values["model"], values["engine"], values["measured_gpu"],
+                 values["measured_gpus"], values["measured_parallel"],
+                 values["measured_weights"], values["measured_kv"])
+
+
 # The reader's own inputs that a refused set-up names: the set-up's, not the plan's.
 RENAMED = {"gpus": "measured_gpus", "parallel": "measured_parallel", "isl": "measured_gpus",
            "weights": "measured_weights", "kv": "measured_kv", "activations": "measured_weights"}

@@ -18,7 +18,7 @@ from playwright.sync_api import Page, expect
 import sims
 from ridgepoint.sims.display import display
 from tests.browser.conftest import READY_MS, Recorder
-from tests.browser.test_takeaway import csv_sections, download, same_cell
+from tests.browser.test_takeaway import assert_csv_is_the_record, download
 
 pytestmark = pytest.mark.browser
 EVERY_BUILDER = True  # each test that uses the built site runs on each builder's (conftest)
@@ -123,17 +123,7 @@ def test_a_results_file_is_compared_fitted_refused_when_cut_and_downloaded(
     assert len(compared["rows"]) == 1
     assert compared["rows"][0]["measured_ttft_s"] == pytest.approx(0.05512)
     _, data = download(page, "Results as CSV")
-    tables = [record["inputs"], record["summary"], *record["charts"], *record["tables"]]
-    sections = csv_sections(data.decode("utf-8"))
-    assert len(sections) == len(tables)
-    for section, table in zip(sections, tables, strict=True):
-        title, header, *rows = section
-        assert title == [table["title"]]
-        assert header == [f["column"] for f in table["fields"]]
-        assert len(rows) == len(table["rows"])
-        for cells_, values_ in zip(rows, table["rows"], strict=True):
-            assert all(same_cell(cell, values_.get(f["name"]))
-                       for cell, f in zip(cells_, table["fields"], strict=True))
+    assert_csv_is_the_record(data, record)
     assert recorder.errors == []  # a refusal by the security policy would be one
 
 

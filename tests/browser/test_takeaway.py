@@ -91,6 +91,22 @@ def same_cell(cell: str, value: Any) -> bool:
     return cell == value
 
 
+def assert_csv_is_the_record(data: bytes, record: dict[str, Any]) -> None:
+    """The CSV download holds the JSON record's tables in its order (inputs, summary, each
+    chart's data, each table), each section's title, columns and rows the same."""
+    tables = [record["inputs"], record["summary"], *record["charts"], *record["tables"]]
+    sections = csv_sections(data.decode("utf-8"))
+    assert len(sections) == len(tables)
+    for section, table in zip(sections, tables, strict=True):
+        title, header, *rows = section
+        assert title == [table["title"]]
+        assert header == [f["column"] for f in table["fields"]]
+        assert len(rows) == len(table["rows"])
+        for cells, values in zip(rows, table["rows"], strict=True):
+            assert all(same_cell(cell, values.get(f["name"]))
+                       for cell, f in zip(cells, table["fields"], strict=True)), (cells, values)
+
+
 def test_csv_and_json_hold_the_inputs_summary_and_chart_data_shown(
     page: Page, base_url: str, recorder: Recorder
 ) -> None:
@@ -121,17 +137,7 @@ def test_csv_and_json_hold_the_inputs_summary_and_chart_data_shown(
 
     file, data = download(page, "Results as CSV")
     assert file.suggested_filename == f"batching-{record['scenario']}.csv"
-    tables = [record["inputs"], record["summary"], *record["charts"], *record["tables"]]
-    sections = csv_sections(data.decode("utf-8"))
-    assert len(sections) == len(tables)
-    for section, table in zip(sections, tables, strict=True):
-        title, header, *rows = section
-        assert title == [table["title"]]
-        assert header == [f["column"] for f in table["fields"]]
-        assert len(rows) == len(table["rows"])
-        for cells, values in zip(rows, table["rows"], strict=True):
-            assert all(same_cell(cell, values.get(f["name"]))
-                       for cell, f in zip(cells, table["fields"], strict=True)), (cells, values)
+    assert_csv_is_the_record(data, record)
     assert recorder.errors == []  # a refusal by the security policy would be one
 
 
