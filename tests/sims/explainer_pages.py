@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import yaml
 
 from ridgepoint.prose.figures import FigureSource, render_figures
+from ridgepoint.sims.blocks import iter_blocks
 from sims.physics import Gpu, Model, Work
 from sims.physics import kernels as kernel_classes
 from sims.physics.collectives import link_bytes_per_s
@@ -37,6 +38,16 @@ def rendered(slug: str) -> str:
     page = LAYOUT.content / "explainers" / f"{slug}.md"
     text = render_figures(page.read_text(encoding="utf-8"), str(page), FigureSource(LAYOUT))
     return " ".join(text.split())
+
+
+def opens_at_the_defaults(slug: str, module: str) -> bool:
+    """content/explainers/<slug>.md embeds `module` in one ```sim block that sets no starting
+    inputs (`start:`): the page opens at the sim's defaults, which its prose derives from.
+    The block may say which inputs come first (`first:`) and which are shown (`show:`)."""
+    page = LAYOUT.content / "explainers" / f"{slug}.md"
+    blocks = [yaml.safe_load(fenced.body) for fenced in iter_blocks(page.read_text("utf-8"))]
+    return (len(blocks) == 1 and blocks[0].get("module") == module
+            and "start" not in blocks[0])
 
 
 Claim = tuple[str, float, str]

@@ -4,7 +4,6 @@ a plain step-by-step reference, and against the figures the explainer derives by
 from __future__ import annotations
 
 import random
-import re
 
 import pytest
 from explainer_pages import hand_priced, hardware_claims, rendered, total_s
@@ -15,6 +14,7 @@ from sims import batching
 from sims.batching import schedule
 from sims.physics import GPUS, MODELS, Work, step_cost
 from tests.repo import LAYOUT
+from tests.sims.explainer_pages import opens_at_the_defaults
 
 PAGE = LAYOUT.content / "explainers" / "batching.md"
 GPU, MODEL = GPUS["h100"], MODELS["llama-3.1-8b"]  # the sim's defaults
@@ -176,7 +176,7 @@ def page() -> str:
 
 
 def test_the_page_embeds_the_sim_at_its_defaults() -> None:
-    assert re.search(r"^```sim\nmodule: batching\n```$", page(), re.M)
+    assert opens_at_the_defaults("batching", "batching")
 
 
 def test_check_it_yourself_figures_follow_from_the_defaults() -> None:

@@ -28,6 +28,7 @@ from sims.physics import (
     ridge_tokens,
     step_cost,
 )
+from tests.sims.explainer_pages import opens_at_the_defaults
 
 
 @pytest.fixture(scope="module")
@@ -280,7 +281,7 @@ def test_page_starts_at_the_defaults_it_derives_from() -> None:
         "model": "llama-3.1-70b", "gpu": "h200", "tp": "2", "weights": "native", "kv": "bf16",
     }
     text = rendered("chunked-prefill")
-    assert "```sim module: chunked_prefill ```" in text
+    assert opens_at_the_defaults("chunked-prefill", "chunked_prefill")
     assert "{{" not in text
     assert "Llama 3.1 70B over two H200s, sixteen streams at 2,048 tokens of context" in text
 

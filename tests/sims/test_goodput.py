@@ -22,6 +22,7 @@ from sims.physics import (
 from sims.physics.pricing import pricer
 from sims.serving.engines import ENGINES
 from sims.serving.kv_space import kv_space
+from tests.sims.explainer_pages import opens_at_the_defaults
 
 
 @pytest.fixture(scope="module")
@@ -273,7 +274,7 @@ def test_a_saturated_step_is_mostly_decode_attention(default: dict) -> None:
 
 def test_the_page_renders_every_figure() -> None:
     text = rendered("goodput")
-    assert "```sim module: goodput ```" in text and "{{" not in text
+    assert opens_at_the_defaults("goodput", "goodput") and "{{" not in text
 
 
 def test_fp8_weights_free_room_and_speed_every_step(default: dict) -> None:

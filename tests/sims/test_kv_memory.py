@@ -23,6 +23,7 @@ from sims.serving.kv_meter import PARTS
 from sims.serving.kv_space import kv_space
 from sims.serving.step_table import step_table
 from sims.serving.workload import Request
+from tests.sims.explainer_pages import opens_at_the_defaults
 
 
 @pytest.fixture(scope="module")
@@ -261,7 +262,7 @@ def test_check_it_yourself_figures_match_the_physics(phrase: str, value: float, 
 
 def test_the_page_renders_every_figure() -> None:
     text = rendered("kv-memory")
-    assert "```sim module: kv_memory ```" in text and "{{" not in text
+    assert opens_at_the_defaults("kv-memory", "kv_memory") and "{{" not in text
 
 
 def test_the_page_says_how_the_sim_stays_fast_as_the_sim_does_it() -> None:

@@ -24,6 +24,7 @@ from sims.physics import (
     step_cost,
 )
 from sims.physics.profile import AllReduceAlgorithm
+from tests.sims.explainer_pages import opens_at_the_defaults
 
 GPU, MODEL = GPUS["h100"], MODELS["llama-3.1-70b"]
 
@@ -241,7 +242,7 @@ def test_page_starts_at_the_defaults_it_derives_from() -> None:
         "model": "llama-3.1-70b", "gpu": "h100",
     }
     text = rendered("parallelism")
-    assert "```sim module: parallelism ```" in text
+    assert opens_at_the_defaults("parallelism", "parallelism")
     assert "{{" not in text
     assert "32 requests at 2,048 tokens of context, 4 micro-batches" in text
 

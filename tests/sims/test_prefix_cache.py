@@ -11,6 +11,7 @@ from explainer_pages import rendered
 from sims import prefix_cache
 from sims.physics import GPUS, MODELS, prefill
 from sims.serving.kv_blocks import PrefixCache, Segment
+from tests.sims.explainer_pages import opens_at_the_defaults
 
 # --- A literal block-hash cache, as vLLM describes it, to check kv_blocks against ------
 
@@ -233,7 +234,7 @@ def test_page_starts_at_the_defaults_it_derives_from() -> None:
                         "user_tokens": 100, "reply_tokens": 200, "block_size": 16,
                         "model": "llama-3.1-8b", "gpu": "h100"}
     text = rendered_page()
-    assert "```sim module: prefix_cache ```" in text
+    assert opens_at_the_defaults("prefix-cache", "prefix_cache")
     assert "{{" not in text
 
 

@@ -18,6 +18,7 @@ from explainer_pages import (
 
 from sims import roofline
 from sims.physics import GPUS, MODELS, Work, decode_step, prefill
+from tests.sims.explainer_pages import opens_at_the_defaults
 
 
 def summary(**inputs: object) -> dict:
@@ -271,7 +272,7 @@ def test_page_starts_at_the_defaults_it_derives_from() -> None:
     assert defaults == {"gpu": "h100", "model": "llama-3.1-8b", "weights": "native",
                         "kv": "bf16", "batch_size": 8, "seq_len": 2048}
     text = rendered_page()
-    assert "```sim module: roofline ```" in text  # no start: the page opens at the defaults
+    assert opens_at_the_defaults("roofline", "roofline")  # no start: the page opens at the defaults
     assert "Llama 3.1 8B on one H100, batch 8, sequence length 2,048" in text
     assert "{{" not in text
 

@@ -11,6 +11,7 @@ from explainer_pages import rendered
 
 from sims import routing
 from sims.physics import GPUS, MODELS, prefill
+from tests.sims.explainer_pages import opens_at_the_defaults
 
 SEEDS = range(10)
 
@@ -173,7 +174,7 @@ def test_page_starts_at_the_defaults_it_derives_from() -> None:
                         "cache_tokens_per_replica": 32000, "seed": 1,
                         "model": "llama-3.1-8b", "gpu": "h100"}
     text = rendered_page()
-    assert "```sim module: routing ```" in text
+    assert opens_at_the_defaults("routing", "routing")
     assert "{{" not in text
     assert (routing.BALANCE_REL_THRESHOLD, routing.BALANCE_ABS_THRESHOLD) == (1.5, 2)
     assert "more than 1.5 times the requests" in text and "more than 2 requests more" in text

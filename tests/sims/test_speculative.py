@@ -25,6 +25,7 @@ from sims.physics import (
     ridge_tokens,
     step_cost,
 )
+from tests.sims.explainer_pages import opens_at_the_defaults
 
 
 def rows(result: dict, chart: int) -> list[dict]:
@@ -305,7 +306,7 @@ def test_page_starts_at_the_defaults_it_derives_from() -> None:
         "model": "llama-3.1-70b", "gpu": "h100", "tp": "4", "drafter": "draft-model",
     }
     text = rendered_page()
-    assert "```sim module: speculative ```" in text  # no start: the page opens at the defaults
+    assert opens_at_the_defaults("speculative-decoding", "speculative")
     assert "Llama 3.1 70B over 4 H100s, batch 8," in text
     assert "lookahead 4, acceptance rate 0.8, draft cost 0.05, BF16 weights and cache." in text
 

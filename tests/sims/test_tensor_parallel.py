@@ -28,6 +28,7 @@ from sims.physics import (
 )
 from sims.tensor_parallel import LARGE_BATCH as LARGE
 from sims.tensor_parallel import simulate
+from tests.sims.explainer_pages import opens_at_the_defaults
 
 SPLIT = ("2", "4", "8")
 
@@ -237,7 +238,7 @@ def test_page_starts_at_the_defaults_it_derives_from() -> None:
         "gpu": "h100", "weights": "native", "kv": "bf16",
     }
     text = rendered("tensor-parallel")
-    assert "```sim module: tensor_parallel ```" in text
+    assert opens_at_the_defaults("tensor-parallel", "tensor_parallel")
     assert "{{" not in text
     assert "Llama 3.1 70B over eight H100s, batch 16, 2,048 tokens of context" in text
 
