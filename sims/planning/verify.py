@@ -7,14 +7,16 @@ arrivals, or the busiest replica's share of the users, ceil(users / replicas), i
 loop), over enough requests to reach its steady state (`requests_for`) with a fixed seed.
 If serve's percentiles miss the target, replicas are added and the run repeated; after a
 jump of more than one replica, the count is bisected back so that one replica fewer is known
-to miss. The estimate is
-optimistic, so the first count tried is never above what the set-up needs.
+to miss. The estimate is built
+to be optimistic, so that the first count tried is not above what the set-up needs; that is
+checked on samples (tests/sims/test_plan.py: cheaper set-ups, and the best one with a replica
+fewer, all miss under serve), not proven.
 
 Candidates are taken cheapest first from a heap ordered by cost at their current replica
 count: a candidate that fails goes back with its higher cost, and a verified one is final
 when it comes out on top again. Since no count below a candidate's estimate can meet the
-target, the verified set-ups come out in true cost order: no set-up of the search that the
-estimate admits is cheaper than one reported before it.
+target, the verified set-ups come out in cost order: as far as the estimate is optimistic,
+no set-up of the search that it admits is cheaper than one reported before it.
 """
 
 from __future__ import annotations
