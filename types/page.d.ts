@@ -4,6 +4,7 @@
 // bundle (instant navigation).
 interface Window {
   ridgepointRunTimeoutMs?: number;
+  ridgepointAhead?: boolean;
   document$?: { subscribe(next: () => void): unknown };
 }
 

@@ -20,6 +20,11 @@ the key's `keydown` (its event timestamp, when the browser received it):
 So a change measures the worker's run (Python), the message round trip and the chart
 updates in the page; Event Timing measures how long the page kept the key from a paint.
 
+The page runs ahead of a reader who steps (python.js and ahead.js: the next step of the
+control moved or focused, answers kept), so most of these steps are answered from the page.
+Each sim is therefore measured twice: as a reader steps, and with look-ahead off, every
+change computed by the worker, which is what a typed value or a jump costs.
+
 A reader reaches for a control (a pointer over it, a click, a Tab) before changing it, and
 the page gets ready then (widget.js, prepare). So the bench first focuses the controls,
 waits THINK_MS, and times the first change on its own: what a reader's first change costs.
@@ -55,7 +60,7 @@ _SIM_ELEMENT = re.compile(r'data-sim="(?P<module>\w+)" data-key="(?P<key>[\w-]+)
 # the widget's drawn marks for the sim under test, and Event Timing's entries.
 RECORDER = """
 (key) => {
-  const seen = (window.__changes = { keys: [], first: [], all: [], events: [] });
+  const seen = (window.__changes = { keys: [], first: [], all: [], events: [], kept: [] });
   window.addEventListener("keydown", (event) => {
     if (!event.isTrusted) return;
     seen.keys.push(event.timeStamp);
@@ -63,6 +68,7 @@ RECORDER = """
   }, true);
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
+      if (entry.name === "ridgepoint:answer:kept") seen.kept.push(entry.startTime);
       if (entry.detail?.sim !== key) continue;
       if (entry.name === "ridgepoint:drawn:first") seen.first.push(entry.startTime);
       if (entry.name === "ridgepoint:drawn:all") {
@@ -146,6 +152,8 @@ class Interaction:
     slowest: str  # the slowest timed changes (to every chart), as `slowest` gives them
     slowest_answer: str  # and to the summary and the first chart
     longest_task_ms: float  # the longest main-thread task of the timed changes (wall)
+    kept: int  # timed changes answered from the page (a step run ahead, or one back)
+    ahead: bool  # whether the page ran ahead of the reader (python.js); off: all computed
 
 
 def pages_by_sim(site: Path) -> dict[str, str]:
@@ -225,9 +233,10 @@ def _event_ms(events: list[dict[str, Any]], key_at: float, next_key_at: float) -
 
 
 def measure(context: BrowserContext, base: str, site: Path, module: str, page_path: str,
-            changes: int = CHANGES) -> Interaction:
+            changes: int = CHANGES, ahead: bool = True) -> Interaction:
     """Open the sim's page and time its first change, then `changes` changes after a
-    warm-up round."""
+    warm-up round. With `ahead` off, the page neither runs ahead of the reader nor keeps
+    answers (window.ridgepointAhead = false): every change is computed by the worker."""
     names = shown_inputs(site, page_path, module)
     values = defaults(sims.load(module).INPUTS)
     others = {name: other_value(module, name) for name in names}
@@ -246,6 +255,8 @@ def measure(context: BrowserContext, base: str, site: Path, module: str, page_pa
 
     try:
         page.add_init_script(OBSERVER)
+        if not ahead:
+            page.add_init_script("window.ridgepointAhead = false;")
         page.goto(_url(base, page_path, module, names, module))
         page.locator(f'[data-key="{module}"]').scroll_into_view_if_needed()  # as a reader
         # This widget: a page's other sims, further down, are never wanted here.
@@ -269,6 +280,7 @@ def measure(context: BrowserContext, base: str, site: Path, module: str, page_pa
     finally:
         page.close()
     keys, first_marks, all_marks = seen["keys"], seen["first"], seen["all"]
+    kept_at = seen["kept"]
     # Every change drew once: its marks are the last len(keys) of each list.
     first_marks, all_marks = first_marks[-len(keys):], all_marks[-len(keys):]
     answer = [first_marks[i] - keys[i] for i in range(len(keys))]
@@ -292,4 +304,5 @@ def measure(context: BrowserContext, base: str, site: Path, module: str, page_pa
         percentile(cpu, 0.5), percentile(cpu, 0.95),
         percentile([split["main"] for split in threads], 0.95),
         percentile([split["worker"] for split in threads], 0.95),
-        slowest(named, durations), slowest(named, answers), longest_task(events).wall_ms)
+        slowest(named, durations), slowest(named, answers), longest_task(events).wall_ms,
+        sum(any(keys[i] <= at < ends[i] for at in kept_at) for i in chosen), ahead)

@@ -5,6 +5,10 @@
 // says about starting Python and loading modules, and gets the answers to its own runs. A
 // run that takes too long cannot be interrupted inside the worker: `replace` ends the
 // worker, starts another, and every sim loads its module again (`restart`).
+//
+// Answers are kept on the page, and while the worker is idle it makes the runs a reader is
+// likely to ask for next (`ahead`, chosen by ahead.js): a step back, or a step on, is then
+// answered in the frame of the key press.
 
 const WORKER_URL = new URL("worker.js", import.meta.url);
 const REQUESTED = "ridgepoint:python-requested"; // a performance mark (scripts/bench/pageload.py)
@@ -47,6 +51,47 @@ const progressOf = new Map();
 /** @type {Map<number, (answer: ReadAnswer) => void>} read id -> who waits for its answer */
 const reads = new Map();
 let nextRunId = 1;
+
+// Answers kept on the page (ahead.js says why): each run's answer, by module and inputs, as
+// the worker sent it (parsed afresh for each reader of it, so no renderer can change a kept
+// one). A sim is a pure function of its inputs, so a kept answer is the answer, for as long
+// as the worker that made it runs the same files: `replace` forgets them all.
+const KEPT_ANSWERS = 24;
+// Performance marks, each cleared as soon as it is made (an observer has it): a run answered
+// from the page, and a run ahead answered by the worker.
+const KEPT = "ridgepoint:answer:kept";
+const AHEAD_DONE = "ridgepoint:answer:ahead";
+/** @type {Map<string, string>} run key -> payload, oldest first */
+const kept = new Map();
+/** @type {Map<number, string>} run id -> its key */
+const keyOf = new Map();
+/** @type {Map<string, Listener[]>} key of the run ahead in flight -> the sims waiting for it */
+const awaited = new Map();
+/** @type {{module: string, inputs: import("./inputs.js").Inputs}[]} runs wanted ahead, in order */
+let wanted = [];
+/** @type {number | null} the id of the run ahead in flight */
+let aheadId = null;
+// Runs ahead only for a sim whose last run the worker made took at most this long: a run
+// ahead holds the worker while the reader may change an input, and the planner's searches
+// take seconds.
+const AHEAD_UNDER_MS = 250;
+/** @type {Map<number, {module: string, at: number}>} run id -> its module and when it was sent */
+const sentAt = new Map();
+/** @type {Map<string, number>} module -> how long its last run in the worker took (ms) */
+const tookMs = new Map();
+/** @type {WeakSet<Listener>} sims that have left the page: a kept answer is not theirs */
+const departed = new WeakSet();
+
+// The bench measures every change computed, and tests that need every run in the worker
+// say so, by setting window.ridgepointAhead = false: no runs ahead, no answers kept.
+function aheadOn() {
+  return globalThis.window?.ridgepointAhead !== false;
+}
+
+/** @param {Listener} listener @param {string} payload */
+function deliver(listener, payload) {
+  if (!departed.has(listener)) listener.receive(JSON.parse(payload));
+}
 
 /** @param {(listener: Listener) => void} tell */
 function broadcast(tell) {
@@ -91,12 +136,8 @@ function current() {
     else if (data.type === "failed") broadcast((listener) => listener.failed(data.module, data.message));
     else if (data.type === "fatal") giveUp(`Python could not start: ${data.message}`);
     else if (data.type === "working") progressOf.get(data.id)?.(data.done, data.total, data.text);
-    else if (data.type === "result") {
-      const listener = runs.get(data.id);
-      runs.delete(data.id);
-      progressOf.delete(data.id);
-      if (listener) listener.receive(JSON.parse(data.payload));
-    } else if (data.type === "read") {
+    else if (data.type === "result") answered(data.id, data.payload);
+    else if (data.type === "read") {
       reads.get(data.id)?.(JSON.parse(data.payload));
       reads.delete(data.id);
     }
@@ -128,6 +169,7 @@ export function join(listener) {
 /** @param {Listener} listener */
 export function leave(listener) {
   listeners.delete(listener);
+  departed.add(listener);
   for (const [id, waiting] of runs) if (waiting === listener) runs.delete(id);
 }
 
@@ -140,16 +182,108 @@ export function load(module, files) {
 }
 
 /**
+ * A run's key: its module and its inputs as text, in name order (two sets of inputs that
+ * read the same are one run, as inputs.js compares them).
+ * @param {string} module
+ * @param {import("./inputs.js").Inputs} inputs
+ */
+function runKey(module, inputs) {
+  const values = Object.keys(inputs).sort().map((name) => [name, String(inputs[name])]);
+  return `${module}\n${JSON.stringify(values)}`;
+}
+
+/** @param {string} key @param {string} payload */
+function keep(key, payload) {
+  kept.delete(key);
+  kept.set(key, payload);
+  if (kept.size > KEPT_ANSWERS) kept.delete(/** @type {string} */ (kept.keys().next().value));
+}
+
+/**
+ * The worker's answer to run `id`: kept (when it is a result), and given to whoever waits.
+ * @param {number} id
+ * @param {string} payload
+ */
+function answered(id, payload) {
+  const key = keyOf.get(id);
+  keyOf.delete(id);
+  const sent = sentAt.get(id);
+  sentAt.delete(id);
+  if (sent) tookMs.set(sent.module, performance.now() - sent.at);
+  const answer = JSON.parse(payload);
+  if (key !== undefined && answer.ok) keep(key, payload);
+  if (id === aheadId) {
+    aheadId = null;
+    performance.mark(AHEAD_DONE, { detail: { module: sent?.module ?? "" } });
+    performance.clearMarks(AHEAD_DONE);
+    const waiting = awaited.get(/** @type {string} */ (key)) ?? [];
+    awaited.delete(/** @type {string} */ (key));
+    for (const listener of waiting) deliver(listener, payload);
+  } else {
+    const listener = runs.get(id);
+    runs.delete(id);
+    progressOf.delete(id);
+    if (listener) listener.receive(answer);
+  }
+  nextAhead();
+}
+
+/**
  * @param {Listener} listener who gets the answer
  * @param {string} module
  * @param {import("./inputs.js").Inputs} inputs
  * @param {Working} [working] shows the run's progress reports, if it sends any
  */
 export function run(listener, module, inputs, working) {
+  wanted = []; // the runs ahead of the inputs shown before are no longer ahead of anything
+  const key = runKey(module, inputs);
+  const payload = aheadOn() ? kept.get(key) : undefined;
+  if (payload !== undefined) {
+    keep(key, payload); // the newest again
+    performance.mark(KEPT, { detail: { module } });
+    performance.clearMarks(KEPT);
+    // Answered as the worker answers: after the task that asked (widget.js expects that).
+    queueMicrotask(() => deliver(listener, payload));
+    return;
+  }
+  const waiting = awaited.get(key);
+  if (waiting) { // the run ahead in flight is this one: its answer is this run's
+    waiting.push(listener);
+    return;
+  }
   const id = nextRunId++;
   runs.set(id, listener);
+  keyOf.set(id, key);
   if (working) progressOf.set(id, working);
+  sentAt.set(id, { module, at: performance.now() });
   current().postMessage({ type: "run", id, module, inputs });
+}
+
+/**
+ * Runs to make while the worker is idle, most likely next first (ahead.js): each is sent
+ * once no sim's run is in flight, one at a time, so a change the reader makes meanwhile
+ * waits for one run at most. A newer call, or any sim's run, replaces the list.
+ * @param {string} module
+ * @param {import("./inputs.js").Inputs[]} inputs
+ */
+export function ahead(module, inputs) {
+  if (!aheadOn() || (tookMs.get(module) ?? Infinity) > AHEAD_UNDER_MS) return;
+  wanted = inputs.map((values) => ({ module, inputs: values }));
+  nextAhead();
+}
+
+function nextAhead() {
+  if (aheadId !== null || runs.size > 0 || broken) return;
+  for (let next = wanted.shift(); next; next = wanted.shift()) {
+    const key = runKey(next.module, next.inputs);
+    if (kept.has(key)) continue;
+    aheadId = nextRunId++;
+    keyOf.set(aheadId, key);
+    awaited.set(key, []);
+    sentAt.set(aheadId, { module: next.module, at: performance.now() });
+    current().postMessage({ type: "run", id: aheadId, module: next.module, inputs: next.inputs });
+    return;
+  }
 }
 
 /**
@@ -185,6 +319,12 @@ export function replace() {
   worker?.terminate();
   worker = null;
   runs.clear();
+  kept.clear(); // a new worker loads the sims' files again: answers are made afresh
+  keyOf.clear();
+  sentAt.clear();
+  awaited.clear();
+  wanted = [];
+  aheadId = null;
   for (const [id, resolve] of reads) {
     resolve({ ok: false, input: "", message: "the file was not read: the simulation was restarted; pick it again" });
     reads.delete(id);

@@ -27,12 +27,13 @@
 // reader is told, and the other sims on the page carry on with the new worker.
 // All paths are relative to this file, so the site works at any depth and base path.
 
+import { ahead } from "./ahead.js";
 import { mountCharts } from "./charts.js";
 import { mountControls } from "./controls.js";
 import "./cover.js";
 import { mountPin } from "./pin.js";
 import { sameInputs } from "./inputs.js";
-import { SIM, part, required } from "./parts.js";
+import { SIM, part, required, selector } from "./parts.js";
 import { dataState, initial, transition } from "./phase.js";
 import * as python from "./python.js";
 import { mountResults } from "./results.js";
@@ -72,6 +73,8 @@ class Sim {
     this.sent = this.shown;
     /** @type {Inputs | null} the inputs of a run that took too long, until a run is sent */
     this.stuck = null;
+    /** @type {Inputs} the inputs shown before the current ones (which way the reader moved) */
+    this.before = this.shown;
     /** @type {ReturnType<typeof setTimeout> | undefined} */
     this.watchdog = undefined;
     // A result's suggested inputs (its `apply`) are set as the reader would set them.
@@ -84,6 +87,10 @@ class Sim {
     this.controls = mountControls(element, this.config, {
       change: () => this.change(),
       reach: () => this.reach(),
+    });
+    // Focus on a control says which one the reader will move next: its neighbours are run.
+    element.addEventListener("focusin", () => {
+      if (this.state.phase === "ready" && this.state.live) this.lookAhead();
     });
     this.unwatch = () => {};
     const broken = python.join(this);
@@ -205,6 +212,17 @@ class Sim {
       this.results.say(`The live charts could not be drawn (${/** @type {Error} */ (error).message}); the table is up to date.`);
     }
     this.dispatch({ type: "drawn" });
+    if (this.state.phase === "ready") this.lookAhead();
+  }
+
+  // The answer on screen and nothing newer to run: the worker makes the runs one step away
+  // (ahead.js; python.js makes them only for a sim whose runs are quick, and not at all when
+  // window.ridgepointAhead is false).
+  lookAhead() {
+    const focused = document.activeElement?.closest(selector("control"));
+    const name = focused instanceof HTMLElement && this.element.contains(focused)
+      ? focused.dataset.input ?? null : null;
+    python.ahead(this.config.module, ahead(this.config.inputs, this.shown, this.before, name));
   }
 
   /** @param {import("./python.js").Answer} answer */
@@ -220,6 +238,7 @@ class Sim {
       this.takeaway.hold(inputs, answer.result);
       this.pin.hold(inputs, answer.result);
       this.last = answer.result;
+      if (!sameInputs(inputs, this.shown)) this.before = this.shown;
       this.shown = inputs;
       await this.redraw();
       this.results.markStale(!sameInputs(this.controls.values, this.shown));
