@@ -261,9 +261,10 @@ def _model(entry: LanguageModel, model: shapes.Model, formats: ModuleType) -> li
         ("KV cache per token of context", esc(", ".join(
             f"{labels[p]} {model.kv_bytes_per_token(p):,.0f} bytes" for p in formats.PRECISIONS))),
     ]
-    if model.kv_window_bytes():
-        derived.append(("KV the sliding layers hold per sequence, once full",
-                        esc(f"{model.kv_window_bytes() / 1e6:,.1f} MB in BF16")))
+    if model.kv_constant_bytes():
+        derived.append(("KV a sequence holds whatever its length (full windows, chunks, "
+                        "linear layers' state)",
+                        esc(f"{model.kv_constant_bytes() / 1e6:,.1f} MB in BF16")))
     if model.experts:
         shared = f", {model.shared_experts} shared" if model.shared_experts else ""
         derived.append(("Experts", esc(f"{model.experts} routed, {model.experts_per_token} "
