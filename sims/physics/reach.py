@@ -38,20 +38,18 @@ class Reach(NamedTuple):
 def reached(reach: Reach, tokens: int) -> float:
     """Entries a sequence of `tokens` tokens holds within its last token's reach.
 
-    Chunked attention is taken at its mean past the first chunk: a query reads 1 to `chunk`
+    Chunked attention is taken as a window of half a chunk: a query reads 1 to `chunk`
     tokens as it moves through a chunk, (chunk + 1) / 2 on average, so a long generation's
-    steps are right on average and a step's cost stays affine in the context."""
-    if reach.chunk:
-        return tokens if tokens <= reach.chunk else (reach.chunk + 1) / 2
-    held = min(tokens, reach.span) if reach.span else tokens
+    steps are right on average, and a step's cost still grows with the context and is affine
+    in it past the window (the first chunk's second half is priced low)."""
+    span = (reach.chunk + 1) // 2 if reach.chunk else reach.span
+    held = min(tokens, span) if span else tokens
     return held if reach.ratio == 1 else held / reach.ratio
 
 
 def reached_pairs(reach: Reach, new: int, context: int) -> float:
     """(query, entry) pairs `new` tokens after `context` cached ones read in all (causal,
     each token itself included; see `reached` for chunks)."""
-    if reach.chunk:
-        first = max(0, min(context + new, reach.chunk) - context)  # queries in the 1st chunk
-        return attended(first, context, 0) + (new - first) * (reach.chunk + 1) / 2
-    pairs = attended(new, context, reach.span)
+    span = (reach.chunk + 1) // 2 if reach.chunk else reach.span
+    pairs = attended(new, context, span)
     return pairs if reach.ratio == 1 else pairs / reach.ratio

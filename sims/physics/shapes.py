@@ -166,7 +166,7 @@ class Model:
             index_head_dim=config.get("index_head_dim", 0),
             o_groups=config.get("o_groups", 0), o_lora_rank=config.get("o_lora_rank", 0),
             hc_mult=config.get("hc_mult", 0),
-            native=native_precision(config.get("quantization_config")),
+            native=_native(config),
         )
 
     # -- the layers ------------------------------------------------------------------
@@ -492,14 +492,17 @@ def _kinds(config: Mapping[str, Any], moe: list[bool]) -> tuple[LayerKind, ...]:
                      for ratio, is_moe in zip(ratios, moe, strict=True))
     if "index_topk" in config:  # DeepSeek sparse attention on every layer
         return tuple(LayerKind(0, is_moe, SPARSE, topk=config["index_topk"]) for is_moe in moe)
-    if config.get("attention_chunk_size"):  # Llama 4
-        chunk = config["attention_chunk_size"]
+    chunk = config.get("attention_chunk_size") or 0
+    if chunk and not config.get("layer_types"):  # Llama 4 as its config.json has it
         rope = config.get("no_rope_layers") or [
             int((index + 1) % LLAMA4_NOPE_INTERVAL != 0) for index in range(layers)]
         return tuple(LayerKind(chunk, is_moe, CHUNKED) if uses_rope else LayerKind(0, is_moe)
                      for uses_rope, is_moe in zip(rope, moe, strict=True))
-    types = config.get("layer_types") or ["sliding_attention" if window else
-                                          "full_attention"] * layers
+    interval = config.get("full_attention_interval")
+    types = config.get("layer_types") or (
+        ["full_attention" if (index + 1) % interval == 0 else "linear_attention"
+         for index in range(layers)] if interval and config.get("linear_num_value_heads")
+        else ["sliding_attention" if window else "full_attention"] * layers)
     global_dim = config.get("global_head_dim", 0)
     global_kv = (config.get("num_global_key_value_heads") or 0
                  if config.get("attention_k_eq_v") else 0)
@@ -508,11 +511,21 @@ def _kinds(config: Mapping[str, Any], moe: list[bool]) -> tuple[LayerKind, ...]:
         kind = LAYER_TYPES[name]
         if kind == SLIDING:
             kinds.append(LayerKind(window, is_moe, SLIDING))
+        elif kind == CHUNKED:
+            kinds.append(LayerKind(chunk, is_moe, CHUNKED))
         elif kind == FULL:
             kinds.append(LayerKind(0, is_moe, FULL, global_dim, global_kv))
         else:
             kinds.append(LayerKind(0, is_moe, kind))
     return tuple(kinds)
+
+
+def _native(config: Mapping[str, Any]) -> Precision:
+    """The checkpoint's formats: its quantization_config's, with DeepSeek V4's experts in the
+    format its expert_dtype names (FP4 beside FP8 weights)."""
+    native = native_precision(config.get("quantization_config"))
+    experts = config.get("expert_dtype")
+    return native._replace(experts=experts) if experts else native
 
 
 def native_precision(quantization: Mapping[str, Any] | None) -> Precision:
