@@ -15,6 +15,7 @@ import dataclasses
 import shutil
 import subprocess
 import sys
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -23,8 +24,9 @@ import yaml
 from ridgepoint.base.errors import ContentErrors
 from ridgepoint.base.layout import Layout
 from ridgepoint.content.load import load_site
+from ridgepoint.content.schemafiles import schemas
 from ridgepoint.editing.from_config import key_lines, render, write
-from ridgepoint.editing.scaffold import Refused
+from ridgepoint.editing.scaffold import Refused, scaffold
 from sims.physics.shapes import Model
 from tests.repo import REPO
 
@@ -167,3 +169,17 @@ def test_it_refuses_in_one_line_and_writes_nothing(args: tuple[str, str], messag
 def test_a_refusal_is_an_exception_in_process(tmp_path: Path) -> None:
     with pytest.raises(Refused, match="is not a JSON object"):
         render("[1, 2]", "list.json")
+
+
+def test_make_new_explains_every_config_field_the_schema_holds(tmp_path: Path) -> None:
+    """`make new KIND=model` writes each config field commented out with the schema's own
+    description of it, so a field added to the schema is explained there the day it is."""
+    root = _site(tmp_path)
+    scaffold(Layout.of(root, REPO), "model", "x-model", date(2026, 12, 7), [])
+    text = (root / "content" / "catalogue" / "models" / "x-model.yaml").read_text()
+    flat = " ".join(line.strip().lstrip("#").strip() for line in text.splitlines())
+    config = schemas()["model.schema.json"]["properties"]["config"]["properties"]
+    for name, prop in config.items():
+        assert f"{name}:" in text, name
+        words = " ".join(prop.get("description", "").split()[:6])
+        assert words in flat, (name, words)
