@@ -183,3 +183,15 @@ def test_make_new_explains_every_config_field_the_schema_holds(tmp_path: Path) -
         assert f"{name}:" in text, name
         words = " ".join(prop.get("description", "").split()[:6])
         assert words in flat, (name, words)
+
+
+def test_compressed_tensors_groups_keep_the_formats_and_leave_the_rest_out() -> None:
+    """Kimi K2.5's INT4 experts: the group's weights keep their format (bits, type, group
+    size); the observer, its arguments and the nulls beside them are not shapes."""
+    quantization = made("kimi-k2.5")["config"]["quantization_config"]
+    weights = quantization["config_groups"]["group_0"]["weights"]
+    assert weights == {"dynamic": False, "group_size": 32, "num_bits": 4, "strategy": "group",
+                       "symmetric": True, "type": "int"}
+    assert quantization["quant_method"] == "compressed-tensors"
+    assert "input_activations" not in quantization["config_groups"]["group_0"]
+    assert "lm_head" in quantization["ignore"] and "kv_cache_scheme" not in quantization
