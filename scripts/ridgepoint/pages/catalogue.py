@@ -26,7 +26,7 @@ from ridgepoint.catalogue.units import (
 from ridgepoint.content.catalogue_records import Citation, Gpu, LanguageModel
 from ridgepoint.content.kernel_records import AllReduceAlgorithm, AllReduceFit, KernelProfile
 from ridgepoint.content.model import Site
-from ridgepoint.pages.catalogue_tables import anchor, attention, cited, comparison
+from ridgepoint.pages.catalogue_tables import anchor, attention, cited, comparison, other_kinds
 from ridgepoint.pages.common import heading, page, paragraph
 from ridgepoint.sims.simcode import SimCode
 
@@ -225,10 +225,11 @@ def _profile(site: Site, profile: KernelProfile) -> list[str]:
 
 def _layers(model: shapes.Model) -> str:
     """The layers in words: attention kind, windows, dense and MoE MLPs."""
-    windows = sorted({kind.window for kind in model.kinds if kind.window})
-    sliding = sum(1 for kind in model.kinds if kind.window)
+    windows = sorted({kind.window for kind in model.kinds if kind.attention == "sliding"})
+    sliding = sum(1 for kind in model.kinds if kind.attention == "sliding")
     window = (f", {sliding} of them with a sliding window of "
               f"{' or '.join(str(w) for w in windows)} tokens" if windows else "")
+    window += f", {other_kinds(model)}" if other_kinds(model) else ""
     dense = model.layers - model.moe_layers
     mlp = ("a dense MLP" if not model.moe_layers else
            f"{model.moe_layers} with a mixture of experts" + (f", {dense} dense" if dense else ""))

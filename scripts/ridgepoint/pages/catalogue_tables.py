@@ -13,6 +13,7 @@ the rows of it the tables use. Also here: the anchors and citations the sections
 
 from __future__ import annotations
 
+from collections import Counter
 from types import ModuleType
 from typing import TYPE_CHECKING
 
@@ -46,6 +47,18 @@ def attention(model: shapes.Model) -> str:
     if model.latent:
         return "latent"
     return "multi-head" if model.kv_heads == model.heads else "grouped-query"
+
+
+# Layer kinds besides full attention and sliding windows (sims.physics.shapes), in words.
+KIND_WORDS = {"chunked": "chunked", "linear": "linear (Gated DeltaNet)",
+              "sparse": "sparse (DeepSeek's indexer)", "compressed": "compressed (DeepSeek V4)"}
+
+
+def other_kinds(model: shapes.Model) -> str:
+    """The model's layers of the kinds in KIND_WORDS, counted ("" when it has none)."""
+    counts = Counter(kind.attention for kind in model.kinds)
+    return ", ".join(f"{counts[kind]} {words}" for kind, words in KIND_WORDS.items()
+                     if counts[kind])
 
 
 def _number(value: float) -> str:
@@ -142,7 +155,9 @@ def model_table(site: Site, models: dict[str, shapes.Model], sources: _Sources) 
             f"from the fields listed under {link(f'#{section}', entry.name)}"))
         kv = model.kv_bytes_per_token("bf16")
         shared = f" + {model.shared_experts} shared" if model.shared_experts else ""
-        window = ", with sliding windows" if any(kind.window for kind in model.kinds) else ""
+        window = (", with sliding windows" if any(kind.attention == "sliding"
+                                                  for kind in model.kinds) else "")
+        window += f", with {other_kinds(model)} layers" if other_kinds(model) else ""
         rows.append(Row((
             Cell(link(f"#{section}", entry.name), entry.name),
             _cell(f"{model.params / 1e9:,.2f}", model.params, [ref]),
