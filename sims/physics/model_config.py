@@ -229,6 +229,10 @@ def _check_lists(config: Mapping[str, Any]) -> None:
         if not config.get("sliding_window") or (4 in ratios and not config.get("index_topk")):
             raise _error("field compress_ratios needs sliding_window (and index_topk for "
                          "ratio 4)")
+    if config.get("index_topk") and not (config.get("kv_lora_rank")
+                                         or config.get("compress_ratios")):
+        raise _error("field index_topk (sparse attention) needs latent attention "
+                     "(kv_lora_rank) or compress_ratios: the sims price its indexer there only")
     kinds = config.get("attn_type_list")
     if kinds is not None and (not isinstance(kinds, list) or any(
             kind != SOFTMAX_ATTENTION for kind in kinds)):

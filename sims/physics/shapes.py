@@ -262,7 +262,7 @@ class Model:
                     Matmul(self.heads * hd, self.o_lora_rank, split_k=True),
                     Matmul(self.o_groups * self.o_lora_rank, h, split_k=True))
         query = self.heads * hd * (2 if self.output_gate else 1)
-        keys = kv_heads * hd * (1 if self.k_eq_v and kind.head_dim else 2)
+        keys = kv_heads * hd * (1 if self.k_eq_v and kind.attention == FULL else 2)
         return (Matmul(h, query + keys), Matmul(self.heads * hd, h, split_k=True))
 
     def indexer_matmuls(self) -> tuple[Matmul, ...]:
@@ -301,11 +301,6 @@ class Model:
             return total
         bias = ((self.heads + 2 * kv_heads) * hd + self.hidden if self.attention_bias else 0)
         return total + bias
-
-    @property
-    def attention_params(self) -> int:
-        """The first layer's attention weights (every layer's, when they are all alike)."""
-        return self.attention_params_of(self.kinds[0])
 
     @property
     def dense_mlp_params(self) -> int:
@@ -373,14 +368,10 @@ class Model:
 
     # -- the KV cache and the linear layers' state --------------------------------------
 
-    @property
-    def kv_values_per_token_layer(self) -> int:
-        """Values one token adds to a full-attention layer's cache: K and V per KV head, or
-        for latent attention one latent plus one shared rotary key."""
-        return self.kv_values(LayerKind(0, False))
-
     def kv_values(self, kind: LayerKind) -> int:
-        """Values one cached entry of a layer of this kind holds (a linear layer: none)."""
+        """Values one cached entry of a layer of this kind holds: K and V per KV head (one
+        vector for DeepSeek V4's shared K=V head), or for latent attention one latent plus
+        one shared rotary key; a linear layer: none."""
         if kind.attention == LINEAR:
             return 0
         if self.latent:
