@@ -17,6 +17,15 @@ a kind (LayerKind), read from the family's own fields:
   layer, and on layers with a compress ratio one entry per `ratio` tokens besides (ratio 4:
   picked top-k by an indexer; ratio 128: read densely).
 
+Caches, each at the KV format chosen unless said: full and sparse layers grow a token at a
+time (a sparse layer also its indexer keys in FP8); sliding and chunked layers stop at their
+window or chunk (a chunk is held whole, the most it holds); a linear layer's state never
+grows; a compressed layer holds its window plus context / ratio entries (and at ratio 4 an
+FP8 indexer key per entry). Left out: the compressors' pending tokens and overlap buffers
+(under `ratio` tokens a layer), DeepSeek V4's split of an entry into FP8 and BF16 parts (the
+whole entry is in the chosen format), and its hash routing's token-to-expert table (a buffer,
+not a weight).
+
 MLPs: gated (SwiGLU), or a mixture of experts with shared experts (or, as Gemma 4 and Llama
 4 have, a dense MLP every token runs beside the experts), dense first layers (DeepSeek) or
 interleaved dense layers (Llama 4 Maverick). Parameter counts, KV bytes and the checkpoint's
