@@ -32,9 +32,9 @@ from sims.physics import (
     step_cost,
 )
 from sims.physics.accuracy import step_note
+from sims.physics.kinds import SLIDING
 from sims.physics.precision import PRECISIONS
 from sims.physics.pricing import pricer
-from sims.physics.shapes import SLIDING
 
 TITLE = "One step on one deployment, priced"
 

@@ -31,8 +31,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from sims.kit.contract import InputError
-from sims.physics.shapes import LAYER_TYPES as KINDS_OF_LAYER_TYPES
-from sims.physics.shapes import STATE_BYTES, Model, native_precision
+from sims.physics.families import STATE_BYTES, native_precision
+from sims.physics.kinds import LAYER_TYPES as KINDS_OF_LAYER_TYPES
+from sims.physics.shapes import Model
 
 INPUT = "model_config"  # the sims' input that carries the pasted text
 CUSTOM = "custom"  # the Model choice that reads it
