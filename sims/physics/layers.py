@@ -24,9 +24,10 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from sims.physics import kernels
+from sims.physics.kinds import COMPRESSED, LINEAR, SPARSE, LayerKind
 from sims.physics.precision import bytes_per_value, moe_variant
 from sims.physics.reach import Reach
-from sims.physics.shapes import COMPRESSED, INDEXER_PRECISION, LINEAR, SPARSE, LayerKind
+from sims.physics.shapes import INDEXER_PRECISION
 from sims.physics.step import (
     ATTENTION,
     ELEMENTWISE,

@@ -31,8 +31,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from sims.kit.contract import InputError
-from sims.physics.shapes import LAYER_TYPES as KINDS_OF_LAYER_TYPES
-from sims.physics.shapes import STATE_BYTES, Model, native_precision
+from sims.physics.families import STATE_BYTES, native_precision
+from sims.physics.kinds import LAYER_TYPES as KINDS_OF_LAYER_TYPES
+from sims.physics.shapes import Model
 
 INPUT = "model_config"  # the sims' input that carries the pasted text
 CUSTOM = "custom"  # the Model choice that reads it
@@ -229,6 +230,10 @@ def _check_lists(config: Mapping[str, Any]) -> None:
         if not config.get("sliding_window") or (4 in ratios and not config.get("index_topk")):
             raise _error("field compress_ratios needs sliding_window (and index_topk for "
                          "ratio 4)")
+    if config.get("index_topk") and not (config.get("kv_lora_rank")
+                                         or config.get("compress_ratios")):
+        raise _error("field index_topk (sparse attention) needs latent attention "
+                     "(kv_lora_rank) or compress_ratios: the sims price its indexer there only")
     kinds = config.get("attn_type_list")
     if kinds is not None and (not isinstance(kinds, list) or any(
             kind != SOFTMAX_ATTENTION for kind in kinds)):

@@ -30,6 +30,7 @@ INTEGERS = ("int8", "int4", "int4g32")  # weight-only: stored, never computed in
 WEIGHT_FORMATS = (*PRECISIONS, *INTEGERS)  # what a sim's Weights control offers
 BITS = {"bf16": 16.0, "fp8": 8.0, "fp4": 4.25,
         "int8": 8.0, "int4": 4 + 16 / 128, "int4g32": 4 + 16 / 32}
+COMPUTES_AS = {"int8": "fp8", "int4": "fp4", "int4g32": "fp4"}  # see wider()
 LABELS = {"bf16": "BF16", "fp8": "FP8", "fp4": "FP4",
           "int8": "INT8", "int4": "INT4", "int4g32": "INT4 (group 32)"}
 
@@ -40,10 +41,10 @@ def bytes_per_value(precision: str) -> float:
 
 
 def wider(first: str, second: str) -> str:
-    """The format with more bits: the one a mixed matmul computes in (never an integer
-    weight format, which is widened to the other as it is read)."""
-    if first in INTEGERS or second in INTEGERS:
-        return second if first in INTEGERS else first
+    """The format with more bits: the one a mixed matmul computes in. An integer weight
+    format never computes: it stands for the float format of its width (INT8 for FP8, INT4
+    for FP4), so INT4 beside BF16 computes in BF16 (W4A16), beside FP8 in FP8 (W4A8)."""
+    first, second = COMPUTES_AS.get(first, first), COMPUTES_AS.get(second, second)
     return first if BITS[first] >= BITS[second] else second
 
 
@@ -56,7 +57,7 @@ def moe_variant(experts: str, activations: str) -> str:
     compute = wider(experts, activations)
     if compute == experts:
         return compute
-    return f"w{int(BITS[experts])}a{int(BITS[activations])}"
+    return f"w{int(BITS[experts])}a{int(BITS[compute])}"
 
 
 class Precision(NamedTuple):

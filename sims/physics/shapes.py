@@ -17,6 +17,15 @@ a kind (LayerKind), read from the family's own fields:
   layer, and on layers with a compress ratio one entry per `ratio` tokens besides (ratio 4:
   picked top-k by an indexer; ratio 128: read densely).
 
+Caches, each at the KV format chosen unless said: full and sparse layers grow a token at a
+time (a sparse layer also its indexer keys in FP8); sliding and chunked layers stop at their
+window or chunk (a chunk is held whole, the most it holds); a linear layer's state never
+grows; a compressed layer holds its window plus context / ratio entries (and at ratio 4 an
+FP8 indexer key per entry). Left out: the compressors' pending tokens and overlap buffers
+(under `ratio` tokens a layer), DeepSeek V4's split of an entry into FP8 and BF16 parts (the
+whole entry is in the chosen format), and its hash routing's token-to-expert table (a buffer,
+not a weight).
+
 MLPs: gated (SwiGLU), or a mixture of experts with shared experts (or, as Gemma 4 and Llama
 4 have, a dense MLP every token runs beside the experts), dense first layers (DeepSeek) or
 interleaved dense layers (Llama 4 Maverick). Parameter counts, KV bytes and the checkpoint's
@@ -38,48 +47,24 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
-from typing import Any, NamedTuple
+from typing import Any
 
+from sims.physics.families import (
+    EXPERT_COUNTS,
+    EXPERTS_PER_TOKEN,
+    STATE_BYTES,
+    is_moe,
+    layer_kinds,
+    native,
+    shared_ffn,
+)
+from sims.physics.kinds import CHUNKED, COMPRESSED, FULL, LINEAR, SPARSE, LayerKind, Matmul
 from sims.physics.precision import Precision, bytes_per_value
 from sims.physics.reach import Reach
 
-EXPERT_COUNTS = ("num_experts", "num_local_experts", "n_routed_experts")
-EXPERTS_PER_TOKEN = ("num_experts_per_tok", "top_k_experts")
 EMBEDDING_PRECISION = "bf16"  # embedding and output head stay BF16 in every checkpoint here
 INDEXER_PRECISION = "fp8"  # DeepSeek's lightning indexer caches its keys in FP8 (V3.2, V4)
 CONV_PRECISION = "bf16"  # a linear layer's convolution keeps its last inputs as activations
-STATE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}  # mamba_ssm_dtype
-LLAMA4_NOPE_INTERVAL = 4  # HF Llama4TextConfig: every 4th layer global, without RoPE
-CSA_RATIO = 4  # DeepSeek V4 (HF DeepseekV4Config): ratio-4 layers pick entries by an indexer
-
-FULL, SLIDING, CHUNKED, LINEAR, SPARSE, COMPRESSED = (
-    "full", "sliding", "chunked", "linear", "sparse", "compressed")
-LAYER_TYPES = {"full_attention": FULL, "sliding_attention": SLIDING,
-               "chunked_attention": CHUNKED, "linear_attention": LINEAR}
-
-
-class LayerKind(NamedTuple):
-    """What sets one layer's cost apart: its attention kind and geometry, and whether its
-    MLP is a mixture of experts. Zero widths mean the model's own."""
-
-    window: int  # tokens the cache keeps (sliding window, attention chunk); 0: every token
-    moe: bool
-    attention: str = FULL  # FULL, SLIDING, CHUNKED, LINEAR, SPARSE or COMPRESSED
-    head_dim: int = 0  # Gemma 4's global layers have heads of their own width
-    kv_heads: int = 0  # ...and fewer KV heads
-    ratio: int = 0  # compressed: source tokens pooled into one cached entry
-    topk: int = 0  # sparse, compressed at ratio 4: entries an indexer picks for each query
-
-
-class Matmul(NamedTuple):
-    """One weight matrix a layer multiplies its tokens by: (tokens x k) @ (k x n), cut over
-    the GPUs along n (or k when `split_k`), or run whole by each (`replicated`)."""
-
-    k: int
-    n: int
-    split_k: bool = False
-    replicated: bool = False
-
 
 @dataclass(frozen=True, eq=False)  # one object per model or stage: hashed by identity, fast
 class Model:
@@ -131,21 +116,21 @@ class Model:
         heads = config["num_attention_heads"]
         layers = config["num_hidden_layers"]
         experts = next((config[k] for k in EXPERT_COUNTS if k in config), 0)
-        moe = [_is_moe(config, experts, index) for index in range(layers)]
+        moe = [is_moe(config, experts, index) for index in range(layers)]
         expert_ffn = (config.get("moe_intermediate_size") or config.get("intermediate_size", 0)
                       if experts else 0)
         return cls(
             key=key, name=name, hidden=config["hidden_size"], heads=heads,
             kv_heads=config.get("num_key_value_heads", heads),
             head_dim=config.get("head_dim", config["hidden_size"] // heads),
-            vocab=config["vocab_size"], kinds=_kinds(config, moe),
+            vocab=config["vocab_size"], kinds=layer_kinds(config, moe),
             ffn=(config.get("intermediate_size_mlp") or config.get("intermediate_size", 0)
                  if not all(moe) else 0),
             experts=experts,
             experts_per_token=next((config[k] for k in EXPERTS_PER_TOKEN if k in config), 0),
             expert_ffn=expert_ffn,
             shared_experts=config.get("n_shared_experts", 0),
-            shared_ffn=_shared_ffn(config, expert_ffn) if experts else 0,
+            shared_ffn=shared_ffn(config, expert_ffn) if experts else 0,
             q_lora_rank=config.get("q_lora_rank") or 0,
             kv_lora_rank=config.get("kv_lora_rank", 0),
             nope_head_dim=config.get("qk_nope_head_dim", 0),
@@ -166,7 +151,7 @@ class Model:
             index_head_dim=config.get("index_head_dim", 0),
             o_groups=config.get("o_groups", 0), o_lora_rank=config.get("o_lora_rank", 0),
             hc_mult=config.get("hc_mult", 0),
-            native=_native(config),
+            native=native(config),
         )
 
     # -- the layers ------------------------------------------------------------------
@@ -262,7 +247,7 @@ class Model:
                     Matmul(self.heads * hd, self.o_lora_rank, split_k=True),
                     Matmul(self.o_groups * self.o_lora_rank, h, split_k=True))
         query = self.heads * hd * (2 if self.output_gate else 1)
-        keys = kv_heads * hd * (1 if self.k_eq_v and kind.head_dim else 2)
+        keys = kv_heads * hd * (1 if self.k_eq_v and kind.attention == FULL else 2)
         return (Matmul(h, query + keys), Matmul(self.heads * hd, h, split_k=True))
 
     def indexer_matmuls(self) -> tuple[Matmul, ...]:
@@ -301,11 +286,6 @@ class Model:
             return total
         bias = ((self.heads + 2 * kv_heads) * hd + self.hidden if self.attention_bias else 0)
         return total + bias
-
-    @property
-    def attention_params(self) -> int:
-        """The first layer's attention weights (every layer's, when they are all alike)."""
-        return self.attention_params_of(self.kinds[0])
 
     @property
     def dense_mlp_params(self) -> int:
@@ -373,14 +353,10 @@ class Model:
 
     # -- the KV cache and the linear layers' state --------------------------------------
 
-    @property
-    def kv_values_per_token_layer(self) -> int:
-        """Values one token adds to a full-attention layer's cache: K and V per KV head, or
-        for latent attention one latent plus one shared rotary key."""
-        return self.kv_values(LayerKind(0, False))
-
     def kv_values(self, kind: LayerKind) -> int:
-        """Values one cached entry of a layer of this kind holds (a linear layer: none)."""
+        """Values one cached entry of a layer of this kind holds: K and V per KV head (one
+        vector for DeepSeek V4's shared K=V head), or for latent attention one latent plus
+        one shared rotary key; a linear layer: none."""
         if kind.attention == LINEAR:
             return 0
         if self.latent:
@@ -448,125 +424,6 @@ class Model:
         if not 0 <= index < stages <= self.layers:
             raise ValueError(f"stage {index} of {stages} is not a stage of {self.layers} layers")
         return _pipeline_stage(self, stages, index)
-
-
-def _is_moe(config: Mapping[str, Any], experts: int, index: int) -> bool:
-    """Whether layer `index` (from 0) routes to experts, as the families' own code decides:
-    DeepSeek's first_k_dense_replace and moe_layer_freq, Qwen's mlp_only_layers and
-    decoder_sparse_step, Llama 4's moe_layers or interleave_moe_layer_step (HF's default:
-    layers step - 1, 2 step - 1, ...)."""
-    if not experts or index < config.get("first_k_dense_replace", 0):
-        return False
-    if "moe_layers" in config:
-        return index in config["moe_layers"]
-    step = config.get("interleave_moe_layer_step", 1)
-    if index % step != step - 1:
-        return False
-    if index in config.get("mlp_only_layers", ()) or index % config.get("moe_layer_freq", 1):
-        return False
-    return (index + 1) % config.get("decoder_sparse_step", 1) == 0
-
-
-def _shared_ffn(config: Mapping[str, Any], expert_ffn: int) -> int:
-    """The width of what every token of an MoE layer runs besides its routed experts:
-    DeepSeek's n_shared_experts of the experts' width, Qwen's shared expert, Llama 4's (one,
-    of intermediate_size), or Gemma 4's dense MLP beside its experts (enable_moe_block)."""
-    if "shared_expert_intermediate_size" in config:
-        return config["shared_expert_intermediate_size"]
-    if "shared_intermediate_size" in config:  # MiniMax
-        return config["shared_intermediate_size"]
-    if "interleave_moe_layer_step" in config or config.get("enable_moe_block"):
-        return config["intermediate_size"]
-    return config.get("n_shared_experts", 0) * expert_ffn
-
-
-def _kinds(config: Mapping[str, Any], moe: list[bool]) -> tuple[LayerKind, ...]:
-    """Each layer's kind, from the family's own fields (the module docstring names them)."""
-    layers = len(moe)
-    window = config.get("sliding_window") or 0
-    if "compress_ratios" in config:  # DeepSeek V4: a list with the MTP layer's ratio last
-        ratios = config["compress_ratios"][:layers]
-        topk = config.get("index_topk", 0)
-        return tuple(LayerKind(window, is_moe, COMPRESSED if ratio else SLIDING, 0, 0, ratio,
-                               topk if ratio == CSA_RATIO else 0)
-                     for ratio, is_moe in zip(ratios, moe, strict=True))
-    if "index_topk" in config:  # DeepSeek sparse attention on every layer
-        return tuple(LayerKind(0, is_moe, SPARSE, topk=config["index_topk"]) for is_moe in moe)
-    chunk = config.get("attention_chunk_size") or 0
-    if chunk and not config.get("layer_types"):  # Llama 4 as its config.json has it
-        rope = config.get("no_rope_layers") or [
-            int((index + 1) % LLAMA4_NOPE_INTERVAL != 0) for index in range(layers)]
-        return tuple(LayerKind(chunk, is_moe, CHUNKED) if uses_rope else LayerKind(0, is_moe)
-                     for uses_rope, is_moe in zip(rope, moe, strict=True))
-    interval = config.get("full_attention_interval")
-    types = config.get("layer_types") or (
-        ["full_attention" if (index + 1) % interval == 0 else "linear_attention"
-         for index in range(layers)] if interval and config.get("linear_num_value_heads")
-        else ["sliding_attention" if window else "full_attention"] * layers)
-    global_dim = config.get("global_head_dim", 0)
-    global_kv = (config.get("num_global_key_value_heads") or 0
-                 if config.get("attention_k_eq_v") else 0)
-    kinds = []
-    for name, is_moe in zip(types, moe, strict=True):
-        kind = LAYER_TYPES[name]
-        if kind == SLIDING:
-            kinds.append(LayerKind(window, is_moe, SLIDING))
-        elif kind == CHUNKED:
-            kinds.append(LayerKind(chunk, is_moe, CHUNKED))
-        elif kind == FULL:
-            kinds.append(LayerKind(0, is_moe, FULL, global_dim, global_kv))
-        else:
-            kinds.append(LayerKind(0, is_moe, kind))
-    return tuple(kinds)
-
-
-def _native(config: Mapping[str, Any]) -> Precision:
-    """The checkpoint's formats: its quantization_config's, with DeepSeek V4's experts in the
-    format its expert_dtype names (FP4 beside FP8 weights)."""
-    native = native_precision(config.get("quantization_config"))
-    experts = config.get("expert_dtype")
-    return native._replace(experts=experts) if experts else native
-
-
-def native_precision(quantization: Mapping[str, Any] | None) -> Precision:
-    """The checkpoint's formats from its quantization_config: FP8 (DeepSeek's blocks),
-    MXFP4 experts (gpt-oss), integer weights (AWQ, GPTQ: every linear layer; compressed-tensors
-    as Kimi K2.5 has it: its config groups' weights, with attention, shared experts and dense
-    MLPs left in BF16 when its ignore list names them). ValueError for what is not one."""
-    if not quantization:
-        return Precision()
-    method = quantization.get("quant_method")
-    if method == "fp8":
-        return Precision("fp8", "fp8")
-    if method == "mxfp4":
-        return Precision("bf16", "fp4")
-    if method in ("awq", "gptq"):
-        fmt = _integer(quantization.get("bits"), quantization.get("group_size", 128))
-        return Precision(fmt, fmt)
-    if method == "compressed-tensors":
-        groups = list((quantization.get("config_groups") or {}).values())
-        weights = [group.get("weights") or {} for group in groups]
-        if len(weights) != 1 or any(group.get("input_activations") for group in groups):
-            raise ValueError("compressed-tensors: only one group of weight-only integers "
-                             "is modelled")
-        spec = weights[0]
-        if spec.get("type") != "int":
-            raise ValueError(f"compressed-tensors: weights of type {spec.get('type')!r} are "
-                             "not modelled (only int)")
-        fmt = _integer(spec.get("num_bits"), spec.get("group_size") or 128)
-        ignored = " ".join(map(str, quantization.get("ignore") or ()))
-        return Precision("bf16" if "self_attn" in ignored else fmt, fmt)
-    raise ValueError(f"quant_method {method!r} is not modelled")
-
-
-def _integer(bits: Any, group: Any) -> str:
-    """The integer weight format (sims.physics.precision) of `bits` in groups of `group`."""
-    if bits == 8:
-        return "int8"
-    if bits == 4 and group in (32, 128):
-        return "int4g32" if group == 32 else "int4"
-    raise ValueError(f"{bits}-bit integer weights in groups of {group} are not modelled "
-                     "(8 bits, or 4 bits in groups of 32 or 128)")
 
 
 @lru_cache(maxsize=256)

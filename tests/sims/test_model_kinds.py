@@ -23,9 +23,10 @@ import pytest
 
 from sims.kit.contract import InputError
 from sims.physics import GPUS, Precision, decode_step, precision_for
+from sims.physics.kinds import COMPRESSED, LINEAR, SLIDING, SPARSE
 from sims.physics.model_config import model_from_text
 from sims.physics.precision import bytes_per_value, moe_variant, wider
-from sims.physics.shapes import COMPRESSED, LINEAR, SLIDING, SPARSE, Model
+from sims.physics.shapes import Model
 from tests.repo import REPO
 
 CONFIGS = REPO / "tests" / "pipeline" / "fixtures" / "configs"
