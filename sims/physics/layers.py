@@ -20,7 +20,6 @@ catalogue). Left out: the compressor's pooling and a linear layer's short convol
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from sims.physics import kernels
@@ -62,18 +61,14 @@ def price_layers(p: Pricer, step: _Step, new: int, share: float, windows: dict[R
     model = p.model
     tokens = new * share
     if model.latent:
-        for attention, count in sorted(Counter(k.attention for k in model.kinds).items()):
-            kind = next(k for k in model.kinds if k.attention == attention)
+        for kind, count in model.latent_groups:
             _latent(p, step, count, tokens, share, windows, kind)
     else:
-        # Layers with the same projections are priced together (one group when all alike).
-        matmuls = Counter(model.attention_matmuls(kind) for kind in model.kinds)
-        for shapes, count in matmuls.items():
+        for shapes, count in model.projection_groups:
             for m in shapes:
                 p.matmul(step, PROJECTIONS, count, tokens, m.k, m.n, split_k=m.split_k,
                          replicated=m.replicated)
-        for kind, count in model.groups:
-            reaches = model.reaches(kind)
+        for kind, count, reaches in model.kind_groups:
             if kind.attention == LINEAR:
                 _linear(p, step, count, windows[reaches["all"]], share)
                 continue
@@ -195,7 +190,7 @@ def _latent(p: Pricer, step: _Step, layers: int, tokens: float, share: float,
     only the latents its indexer picks (the expanded form up-projects every cached one, as
     for short prompts) and adds the indexer."""
     model = p.model
-    reaches = model.reaches(kind)
+    reaches = model.reaches(kind)  # once per step and kind: a latent model has one or two
     held, whole = windows[reaches["attend"]], windows[Reach()]
     lora, rope, heads = model.kv_lora_rank, model.rope_head_dim, model.heads
     qk = model.nope_head_dim + rope

@@ -12,8 +12,10 @@ compressed-tensors checkpoints are: INT8 (one 16-bit scale per output channel, n
 counting), INT4 in groups of 128 sharing one 16-bit scale (4.125 bits a value) and INT4 in
 groups of 32 (4.5 bits; Kimi K2.5's experts). A GPU has no integer rate in the catalogue, so
 an integer weight never computes: its matmul widens it as it reads and computes in the
-activations' format (W8A16, W4A16 with BF16 activations, W4A8 with FP8). Asymmetric zero
-points (4 more bits a group) are not counted apart.
+activations' format (W8A16, W4A16 with BF16 activations, W4A8 with FP8; beside narrower
+activations, in the float format of its own width), at that format's rate, with the MoE
+layer's weight-only kernel (moe_variant). Asymmetric zero points (4 more bits a group) are
+not counted apart.
 
 A matmul runs at the GPU's tensor-core rate for the wider of its weights' and its
 activations' formats: FP4 weights with BF16 activations on a Hopper read a quarter of the

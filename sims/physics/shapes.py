@@ -211,6 +211,27 @@ class Model:
         return {"attend": Reach(span=kind.window), "all": Reach()}
 
     @cached_property
+    def kind_groups(self) -> tuple[tuple[LayerKind, int, dict[str, Reach]], ...]:
+        """`groups` with each kind's reaches (worked out once: a step prices every group)."""
+        return tuple((kind, count, self.reaches(kind)) for kind, count in self.groups)
+
+    @cached_property
+    def projection_groups(self) -> tuple[tuple[tuple[Matmul, ...], int], ...]:
+        """(attention projections, layers that have them): layers alike are priced at once
+        (one group when every layer's projections are the same). Latent attention's are
+        priced in its own forms (sims.physics.layers), so a latent model has none here."""
+        if self.latent:
+            return ()
+        return tuple(Counter(self.attention_matmuls(kind) for kind in self.kinds).items())
+
+    @cached_property
+    def latent_groups(self) -> tuple[tuple[LayerKind, int], ...]:
+        """A latent model's layers by attention kind (full or sparse): a kind and its count."""
+        counts = Counter(kind.attention for kind in self.kinds)
+        return tuple((next(k for k in self.kinds if k.attention == attention), count)
+                     for attention, count in sorted(counts.items()))
+
+    @cached_property
     def all_reaches(self) -> tuple[Reach, ...]:
         """Every Reach some layer reads (a step works out each one's pairs once)."""
         return tuple(sorted({reach for kind in self.kinds
