@@ -13,6 +13,7 @@ with `prompt_tokens` 0, its whole `context` as the prompt (nothing cached).
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from sims.kit import charts
@@ -31,6 +32,7 @@ from sims.physics import (
     step_cost,
 )
 from sims.physics.accuracy import step_note
+from sims.physics.kinds import SLIDING
 from sims.physics.precision import PRECISIONS
 from sims.physics.pricing import pricer
 
@@ -185,7 +187,8 @@ def catalogue_json() -> dict[str, Any]:
             "experts": model.experts,
             "experts_per_token": model.experts_per_token,
             "latent_attention": model.latent,
-            "sliding_window_layers": sum(1 for kind in model.kinds if kind.window),
+            "sliding_window_layers": sum(1 for kind in model.kinds if kind.attention == SLIDING),
+            "layer_kinds": dict(sorted(Counter(kind.attention for kind in model.kinds).items())),
         }
         for key, model in MODELS.items()
     }

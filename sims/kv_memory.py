@@ -89,7 +89,8 @@ METRICS = {
     "max_concurrent_requests": "Most requests in flight at once (requests)",
     "mean_concurrent_requests": "Requests in flight on average while others waited (requests)",
     "kv_bytes_per_token": "KV bytes each token of context adds on each GPU (bytes)",
-    "window_bytes_per_request": "Sliding-window KV each request holds on each GPU (bytes)",
+    "window_bytes_per_request": ("KV each request holds on each GPU whatever its length: "
+                                 "full sliding windows and chunks, linear state (bytes)"),
     "usable_kv_bytes": "KV room on each GPU: usable memory less the weights (bytes)",
     "kv_capacity_tokens": "Tokens of context that room holds (tokens)",
     "waste_fraction": "Share of the room held without tokens in it, or in unusable gaps",

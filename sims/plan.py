@@ -31,7 +31,7 @@ from typing import Any
 from sims import plan_charts
 from sims.kit.contract import Choice, Number, Text, simulation
 from sims.physics import GPUS, LAYOUTS, MODELS
-from sims.physics.precision import PRECISIONS
+from sims.physics.precision import PRECISIONS, WEIGHT_FORMATS
 from sims.planning import compare, tables
 from sims.planning.ask import lengths, make_ask
 from sims.planning.feasibility import share_label
@@ -94,7 +94,7 @@ INPUTS = (
            max=MAX_GPUS, unit="GPUs"),
     Choice("measured_parallel", "Measured on: parallelism", "tp", LAYOUTS),
     Choice("measured_weights", "Measured on: weights' format", "native",
-           ("native", *PRECISIONS), help="native: the checkpoint's own."),
+           ("native", *WEIGHT_FORMATS), help="native: the checkpoint's own."),
     Choice("measured_kv", "Measured on: KV cache's format", "bf16", PRECISIONS),
 )
 

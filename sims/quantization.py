@@ -42,7 +42,7 @@ from sims.physics import (
 )
 from sims.physics.accuracy import step_regime
 from sims.physics.capacity import sequences_that_fit
-from sims.physics.precision import PRECISIONS, wider
+from sims.physics.precision import PRECISIONS, WEIGHT_FORMATS, wider
 from sims.quantization_charts import (
     BYTES_LINE,
     DECODE_LINE,
@@ -63,7 +63,7 @@ DECODE_SWEEP = tuple(2**k for k in range(9))  # 1 .. 256 sequences
 PREFILL_SWEEP = tuple(2**k for k in range(4, 15))  # 16 .. 16,384 tokens
 
 INPUTS = (
-    Choice("weights", "Weights", "fp8", PRECISIONS,
+    Choice("weights", "Weights", "fp8", WEIGHT_FORMATS,
            help="The format every weight matrix is stored in (the embedding stays BF16)."),
     Choice("activations", "Activations", "auto", ("auto", *PRECISIONS),
            help="The format matmul inputs are computed in. Auto: the weights' format where "

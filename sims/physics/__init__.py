@@ -28,7 +28,14 @@ from typing import NamedTuple
 from sims.kit.contract import Choice, InputError
 from sims.physics import catalogue_data, collectives
 from sims.physics.hardware import Gpu, build_gpus
-from sims.physics.precision import LABELS, PRECISIONS, Precision, bytes_per_value, wider
+from sims.physics.precision import (
+    LABELS,
+    PRECISIONS,
+    WEIGHT_FORMATS,
+    Precision,
+    bytes_per_value,
+    wider,
+)
 from sims.physics.pricing import LAYOUTS, pricer
 from sims.physics.profile import KernelProfile, build_profiles
 from sims.physics.shapes import Model, build_models
@@ -52,8 +59,9 @@ MODELS: dict[str, Model] = build_models(catalogue_data.MODELS)
 TP_DEGREES = (1, 2, 4, 8)
 
 # The formats a sim lets the reader pick, as every sim spells them (precision_for reads them).
-WEIGHTS_INPUT = Choice("weights", "Weights", "native", ("native", *PRECISIONS),
-                       help="The weights' format: native keeps the checkpoint's own.")
+WEIGHTS_INPUT = Choice("weights", "Weights", "native", ("native", *WEIGHT_FORMATS),
+                       help="The weights' format: native keeps the checkpoint's own; INT8 and "
+                            "INT4 are weight-only (they compute in the activations' format).")
 KV_INPUT = Choice("kv", "KV cache", "bf16", PRECISIONS, help="The KV cache's format.")
 
 # Share of memory that can hold weights and KV; the rest goes to activations, the CUDA
@@ -101,9 +109,10 @@ def precision_for(
     (config.json's quantization_config); any other format applies to every weight in the
     layers. `activations` None (or "auto") is what engines do: the weights' format when the
     GPU computes in it (FP8 W8A8 on a Hopper), else BF16 (weight-only, e.g. FP4 on a
-    Hopper). An activation format the GPU has no rate for is refused."""
+    Hopper, or INT4: W4A16; INT4 with FP8 activations asked for is W4A8). An activation
+    format the GPU has no rate for is refused."""
     for name, value in (("weights", weights), ("activations", activations), ("kv", kv)):
-        allowed = (*PRECISIONS, "native") if name == "weights" else (
+        allowed = (*WEIGHT_FORMATS, "native") if name == "weights" else (
             (*PRECISIONS, "auto") if name == "activations" else PRECISIONS)
         if value is not None and value not in allowed:
             raise InputError(name, f"expected one of {', '.join(allowed)}, got {value!r}")
@@ -212,15 +221,15 @@ def memory_fit(
     """Weights and the KV of `batch` sequences of `context_tokens` each (and of `more`, as
     (sequences, context tokens) pairs), over `tp` GPUs.
 
-    Tensor parallel: weights split evenly, KV heads split (copied beyond their number), a
-    latent cache held whole by every GPU. Expert parallel (attention data-parallel): routed
+    Tensor parallel: weights split evenly, each layer's KV heads split (copied beyond their
+    number; a linear layer's state by its value heads), a latent cache held whole by every
+    GPU. Expert parallel (attention data-parallel): routed
     experts split (the busiest GPU's share, sims.physics.step.experts_per_gpu), everything
     else held by every GPU, and each GPU holds whole sequences:
     the busiest ceil(sequences / n) of each kind, never a part of one."""
     check_group(gpu, model, tp, layout)
     precision = precision or precision_for(gpu, model)
     groups = ((batch, context_tokens), *more)
-    kv = sum(count * model.kv_bytes(context, precision.kv) for count, context in groups)
     weights = model.weight_bytes(precision)
     if layout == "ep":
         experts = model.expert_weight_bytes(precision)
@@ -230,7 +239,8 @@ def memory_fit(
                          for count, context in groups)
     else:
         per_gpu = weights / tp
-        kv_per_gpu = kv if model.latent else kv / min(tp, model.kv_heads)
+        kv_per_gpu = sum(count * model.kv_bytes(context, precision.kv, tp)
+                         for count, context in groups)
     return MemoryFit(per_gpu, kv_per_gpu, gpu.hbm_bytes * USABLE_MEMORY_FRACTION, gpu.name)
 
 

@@ -1,9 +1,21 @@
 """A transformer layer's operators, each priced by its kernel class (sims.physics.kernels):
-projections, attention (grouped-query or latent), the MLP or the experts, and the norms.
+projections, attention (grouped-query, latent, sparse, compressed or linear), the MLP or the
+experts, and the norms.
 
 Called by the Pricer (sims.physics.pricing) for every step; `share` is the fraction of the
 step's sequences the busiest GPU serves (1 under tensor parallelism, ceil(S / n) / S under
-data-parallel attention), and `windows` each attention window's work.
+data-parallel attention), and `windows` each Reach's work (sims.physics.reach: which cached
+entries a layer kind reads, sims.physics.shapes.Model.reaches).
+
+By kind: a sliding or chunked layer attends within its window or chunk; a sparse layer
+(DeepSeek V3.2, GLM-5) reads the top-k latents its indexer picks, and the indexer scans
+every cached token's key (FP8); a compressed layer (DeepSeek V4) attends its window and its
+compressed entries (top-k of them at ratio 4, with its indexer over every entry); a linear
+layer (Gated DeltaNet) reads and writes its state once per decoding sequence and runs a
+chunked scan over a prefill's tokens. The indexers, the linear scan and the state update run
+at the attention kernels' fitted shares (no measurement of those kernels is in the
+catalogue). Left out: the compressor's pooling and a linear layer's short convolution
+(element-wise work under 1% of the layer), DeepSeek V4's hyper-connections' mixing.
 """
 
 from __future__ import annotations
@@ -11,7 +23,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sims.physics import kernels
-from sims.physics.precision import moe_variant
+from sims.physics.kinds import COMPRESSED, LINEAR, SPARSE, LayerKind
+from sims.physics.precision import bytes_per_value, moe_variant
+from sims.physics.reach import Reach
+from sims.physics.shapes import INDEXER_PRECISION
 from sims.physics.step import (
     ATTENTION,
     ELEMENTWISE,
@@ -33,22 +48,36 @@ if TYPE_CHECKING:
 # adds its latents' two norms.
 ELEMENTWISE_KERNELS = 3
 LATENT_NORMS = 2
+# A linear layer's chunked scan (flash-linear-attention's chunk of 64 tokens): per token and
+# value head, attention within its chunk (2 x chunk x (key + value dims)) and the state's
+# update and read-out (DELTA_FLOPS x key dim x value dim); a decode does the latter only.
+LINEAR_CHUNK = 64
+DELTA_FLOPS = 6
 
 
-def price_layers(p: Pricer, step: _Step, new: int, share: float, windows: dict[int, Any]) -> None:
+def price_layers(p: Pricer, step: _Step, new: int, share: float, windows: dict[Reach, Any]
+                 ) -> None:
     """Every layer's operators for `new` tokens (the busiest GPU's `share` of them)."""
     model = p.model
     tokens = new * share
     if model.latent:
-        _latent(p, step, tokens, share, windows[0])
+        for kind, count in model.latent_groups:
+            _latent(p, step, count, tokens, share, windows, kind)
     else:
-        hd = model.head_dim
-        p.matmul(step, PROJECTIONS, model.layers, tokens, model.hidden,
-                 (model.heads + 2 * model.kv_heads) * hd)
-        p.matmul(step, PROJECTIONS, model.layers, tokens, model.heads * hd, model.hidden,
-                 split_k=True)
-        for kind, count in model.groups:
-            _attention(p, step, count, hd, windows[kind.window], share)
+        for shapes, count in model.projection_groups:
+            for m in shapes:
+                p.matmul(step, PROJECTIONS, count, tokens, m.k, m.n, split_k=m.split_k,
+                         replicated=m.replicated)
+        for kind, count, reaches in model.kind_groups:
+            if kind.attention == LINEAR:
+                _linear(p, step, count, windows[reaches["all"]], share)
+                continue
+            held = windows[reaches["attend"]]
+            if kind.attention == COMPRESSED:
+                held = _merged(held, windows[reaches["compressed"]])
+            _attention(p, step, count, kind, held, share)
+            if "index" in reaches:
+                _indexer(p, step, count, windows[reaches["index"]], share)
     dense = model.layers - model.moe_layers
     if dense:
         p.matmul(step, MLP, dense, tokens, model.hidden, 2 * model.ffn)
@@ -56,36 +85,113 @@ def price_layers(p: Pricer, step: _Step, new: int, share: float, windows: dict[i
         _elementwise(p, step, dense, tokens, model.ffn)
     if model.layers - dense:
         _experts(p, step, model.layers - dense, new, tokens)
-        width = (model.experts_per_token + model.shared_experts) * model.expert_ffn
+        width = model.experts_per_token * model.expert_ffn + model.shared_width
         _elementwise(p, step, model.layers - dense, tokens, width)
 
 
-def _attention(p: Pricer, step: _Step, layers: int, head_dim: int, held: Any,
+class _Merged:
+    """Two Reaches one attention kernel reads together (a compressed layer's window and its
+    compressed entries): their entries and pairs add, the sequences and tokens are one."""
+
+    def __init__(self, first: Any, second: Any) -> None:
+        self.decode_cached = first.decode_cached + second.decode_cached
+        self.decode_pairs = first.decode_pairs + second.decode_pairs
+        self.pairs = first.pairs + second.pairs
+        self.prefill_held = first.prefill_held + second.prefill_held
+        self.decode_tokens, self.decodes = first.decode_tokens, first.decodes
+        self.prefill_tokens, self.prefills = first.prefill_tokens, first.prefills
+
+
+def _merged(first: Any, second: Any) -> _Merged:
+    return _Merged(first, second)
+
+
+def _attention(p: Pricer, step: _Step, layers: int, kind: LayerKind, held: Any,
                share: float) -> None:
-    """One group of grouped-query attention layers: the prefill kernel over new sequences'
-    attended pairs, the decode kernel over decoding sequences' cached K and V."""
-    heads, kv_heads, a, kv = p.heads, p.kv_heads, p.a, p.kv
+    """One group of attention layers with K and V per head (grouped-query, multi-head, or
+    DeepSeek V4's one shared K=V head): the prefill kernel over new sequences' attended
+    pairs, the decode kernel over decoding sequences' cached entries."""
+    model = p.model
+    kv_heads, head_dim = model.kind_heads(kind)
+    heads, a, kv = p.heads, p.a, p.kv
+    kv_heads = max(1, kv_heads // p.tp)
+    stored = kv_heads * (1 if model.shared_kv else 2)  # K and V vectors an entry holds
     if held.prefills:
         flops = 4 * heads * head_dim * held.pairs * share
-        moved = held.prefill_tokens * share * head_dim * (2 * heads * a + 2 * kv_heads * kv)
+        moved = held.prefill_tokens * share * head_dim * (2 * heads * a + stored * kv)
         op = kernels.prefill_attention(p.profile, p.attention_format, p.peaks, p.bandwidth,
                                        flops, moved, held.prefills * share * heads)
         step.add(ATTENTION, layers, flops * p.tp, moved * p.tp, op)
     if held.decodes:
         # Each new token attends to its sequence's cached ones and the new ones before it.
         flops = 4 * heads * head_dim * held.decode_pairs * share
-        cached = held.decode_cached * share * 2 * kv_heads * head_dim * kv
+        cached = held.decode_cached * share * stored * head_dim * kv
         op = kernels.decode_attention(p.profile, p.precision.kv, p.bandwidth, cached,
                                       held.decodes * share, held.decodes * share * kv_heads,
                                       flops, p.attention_format, p.peaks)
         step.add(ATTENTION, layers, flops * p.tp, cached * p.tp, op)
 
 
-def _latent(p: Pricer, step: _Step, tokens: float, share: float, held: Any) -> None:
+def _indexer(p: Pricer, step: _Step, layers: int, held: Any, share: float) -> None:
+    """A lightning indexer's scan: each new token's index heads scored against every cached
+    index key within its reach (one FP8 key of index_head_dim per entry), ahead of the top-k
+    pick. Its heads are cut over the GPUs as the query heads are; each reads every key."""
+    model = p.model
+    heads = max(1, model.index_heads // p.tp)
+    width, key = model.index_head_dim, bytes_per_value(INDEXER_PRECISION)
+    if held.prefills:
+        flops = 2 * heads * width * held.pairs * share
+        moved = (held.prefill_tokens * heads * width * p.a + held.prefill_held * width * key
+                 ) * share
+        op = kernels.prefill_attention(p.profile, INDEXER_PRECISION, p.peaks, p.bandwidth,
+                                       flops, moved, held.prefills * share)
+        step.add(ATTENTION, layers, flops * p.tp, moved * p.tp, op)
+    if held.decodes:
+        flops = 2 * heads * width * held.decode_pairs * share
+        cached = held.decode_cached * share * width * key
+        op = kernels.decode_attention(p.profile, INDEXER_PRECISION, p.bandwidth, cached,
+                                      held.decodes * share, held.decodes * share, flops,
+                                      INDEXER_PRECISION, p.peaks)
+        step.add(ATTENTION, layers, flops * p.tp, cached * p.tp, op)
+
+
+def _linear(p: Pricer, step: _Step, layers: int, held: Any, share: float) -> None:
+    """Gated DeltaNet layers: a prefill's chunked scan over its new tokens (linear in them,
+    whatever the context), reading each sequence's state once and writing it back; a decode
+    reads and writes its sequence's state for each new token. Value heads are cut over the
+    GPUs."""
+    model = p.model
+    heads = max(1, model.linear_value_heads // p.tp)
+    key_heads = max(1, model.linear_key_heads // p.tp)
+    dk, dv = model.linear_key_dim, model.linear_value_dim
+    state = heads * dk * dv * model.state_bytes  # bytes, one sequence, this GPU
+    per_token = heads * DELTA_FLOPS * dk * dv
+    inputs = (2 * key_heads * dk + 2 * heads * dv) * p.a  # q, k, v in and the output out
+    if held.prefills:
+        flops = (per_token + heads * 2 * LINEAR_CHUNK * (dk + dv)) * held.prefill_tokens * share
+        moved = (held.prefill_tokens * inputs + held.prefills * 2 * state) * share
+        op = kernels.prefill_attention(p.profile, p.attention_format, p.peaks, p.bandwidth,
+                                       flops, moved, held.prefills * share * heads)
+        step.add(ATTENTION, layers, flops * p.tp, moved * p.tp, op)
+    if held.decodes:
+        flops = per_token * held.decode_tokens * share
+        moved = (held.decode_tokens * (inputs + 2 * state)) * share
+        op = kernels.decode_attention(p.profile, "bf16", p.bandwidth, moved,
+                                      held.decodes * share, held.decodes * share * heads,
+                                      flops, p.attention_format, p.peaks)
+        step.add(ATTENTION, layers, flops * p.tp, moved * p.tp, op)
+
+
+def _latent(p: Pricer, step: _Step, layers: int, tokens: float, share: float,
+            windows: dict[Reach, Any], kind: LayerKind) -> None:
     """Latent attention: the down-projections (replicated), the query up-projection, the
     decoding sequences in the absorbed form (the cache's latents read, never expanded), the
-    prefilling ones in the expanded form, and the output projection."""
-    model, layers = p.model, p.model.layers
+    prefilling ones in the expanded form, and the output projection. A sparse layer reads
+    only the latents its indexer picks (the expanded form up-projects every cached one, as
+    for short prompts) and adds the indexer."""
+    model = p.model
+    reaches = model.reaches(kind)  # once per step and kind: a latent model has one or two
+    held, whole = windows[reaches["attend"]], windows[Reach()]
     lora, rope, heads = model.kv_lora_rank, model.rope_head_dim, model.heads
     qk = model.nope_head_dim + rope
     p.matmul(step, PROJECTIONS, layers, tokens, model.hidden, model.q_lora_rank + lora + rope,
@@ -108,7 +214,7 @@ def _latent(p: Pricer, step: _Step, tokens: float, share: float, held: Any) -> N
     if held.prefills:
         new = held.prefill_tokens * share
         # The cached and new latents up-projected to per-head K and V, then plain attention.
-        p.matmul(step, PROJECTIONS, layers, held.prefill_held * share, lora,
+        p.matmul(step, PROJECTIONS, layers, whole.prefill_held * share, lora,
                  heads * (model.nope_head_dim + model.v_head_dim))
         flops = 2 * p.heads * (qk + model.v_head_dim) * held.pairs * share
         moved = new * p.heads * (2 * qk + 2 * model.v_head_dim) * p.a
@@ -117,12 +223,17 @@ def _latent(p: Pricer, step: _Step, tokens: float, share: float, held: Any) -> N
         step.add(ATTENTION, layers, flops * p.tp, moved * p.tp, op)
     p.matmul(step, PROJECTIONS, layers, tokens, heads * model.v_head_dim, model.hidden,
              split_k=True)
+    if kind.attention == SPARSE:
+        for m in model.indexer_matmuls():
+            p.matmul(step, PROJECTIONS, layers, tokens, m.k, m.n, split_k=m.split_k,
+                     replicated=m.replicated)
+        _indexer(p, step, layers, windows[reaches["index"]], share)
 
 
 def _experts(p: Pricer, step: _Step, layers: int, new: int, tokens: float) -> None:
     """The router (each GPU for its own tokens), the routed experts this GPU holds (the
     grouped matmuls of the experts the step's tokens touch, about E(1 - (1 - k/E)^T) in all)
-    and the shared experts."""
+    and the shared experts (or the dense MLP every token runs beside them)."""
     model = p.model
     hidden, width, k = model.hidden, model.expert_ffn, model.experts_per_token
     p.matmul(step, EXPERTS, layers, tokens, hidden, model.experts, replicated=True)
@@ -139,8 +250,8 @@ def _experts(p: Pricer, step: _Step, layers: int, new: int, tokens: float) -> No
                      lambda tile: padded_rows(new, model.experts, k, local, tile))
     step.add(EXPERTS, layers, 6 * new * k * hidden * width,
              touched_experts(model, new) * 3 * hidden * width * p.e, op)
-    if model.shared_experts:
-        shared = model.shared_experts * width
+    shared = model.shared_width
+    if shared:
         p.matmul(step, EXPERTS, layers, tokens, hidden, 2 * shared)
         p.matmul(step, EXPERTS, layers, tokens, shared, hidden, split_k=True)
 

@@ -7,8 +7,9 @@ configs.
 
 A config is read field by field, and every field falls in one of three sets:
 
-- USED: what Model.from_config reads (sims.physics.shapes): widths, counts, layer kinds,
-  the checkpoint's quantization;
+- USED: what Model.from_config reads (sims.physics.shapes): widths, counts, layer kinds
+  (sliding, chunked, linear, sparse, compressed) and their geometry, the checkpoint's
+  quantization;
 - IGNORED: fields that do not change what a step costs or what memory holds (token ids,
   rotary settings, dropout, generation defaults, how the router scores experts), and parts
   this site leaves out on purpose and says so (the multi-token-prediction module, a vision
@@ -30,6 +31,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from sims.kit.contract import InputError
+from sims.physics.families import STATE_BYTES, native_precision
+from sims.physics.kinds import LAYER_TYPES as KINDS_OF_LAYER_TYPES
 from sims.physics.shapes import Model
 
 INPUT = "model_config"  # the sims' input that carries the pasted text
@@ -45,11 +48,25 @@ COUNTS = frozenset({
     "num_experts", "num_local_experts", "n_routed_experts", "num_experts_per_tok",
     "moe_intermediate_size", "moe_layer_freq", "decoder_sparse_step", "q_lora_rank",
     "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
+    "top_k_experts", "intermediate_size_mlp", "interleave_moe_layer_step",
+    "attention_chunk_size", "global_head_dim", "num_global_key_value_heads",
+    "linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim",
+    "linear_value_head_dim", "linear_conv_kernel_dim", "full_attention_interval",
+    "index_n_heads", "index_head_dim", "index_topk", "o_groups", "o_lora_rank", "hc_mult",
 })
-COUNTS_OR_ZERO = frozenset({"n_shared_experts", "first_k_dense_replace"})
-USED = COUNTS | COUNTS_OR_ZERO | frozenset({
+COUNTS_OR_ZERO = frozenset({"n_shared_experts", "first_k_dense_replace",
+                            "shared_expert_intermediate_size", "shared_intermediate_size"})
+# Switches the shape does not model turned on: refused unless off (0 or false).
+MUST_BE_OFF = frozenset({
+    "hidden_size_per_layer_input",  # Gemma's per-layer embeddings (its small models)
+    "num_kv_shared_layers",  # Gemma's layers that reuse another layer's cache
+    "use_double_wide_mlp",  # Gemma's doubled MLP in its shared-cache layers
+})
+USED = COUNTS | COUNTS_OR_ZERO | MUST_BE_OFF | frozenset({
     "attention_bias", "tie_word_embeddings", "sliding_window", "layer_types",
     "mlp_only_layers", "quantization_config", "torch_dtype", "dtype",
+    "attn_output_gate", "attention_k_eq_v", "enable_moe_block", "mamba_ssm_dtype",
+    "no_rope_layers", "moe_layers", "compress_ratios", "expert_dtype", "attn_type_list",
 })
 
 IGNORED = frozenset({
@@ -92,10 +109,27 @@ IGNORED = frozenset({
     "boa_token_id", "eoa_token_id", "eoa_token_index", "audio_token_id",
     "vision_soft_tokens_per_image", "use_unified_vision_chunk", "video_placeholder",
     "ignore_index",
+    # the 2026 families' fields that change no cost: rotary settings of the compressed and
+    # indexer branches, a sum of two read widths (GLM-5's qk_head_dim), hyper-connections'
+    # numerics, hash routing (DeepSeek V4's first layers pick experts by token id: the same
+    # work; its table is a buffer, not a weight), which tokens attend both ways (vision
+    # ones), and the vocabulary of per-layer embeddings that are refused unless off
+    "compress_rope_theta", "indexer_rope_interleave", "qk_head_dim", "hc_eps",
+    "hc_sinkhorn_iters", "num_hash_layers", "use_bidirectional_attention",
+    "vocab_size_per_layer_input",
 })
 
-LAYER_TYPES = ("full_attention", "sliding_attention")  # what layer_types may name
-QUANT_METHODS = ("fp8", "mxfp4")  # what quantization_config.quant_method may name
+LAYER_TYPES = tuple(KINDS_OF_LAYER_TYPES)  # what layer_types may name
+QUANT_METHODS = ("fp8", "mxfp4", "awq", "gptq", "compressed-tensors")  # quant_method's names
+LAYER_TYPE_FIELDS = {  # what a layer type's geometry is read from
+    "sliding_attention": ("sliding_window",),
+    "chunked_attention": ("attention_chunk_size",),
+    "linear_attention": ("linear_num_key_heads", "linear_num_value_heads",
+                         "linear_key_head_dim", "linear_value_head_dim",
+                         "linear_conv_kernel_dim"),
+}
+COMPRESS_RATIOS = (0, 4, 128)  # DeepSeek V4: window only, sparse compressed, heavily compressed
+SOFTMAX_ATTENTION = 1  # MiniMax's attn_type_list: 1 softmax attention, 0 lightning (linear)
 MAX_TEXT = 200_000  # characters: a config.json is a few kilobytes; this is not one
 
 
@@ -149,7 +183,12 @@ def check_config(config: Mapping[str, Any]) -> None:
     window = config.get("sliding_window")
     if window is not None:
         _count("sliding_window", window, allow_zero=False)
+    for field in sorted(MUST_BE_OFF & config.keys()):
+        if config[field]:
+            raise _error(f"field {field} is {json.dumps(config[field])}, which the sims do not "
+                         "model (they model it off: 0 or false)")
     _check_layer_types(config)
+    _check_lists(config)
     _check_quantization(config.get("quantization_config"))
 
 
@@ -171,9 +210,43 @@ def _check_layer_types(config: Mapping[str, Any]) -> None:
     if unknown:
         raise _error(f"field layer_types names {_names(map(str, unknown))}, which the sims do "
                      f"not model (they know {_names(LAYER_TYPES)})")
-    if "sliding_attention" in types and not config.get("sliding_window"):
-        raise _error("field layer_types has sliding_attention layers but sliding_window "
-                     "is not set")
+    for kind, needed in LAYER_TYPE_FIELDS.items():
+        missing = [field for field in needed if not config.get(field)]
+        if kind in types and missing:
+            raise _error(f"field layer_types has {kind} layers but {_names(missing)} "
+                         f"{'is' if len(missing) == 1 else 'are'} not set")
+
+
+def _check_lists(config: Mapping[str, Any]) -> None:
+    """The per-layer lists and names of the 2026 families: DeepSeek V4's compress ratios,
+    MiniMax's attention types, the state's format of a linear layer."""
+    layers = config["num_hidden_layers"]
+    ratios = config.get("compress_ratios")
+    if ratios is not None:
+        if not isinstance(ratios, list) or len(ratios) < layers or any(
+                ratio not in COMPRESS_RATIOS for ratio in ratios):
+            raise _error(f"field compress_ratios should give each of the {layers} layers one "
+                         f"of {_names(map(str, COMPRESS_RATIOS))}")
+        if not config.get("sliding_window") or (4 in ratios and not config.get("index_topk")):
+            raise _error("field compress_ratios needs sliding_window (and index_topk for "
+                         "ratio 4)")
+    if config.get("index_topk") and not (config.get("kv_lora_rank")
+                                         or config.get("compress_ratios")):
+        raise _error("field index_topk (sparse attention) needs latent attention "
+                     "(kv_lora_rank) or compress_ratios: the sims price its indexer there only")
+    kinds = config.get("attn_type_list")
+    if kinds is not None and (not isinstance(kinds, list) or any(
+            kind != SOFTMAX_ATTENTION for kind in kinds)):
+        raise _error("field attn_type_list names lightning (linear) attention layers (0), "
+                     "which the sims do not model (they model softmax attention, 1)")
+    state = config.get("mamba_ssm_dtype", "float32")
+    if state not in STATE_BYTES:
+        raise _error(f"field mamba_ssm_dtype is {json.dumps(state)}; the sims know "
+                     f"{_names(STATE_BYTES)}")
+    expert_dtype = config.get("expert_dtype")
+    if expert_dtype not in (None, "fp4", "fp8", "bf16"):
+        raise _error(f"field expert_dtype is {json.dumps(expert_dtype)}; the sims know fp4, "
+                     "fp8 and bf16")
 
 
 def _check_quantization(quantization: Any) -> None:
@@ -183,6 +256,10 @@ def _check_quantization(quantization: Any) -> None:
     if method not in QUANT_METHODS:
         raise _error(f"field quantization_config.quant_method is {json.dumps(method)}, "
                      f"which the sims do not model (they know {_names(QUANT_METHODS)})")
+    try:
+        native_precision(quantization)
+    except ValueError as error:
+        raise _error(f"field quantization_config: {error}") from None
 
 
 def _names(fields: Any) -> str:

@@ -40,6 +40,7 @@ from sims.physics.collectives import all_to_all_time, allreduce_implementation, 
 from sims.physics.hardware import Gpu
 from sims.physics.layers import price_layers
 from sims.physics.precision import Precision, bytes_per_value, wider
+from sims.physics.reach import reached, reached_pairs
 from sims.physics.shapes import EMBEDDING_PRECISION, Model
 from sims.physics.step import (
     ATTENTION,
@@ -51,7 +52,6 @@ from sims.physics.step import (
     StepCost,
     Work,
     _Step,
-    attended,
     touched_experts,
 )
 
@@ -63,9 +63,9 @@ ALLREDUCE_BYTES = 2  # partial sums travel in BF16 whatever the activations' for
 
 
 class _Attention:
-    """One attention window's work in a step, split by kernel: decoding sequences' cached
-    tokens, attended pairs, new tokens and count; prefilling sequences' attended pairs, tokens
-    held (cached and new, up to the window), new tokens and count."""
+    """The work of one Reach (sims.physics.reach) in a step, split by kernel: decoding
+    sequences' cached entries read, (query, entry) pairs, new tokens and count; prefilling
+    sequences' pairs, entries held (cached and new, within reach), new tokens and count."""
 
     __slots__ = ("decode_cached", "decode_pairs", "decode_tokens", "decodes", "pairs",
                  "prefill_held", "prefill_tokens", "prefills")
@@ -131,18 +131,18 @@ class Pricer:
         slice's cached context grows.
 
         Each operator's compute, memory and fixed times are affine in that context once it
-        is past the longest attention window (sliding layers stop growing there; full
-        attention grows linearly everywhere; a latent prefill up-projects, and may quantize,
-        every cached token): steps from there are priced from two exact ones, each
-        operator's overlap taken at every step, as price() would (equal to rounding). Steps
-        before it are priced exactly."""
+        is past the model's horizon, its longest window, chunk or top-k reach (sliding
+        layers stop growing there; full attention grows linearly everywhere; a latent
+        prefill up-projects, and may quantize, every cached token): steps from there are
+        priced from two exact ones, each operator's overlap taken at every step, as price()
+        would (equal to rounding). Steps before it are priced exactly."""
         def work(k: int) -> list[Work]:
             return [*fixed, Work(new, first + k * stride, logit_tokens=logit_tokens)]
 
         times: list[float] = []
-        window = max(self.model.windows)
+        horizon = self.model.horizon
         k = 0
-        while k < count and (first + k * stride < window or count - k < 3):
+        while k < count and (first + k * stride < horizon or count - k < 3):
             times.append(self.price(work(k)).time_s)
             k += 1
         if k == count:
@@ -168,22 +168,22 @@ class Pricer:
                classes: dict[tuple[str, str], float] | None = None) -> StepCost:
         model = self.model
         new = logits = sequences = 0
-        windows = {window: _Attention() for window in model.windows}
+        windows = {reach: _Attention() for reach in model.all_reaches}
         for n, c, count, logit_tokens in work:
             if not count:
                 continue
             new += count * n
             sequences += count
             logits += count * (n if logit_tokens is None else logit_tokens)
-            for window, held in windows.items():
+            for reach, held in windows.items():
                 if n <= DECODE_MAX_NEW_TOKENS:
-                    held.decode_cached += count * (min(c + n, window) if window else c + n)
-                    held.decode_pairs += count * attended(n, c, window)
+                    held.decode_cached += count * reached(reach, c + n)
+                    held.decode_pairs += count * reached_pairs(reach, n, c)
                     held.decode_tokens += count * n
                     held.decodes += count
                 else:
-                    held.pairs += count * attended(n, c, window)
-                    held.prefill_held += count * (min(c + n, window) if window else c + n)
+                    held.pairs += count * reached_pairs(reach, n, c)
+                    held.prefill_held += count * reached(reach, c + n)
                     held.prefill_tokens += count * n
                     held.prefills += count
         step = _Step(parts, record, classes)

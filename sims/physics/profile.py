@@ -131,7 +131,8 @@ class KernelProfile(NamedTuple):
 FORMAT_FALLBACK = {"fp4": ("fp4", "fp8", "bf16"), "fp8": ("fp8", "bf16"), "bf16": ("bf16",),
                    # A weight-only MoE kernel without a fit of its own: its compute format's.
                    "w4a16": ("w4a16", "bf16"), "w4a8": ("w4a8", "fp8", "bf16"),
-                   "w8a16": ("w8a16", "bf16")}
+                   "w8a16": ("w8a16", "bf16"), "w8a8": ("w8a8", "fp8", "bf16"),
+                   "w4a4": ("w4a4", "fp4", "fp8", "bf16")}
 _CLASSES = {"gemm": GemmFit, "prefill_attention": PrefillAttentionFit,
             "decode_attention": DecodeAttentionFit, "moe": MoeFit}
 

@@ -112,16 +112,6 @@ def padded_rows(tokens: float, experts: int, per_token: int, local: float, tile:
     return local * tile * tiles
 
 
-def attended(new: int, context: int, window: int) -> float:
-    """Positions `new` tokens after `context` cached ones attend to in all (causal, each
-    token itself included; a window of 0 means no window)."""
-    if not window or context + new <= window:
-        return new * context + new * (new + 1) / 2
-    if context >= window:
-        return new * window
-    return (window * (window + 1) - context * (context + 1)) / 2 + (context + new - window) * window
-
-
 # What the operators are, for a breakdown of a step's time (`Pricer.parts`).
 PROJECTIONS, ATTENTION, MLP, EXPERTS, ELEMENTWISE, EDGES = (
     "attention projections", "attention", "MLP", "experts", "element-wise", "embedding and head")

@@ -5,8 +5,9 @@ how much there is and what a preempted sequence costs, from the shared physics o
 
 - the room: each GPU's usable memory (`physics.USABLE_MEMORY_FRACTION` of HBM) less its
   share of the weights, as `physics.memory_fit` splits them;
-- what a sequence holds, per GPU: each token adds the full-attention layers' K and V (or
-  latent) on top of a fixed share once its sliding windows are full, split over the group
+- what a sequence holds, per GPU: each token adds the growing layers' K and V (or latent,
+  or compressed entries) on top of a fixed share once its sliding windows and chunks are
+  full (and the linear layers' states, which never grow), split over the group
   as `memory_fit` splits it (KV heads over the GPUs, a latent cache held whole by each);
 - a preempted sequence's cost: recomputing it is a prefill of every token it held
   (`physics.prefill`); swapping it is its KV bytes out to host memory and back in over the
@@ -26,8 +27,9 @@ from typing import NamedTuple
 
 from sims.physics import Gpu, Model, Precision, host_link_time, memory_fit, prefill
 
-# A context long enough that every sliding window is full (the catalogue's largest is 128
-# tokens), so that one token more adds only the full-attention layers' bytes.
+# A context long enough that every sliding window and chunk is full (the catalogue's largest
+# is 128 tokens; Llama 4's chunks are 8,192), so that one token more adds only the growing
+# layers' bytes; a model's own horizon when it is longer.
 _PAST_WINDOWS = 1 << 16
 
 
@@ -37,7 +39,7 @@ class KvSpace(NamedTuple):
     weights_bytes: float  # per GPU
     usable_bytes: float  # per GPU: memory an engine lets itself use, less the weights
     bytes_per_token: float  # per GPU: what one more token of context adds
-    window_bytes: float  # per GPU and sequence: the sliding layers once their windows are full
+    window_bytes: float  # per GPU and sequence: full windows and chunks, linear states
 
     @property
     def fits(self) -> bool:
@@ -72,10 +74,11 @@ def kv_space(gpu: Gpu, model: Model, tp: int, precision: Precision,
     """The room for KV on each GPU of `tp` GPUs serving `model` in `precision`, laid out as
     `layout` ("ep": each GPU holds whole sequences, so a token takes its full KV there)."""
     empty = memory_fit(gpu, model, 0, 0, tp, precision, layout)
-    long = memory_fit(gpu, model, 1, _PAST_WINDOWS, tp, precision, layout)
-    longer = memory_fit(gpu, model, 1, _PAST_WINDOWS + 1, tp, precision, layout)
+    past = max(_PAST_WINDOWS, model.horizon)
+    long = memory_fit(gpu, model, 1, past, tp, precision, layout)
+    longer = memory_fit(gpu, model, 1, past + 1, tp, precision, layout)
     per_token = longer.kv_per_gpu_bytes - long.kv_per_gpu_bytes
-    window = long.kv_per_gpu_bytes - _PAST_WINDOWS * per_token
+    window = long.kv_per_gpu_bytes - past * per_token
     return KvSpace(
         weights_bytes=empty.weights_per_gpu_bytes,
         usable_bytes=empty.usable_per_gpu_bytes - empty.weights_per_gpu_bytes,

@@ -261,6 +261,17 @@ def test_each_model_figure_is_what_the_physics_derives_from_its_config_citing_it
         assert kind.startswith("latent" if model.latent else "multi-head"
                                if model.kv_heads == model.heads else "grouped-query")
         assert sources_of(cells["Attention"]) == [f"source-model-{key.replace('.', '-')}"]
+        assert (": " in kind) == any(layer.attention != "full" for layer in model.kinds), key
+
+
+def test_the_attention_column_gives_the_layers_kinds_in_proportion() -> None:
+    rows = {row[0].text: row[4].figure for row in table("Models").rows}
+    assert rows["Qwen3.5-397B-A17B"] == "grouped-query: 3 linear : 1 full"
+    assert rows["Gemma 4 26B A4B"] == "grouped-query: 5 sliding 1,024 : 1 full"
+    assert rows["Llama 4 Scout"] == "grouped-query: 3 chunked 8,192 : 1 full"
+    assert rows["DeepSeek-V3.2"] == "latent: all sparse top 2,048"
+    assert rows["DeepSeek-V4-Flash"].startswith("grouped-query: 21 compressed 4:1 (top 512)")
+    assert rows["Llama 3.1 8B"] == "grouped-query"
 
 
 def test_the_sources_are_numbered_in_the_order_the_tables_first_cite_them() -> None:

@@ -4,7 +4,9 @@ citation left for the editor, which `make check` names until it is filled.
 
 The configs are real Hugging Face config.json files of the catalogue's models, as NVIDIA's
 aiconfigurator vendors them: tests/pipeline/fixtures/configs/SOURCES.md names each file and
-commit. (Llama 3.2 1B, the catalogue's twelfth model, has none there.)
+commit. Every catalogue model but Llama 3.2 1B (which aiconfigurator does not vendor) has
+one, multimodal configs (their text_config) and the attention kinds of 2026's models
+(linear, chunked, sparse, compressed) among them.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import dataclasses
 import shutil
 import subprocess
 import sys
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -21,15 +24,18 @@ import yaml
 from ridgepoint.base.errors import ContentErrors
 from ridgepoint.base.layout import Layout
 from ridgepoint.content.load import load_site
+from ridgepoint.content.schemafiles import schemas
 from ridgepoint.editing.from_config import key_lines, render, write
-from ridgepoint.editing.scaffold import Refused
+from ridgepoint.editing.scaffold import Refused, scaffold
 from sims.physics.shapes import Model
 from tests.repo import REPO
 
 CONFIGS = REPO / "tests" / "pipeline" / "fixtures" / "configs"
 MODELS = REPO / "content" / "catalogue" / "models"
 VOCABULARY = REPO / "tests" / "pipeline" / "fixtures" / "bad" / "catalogue-gpu-formats" / "feed"
-SLUGS = sorted(path.stem for path in CONFIGS.glob("*.json"))
+FIXTURES = sorted(path.stem for path in CONFIGS.glob("*.json"))
+# The fixtures of catalogue models; the others are read by tests/sims/test_model_kinds.py.
+SLUGS = [slug for slug in FIXTURES if (MODELS / f"{slug}.yaml").is_file()]
 # In the catalogue's files but not in these configs, and not a shape: gpt-oss's config.json
 # as vendored gives no torch_dtype; the catalogue took it from the model card's checkpoint.
 NOT_SHAPES = {"torch_dtype"}
@@ -43,10 +49,14 @@ def catalogued(slug: str) -> dict:
     return yaml.safe_load((MODELS / f"{slug}.yaml").read_text())
 
 
-def test_every_fixture_is_a_catalogue_model_with_its_source_named() -> None:
+def test_every_fixture_has_its_source_named() -> None:
     sources = (CONFIGS / "SOURCES.md").read_text()
-    assert SLUGS and all((MODELS / f"{slug}.yaml").is_file() for slug in SLUGS)
-    assert all(f"| {slug}.json |" in sources for slug in SLUGS)
+    assert SLUGS and all(f"| {slug}.json |" in sources for slug in FIXTURES)
+
+
+def test_every_catalogue_model_has_its_config_but_the_one_aiconfigurator_lacks() -> None:
+    catalogue = {path.stem for path in MODELS.glob("*.yaml")}
+    assert catalogue - set(SLUGS) == {"llama-3.2-1b"}
 
 
 @pytest.mark.parametrize("slug", SLUGS)
@@ -76,7 +86,10 @@ def test_each_field_names_the_config_line_it_came_from(slug: str) -> None:
         if "# source: config, line " not in line or line.startswith("#"):
             continue
         field = line.split(":")[0].strip().removeprefix("# ")
-        number = int(line.split("# source: config, line ")[1].split()[0])
+        where = line.split("# source: config, line ")[1].split()
+        number = int(where[0])
+        if len(where) > 1:  # read under the config's own name: "(dtype)" for torch_dtype
+            field = where[1].strip("()")
         assert lines[number - 1].strip().startswith(f'"{field}"'), (slug, field, number)
 
 
@@ -156,3 +169,29 @@ def test_it_refuses_in_one_line_and_writes_nothing(args: tuple[str, str], messag
 def test_a_refusal_is_an_exception_in_process(tmp_path: Path) -> None:
     with pytest.raises(Refused, match="is not a JSON object"):
         render("[1, 2]", "list.json")
+
+
+def test_make_new_explains_every_config_field_the_schema_holds(tmp_path: Path) -> None:
+    """`make new KIND=model` writes each config field commented out with the schema's own
+    description of it, so a field added to the schema is explained there the day it is."""
+    root = _site(tmp_path)
+    scaffold(Layout.of(root, REPO), "model", "x-model", date(2026, 12, 7), [])
+    text = (root / "content" / "catalogue" / "models" / "x-model.yaml").read_text()
+    flat = " ".join(line.strip().lstrip("#").strip() for line in text.splitlines())
+    config = schemas()["model.schema.json"]["properties"]["config"]["properties"]
+    for name, prop in config.items():
+        assert f"{name}:" in text, name
+        words = " ".join(prop.get("description", "").split()[:6])
+        assert words in flat, (name, words)
+
+
+def test_compressed_tensors_groups_keep_the_formats_and_leave_the_rest_out() -> None:
+    """Kimi K2.5's INT4 experts: the group's weights keep their format (bits, type, group
+    size); the observer, its arguments and the nulls beside them are not shapes."""
+    quantization = made("kimi-k2.5")["config"]["quantization_config"]
+    weights = quantization["config_groups"]["group_0"]["weights"]
+    assert weights == {"dynamic": False, "group_size": 32, "num_bits": 4, "strategy": "group",
+                       "symmetric": True, "type": "int"}
+    assert quantization["quant_method"] == "compressed-tensors"
+    assert "input_activations" not in quantization["config_groups"]["group_0"]
+    assert "lm_head" in quantization["ignore"] and "kv_cache_scheme" not in quantization

@@ -28,7 +28,7 @@ from sims.physics.kernels import Op
 from sims.physics.precision import LABELS
 from sims.physics.pricing import ALLREDUCE_BYTES, DECODE_MAX_NEW_TOKENS
 from sims.physics.profile import TRAFFIC
-from sims.physics.step import attended
+from sims.physics.reach import attended
 from tests.repo import LAYOUT
 
 

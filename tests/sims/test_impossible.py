@@ -467,7 +467,7 @@ def test_a_token_under_data_parallel_attention_takes_its_full_kv_on_its_gpu() ->
         for kv in PRECISIONS:
             precision = precision_for(gpu, model, kv=kv)
             space = kv_space(gpu, model, gpus, precision, "ep")
-            per_token, windows = model.kv_bytes_per_token(kv), model.kv_window_bytes(kv)
+            per_token, windows = model.kv_bytes_per_token(kv), model.kv_constant_bytes(kv)
             if (space.bytes_per_token != pytest.approx(per_token, rel=ROUNDING)
                     or space.window_bytes != pytest.approx(windows, rel=1e-6, abs=1.0)):
                 failures.append(f"{_name(gpu, model, gpus, 'ep', precision)}: "

@@ -81,7 +81,7 @@ def test_the_room_is_usable_memory_less_the_weights_split_as_the_physics_splits(
         gpu.hbm_bytes * USABLE_MEMORY_FRACTION - shape.weight_bytes(precision) / tp, rel=1e-9)
     split = 1 if shape.latent else min(tp, shape.kv_heads)  # a latent cache is held whole
     assert space.bytes_per_token == pytest.approx(shape.kv_bytes_per_token("bf16") / split)
-    assert space.window_bytes == pytest.approx(shape.kv_window_bytes("bf16") / split)
+    assert space.window_bytes == pytest.approx(shape.kv_constant_bytes("bf16") / split)
 
 
 def test_fp8_kv_halves_the_bytes_per_token_and_doubles_the_tokens() -> None:

@@ -245,7 +245,7 @@ def test_sliding_layers_hold_their_window_only() -> None:
     per_layer_token = 2 * 8 * 64 * 2
     assert GPT_OSS.kv_bytes(100) == 36 * 100 * per_layer_token
     assert GPT_OSS.kv_bytes(5000) == (18 * 5000 + 18 * 128) * per_layer_token
-    assert GPT_OSS.kv_window_bytes() == 18 * 128 * per_layer_token
+    assert GPT_OSS.kv_constant_bytes() == 18 * 128 * per_layer_token
 
 
 # --- Precisions --------------------------------------------------------------------------

@@ -133,6 +133,8 @@ def _plain(record: Any) -> Any:
         return {field.name: _plain(getattr(record, field.name))
                 for field in dataclasses.fields(record)
                 if getattr(record, field.name) is not None}
+    if isinstance(record, dict):  # compressed-tensors' quantization groups, by name
+        return {key: _plain(value) for key, value in record.items()}
     return [_plain(item) for item in record] if isinstance(record, tuple) else record
 
 

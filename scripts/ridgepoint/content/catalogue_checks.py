@@ -28,9 +28,19 @@ FIGURE_PLACES = (
     ("host_link", "bandwidth_per_direction"), ("scale_out", "bandwidth_per_direction"),
 )
 EXPERT_COUNTS = ("num_experts", "num_local_experts", "n_routed_experts")
-MOE_ONLY = ("num_experts_per_tok", "moe_intermediate_size", "n_shared_experts",
-            "first_k_dense_replace", "moe_layer_freq", "decoder_sparse_step", "mlp_only_layers")
+PER_TOKEN = ("num_experts_per_tok", "top_k_experts")  # Gemma 4 names the router's k so
+MOE_ONLY = ("num_experts_per_tok", "top_k_experts", "moe_intermediate_size", "n_shared_experts",
+            "first_k_dense_replace", "moe_layer_freq", "decoder_sparse_step", "mlp_only_layers",
+            "shared_expert_intermediate_size", "shared_intermediate_size", "enable_moe_block",
+            "interleave_moe_layer_step", "intermediate_size_mlp", "mlp_layer_types",
+            "num_hash_layers")
 LATENT = ("kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")
+# Any of these makes a model latent (MLA); q_lora_rank and qk_rope_head_dim alone do not:
+# DeepSeek-V4 compresses its queries and ropes part of its one shared KV head without a latent.
+LATENT_MARKS = ("kv_lora_rank", "qk_nope_head_dim", "v_head_dim")
+LINEAR = ("linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim",
+          "linear_value_head_dim")
+PER_LAYER = ("layer_types", "mlp_layer_types", "indexer_types", "attn_type_list")
 
 
 def _mapping(data: Any, *keys: str) -> dict[str, Any]:
@@ -150,12 +160,13 @@ def _experts(document: Document, config: dict[str, Any]) -> Iterator[ContentErro
             yield _missing(document, "intermediate_size", "a dense model needs its MLP width",
                            "the MLP's intermediate size")
         return
-    per_token = _int(config, "num_experts_per_tok")
-    if "num_experts_per_tok" not in config:
+    given = [key for key in PER_TOKEN if key in config]
+    per_token = _int(config, given[0]) if given else None
+    if not given:
         yield _missing(document, "num_experts_per_tok", "a mixture of experts routes each "
                        "token to some of them", "the experts each token goes to")
     elif per_token is not None and experts is not None and per_token > experts:
-        yield document.error(["config", "num_experts_per_tok"],
+        yield document.error(["config", given[0]],
                              f"{per_token} is more than the {experts} experts",
                              f"at most {counts[0]} ({experts})")
     if "moe_intermediate_size" not in config and "intermediate_size" not in config:
@@ -168,6 +179,7 @@ def _experts(document: Document, config: dict[str, Any]) -> Iterator[ContentErro
                              f"{dense} dense layers leave no expert layer of {layers}",
                              f"fewer than num_hidden_layers ({layers})")
     has_dense = dense > 0 or bool(config.get("mlp_only_layers")) or any(
+        (_int(config, key) or 1) > 1 for key in ("interleave_moe_layer_step",)) or any(
         (_int(config, key) or 1) > 1 for key in ("moe_layer_freq", "decoder_sparse_step"))
     if has_dense and "intermediate_size" not in config:
         yield _missing(document, "intermediate_size", "the dense layers need their MLP width",
@@ -181,11 +193,11 @@ def _experts(document: Document, config: dict[str, Any]) -> Iterator[ContentErro
 
 def _latent(document: Document, config: dict[str, Any]) -> Iterator[ContentError]:
     given = [key for key in LATENT if key in config]
-    if given or "q_lora_rank" in config:
+    if any(key in config for key in LATENT_MARKS):
         for key in LATENT:
             if key not in config:
                 yield _missing(document, key, f"latent attention is half described "
-                               f"({', '.join(given) or 'q_lora_rank'} given)",
+                               f"({', '.join(given)} given)",
                                "all of " + ", ".join(LATENT))
     heads = _int(config, "num_attention_heads")
     kv_heads = _int(config, "num_key_value_heads")
@@ -196,14 +208,27 @@ def _latent(document: Document, config: dict[str, Any]) -> Iterator[ContentError
 
 
 def _layers(document: Document, config: dict[str, Any]) -> Iterator[ContentError]:
-    kinds = config.get("layer_types")
     layers = _int(config, "num_hidden_layers")
+    for key in PER_LAYER:
+        listed = config.get(key)
+        if isinstance(listed, list) and layers is not None and len(listed) != layers:
+            yield document.error(["config", key],
+                                 f"lists {len(listed)} layers, not the model's {layers}",
+                                 f"one entry per layer ({layers})")
+    ratios = config.get("compress_ratios")
+    if isinstance(ratios, list) and layers is not None and len(ratios) < layers:
+        yield document.error(["config", "compress_ratios"],
+                             f"lists {len(ratios)} layers, fewer than the model's {layers}",
+                             f"one entry per layer ({layers}), then any for the "
+                             "multi-token-prediction layers")
+    kinds = config.get("layer_types")
     if not isinstance(kinds, list):
         return
-    if layers is not None and len(kinds) != layers:
-        yield document.error(["config", "layer_types"],
-                             f"lists {len(kinds)} layers, not the model's {layers}",
-                             f"one entry per layer ({layers})")
+    if "linear_attention" in kinds:
+        for key in LINEAR:
+            if key not in config:
+                yield _missing(document, key, "layer_types has linear_attention layers",
+                               "all of " + ", ".join(LINEAR))
     if "sliding_attention" in kinds and "sliding_window" not in config:
         yield _missing(document, "sliding_window", "layer_types has sliding layers",
                        "the window in tokens")

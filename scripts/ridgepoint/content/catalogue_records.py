@@ -131,6 +131,28 @@ class ParamCounts:
 
 
 @dataclass(frozen=True)
+class QuantizationArgs:
+    """compressed-tensors: one tensor class's format in a quantization group, as there."""
+
+    num_bits: int | None = None
+    type: str | None = None  # int | float
+    strategy: str | None = None
+    group_size: int | None = None
+    symmetric: bool | None = None
+    dynamic: bool | None = None
+
+
+@dataclass(frozen=True)
+class QuantizationGroup:
+    """compressed-tensors: the modules a group covers and their formats."""
+
+    targets: tuple[str, ...]
+    weights: QuantizationArgs | None = None
+    input_activations: QuantizationArgs | None = None
+    output_activations: QuantizationArgs | None = None
+
+
+@dataclass(frozen=True)
 class Quantization:
     """config.json's quantization_config, its fields as there."""
 
@@ -139,6 +161,10 @@ class Quantization:
     activation_scheme: str | None = None
     weight_block_size: tuple[int, ...] | None = None
     modules_to_not_convert: tuple[str, ...] | None = None
+    scale_fmt: str | None = None
+    config_groups: dict[str, QuantizationGroup] | None = None  # compressed-tensors
+    format: str | None = None
+    ignore: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -152,27 +178,62 @@ class ModelConfig:
     intermediate_size: int | None = None
     num_key_value_heads: int | None = None
     head_dim: int | None = None
+    attn_output_gate: bool | None = None
     tie_word_embeddings: bool | None = None
     attention_bias: bool | None = None
     max_position_embeddings: int | None = None
     torch_dtype: str | None = None
+    expert_dtype: str | None = None
     num_experts: int | None = None
     num_local_experts: int | None = None
     n_routed_experts: int | None = None
     num_experts_per_tok: int | None = None
+    top_k_experts: int | None = None
     moe_intermediate_size: int | None = None
     n_shared_experts: int | None = None
+    shared_expert_intermediate_size: int | None = None
+    shared_intermediate_size: int | None = None
+    enable_moe_block: bool | None = None
+    use_double_wide_mlp: bool | None = None
     first_k_dense_replace: int | None = None
     moe_layer_freq: int | None = None
     decoder_sparse_step: int | None = None
     mlp_only_layers: tuple[int, ...] | None = None
+    interleave_moe_layer_step: int | None = None
+    intermediate_size_mlp: int | None = None
+    mlp_layer_types: tuple[str, ...] | None = None
+    num_hash_layers: int | None = None
     q_lora_rank: int | None = None
     kv_lora_rank: int | None = None
     qk_nope_head_dim: int | None = None
     qk_rope_head_dim: int | None = None
     v_head_dim: int | None = None
+    o_lora_rank: int | None = None
+    o_groups: int | None = None
+    compress_ratios: tuple[int, ...] | None = None
+    hc_mult: int | None = None
+    index_n_heads: int | None = None
+    index_head_dim: int | None = None
+    index_topk: int | None = None
+    index_topk_freq: int | None = None
+    index_skip_topk_offset: int | None = None
+    indexer_types: tuple[str, ...] | None = None
     sliding_window: int | None = None
+    attention_chunk_size: int | None = None
+    num_global_key_value_heads: int | None = None
+    global_head_dim: int | None = None
+    attention_k_eq_v: bool | None = None
+    num_kv_shared_layers: int | None = None
+    hidden_size_per_layer_input: int | None = None
+    vocab_size_per_layer_input: int | None = None
     layer_types: tuple[str, ...] | None = None
+    linear_num_key_heads: int | None = None
+    linear_num_value_heads: int | None = None
+    linear_key_head_dim: int | None = None
+    linear_value_head_dim: int | None = None
+    linear_conv_kernel_dim: int | None = None
+    mamba_ssm_dtype: str | None = None
+    attn_type_list: tuple[int, ...] | None = None
     quantization_config: Quantization | None = None
 
 

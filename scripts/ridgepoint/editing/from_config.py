@@ -174,9 +174,8 @@ def _field_lines(field: Field) -> list[str]:
     if field.read_as != field.name:
         where += f" ({field.read_as})"
     if isinstance(field.value, dict):
-        inner = [line for key, value in field.value.items()
-                 if key in _quantization_fields() and value is not None
-                 for line in _flow(key, value, "    ")]
+        config = schemas()[SCHEMA]["properties"]["config"]["properties"]
+        inner = _mapping(field.value, SCHEMA, config[field.name], "    ")
         return [f"  {field.name}:  # {where}", *inner]
     written = f"  {field.name}: {_scalar(field.value)}"
     if len(written) + len(where) + 4 <= WIDTH:
@@ -184,9 +183,23 @@ def _field_lines(field: Field) -> list[str]:
     return [f"  # {field.name}: {where}", *_flow(field.name, field.value, "  ")]
 
 
-def _quantization_fields() -> set[str]:
-    config = schemas()[SCHEMA]["properties"]["config"]["properties"]
-    return set(config["quantization_config"]["properties"])
+def _mapping(value: Mapping[str, Any], document: str, prop: dict[str, Any], indent: str
+             ) -> list[str]:
+    """A config object's keys the schema `prop` knows, as block YAML at `indent`, nested
+    objects (compressed-tensors' quantization groups) the same way; nulls and keys the schema
+    does not hold are left out, as at the top."""
+    document, schema = resolve(document, prop)
+    known, other = schema.get("properties", {}), schema.get("additionalProperties")
+    lines: list[str] = []
+    for key, item in value.items():
+        inner = known.get(key, other if isinstance(other, dict) else None)
+        if item is None or inner is None:
+            continue
+        if isinstance(item, dict):
+            lines += [f"{indent}{key}:", *_mapping(item, document, inner, indent + "  ")]
+        else:
+            lines += _flow(key, item, indent)
+    return lines
 
 
 def _scalar(value: Any) -> str:

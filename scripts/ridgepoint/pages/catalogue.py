@@ -26,7 +26,13 @@ from ridgepoint.catalogue.units import (
 from ridgepoint.content.catalogue_records import Citation, Gpu, LanguageModel
 from ridgepoint.content.kernel_records import AllReduceAlgorithm, AllReduceFit, KernelProfile
 from ridgepoint.content.model import Site
-from ridgepoint.pages.catalogue_tables import anchor, attention, cited, comparison
+from ridgepoint.pages.catalogue_tables import (
+    anchor,
+    attention,
+    cited,
+    comparison,
+    layer_pattern,
+)
 from ridgepoint.pages.common import heading, page, paragraph
 from ridgepoint.sims.simcode import SimCode
 
@@ -224,15 +230,14 @@ def _profile(site: Site, profile: KernelProfile) -> list[str]:
 
 
 def _layers(model: shapes.Model) -> str:
-    """The layers in words: attention kind, windows, dense and MoE MLPs."""
-    windows = sorted({kind.window for kind in model.kinds if kind.window})
-    sliding = sum(1 for kind in model.kinds if kind.window)
-    window = (f", {sliding} of them with a sliding window of "
-              f"{' or '.join(str(w) for w in windows)} tokens" if windows else "")
+    """The layers in words: attention kind, the layers' kinds in proportion, dense and MoE
+    MLPs."""
+    pattern = layer_pattern(model)
+    kinds = f" ({pattern})" if pattern else ""
     dense = model.layers - model.moe_layers
     mlp = ("a dense MLP" if not model.moe_layers else
            f"{model.moe_layers} with a mixture of experts" + (f", {dense} dense" if dense else ""))
-    return f"{model.layers} layers of {attention(model)} attention{window}; {mlp}"
+    return f"{model.layers} layers of {attention(model)} attention{kinds}; {mlp}"
 
 
 def _count(params: float, published: float | None, source: Citation | None) -> str:
@@ -261,9 +266,10 @@ def _model(entry: LanguageModel, model: shapes.Model, formats: ModuleType) -> li
         ("KV cache per token of context", esc(", ".join(
             f"{labels[p]} {model.kv_bytes_per_token(p):,.0f} bytes" for p in formats.PRECISIONS))),
     ]
-    if model.kv_window_bytes():
-        derived.append(("KV the sliding layers hold per sequence, once full",
-                        esc(f"{model.kv_window_bytes() / 1e6:,.1f} MB in BF16")))
+    if model.kv_constant_bytes():
+        derived.append(("KV a sequence holds whatever its length (full windows, chunks, "
+                        "linear layers' state)",
+                        esc(f"{model.kv_constant_bytes() / 1e6:,.1f} MB in BF16")))
     if model.experts:
         shared = f", {model.shared_experts} shared" if model.shared_experts else ""
         derived.append(("Experts", esc(f"{model.experts} routed, {model.experts_per_token} "

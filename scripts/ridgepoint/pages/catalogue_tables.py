@@ -13,6 +13,8 @@ the rows of it the tables use. Also here: the anchors and citations the sections
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from types import ModuleType
 from typing import TYPE_CHECKING
 
@@ -46,6 +48,34 @@ def attention(model: shapes.Model) -> str:
     if model.latent:
         return "latent"
     return "multi-head" if model.kv_heads == model.heads else "grouped-query"
+
+
+def layer_pattern(model: shapes.Model) -> str:
+    """The layers' attention kinds as the physics prices them, in the proportion they come
+    in: "3 linear : 1 full", "5 sliding 1,024 : 1 full", each kind's count where there is
+    no common factor, "all sparse top 2,048"; empty when every layer attends to every token."""
+    counts = Counter(_kind(kind) for kind in model.kinds)
+    if set(counts) == {"full"}:
+        return ""
+    if len(counts) == 1:
+        return f"all {next(iter(counts))}"
+    common = math.gcd(*counts.values())
+    named = sorted(counts.items(), key=lambda item: (item[0] == "full", -item[1], item[0]))
+    if common > 1:
+        return " : ".join(f"{count // common} {kind}" for kind, count in named)
+    return ", ".join(f"{count} {kind}" for kind, count in named)
+
+
+def _kind(kind: shapes.LayerKind) -> str:
+    """One layer's attention in a few words: its kind and the figures that set its reach."""
+    if kind.attention == "compressed":
+        top = f" (top {kind.topk:,})" if kind.topk else ""
+        return f"compressed {kind.ratio}:1{top} + window {kind.window:,}"
+    if kind.attention in ("sliding", "chunked"):
+        return f"{kind.attention} {kind.window:,}"
+    if kind.attention == "sparse":
+        return f"sparse top {kind.topk:,}"
+    return kind.attention
 
 
 def _number(value: float) -> str:
@@ -142,7 +172,8 @@ def model_table(site: Site, models: dict[str, shapes.Model], sources: _Sources) 
             f"from the fields listed under {link(f'#{section}', entry.name)}"))
         kv = model.kv_bytes_per_token("bf16")
         shared = f" + {model.shared_experts} shared" if model.shared_experts else ""
-        window = ", with sliding windows" if any(kind.window for kind in model.kinds) else ""
+        pattern = layer_pattern(model)
+        window = f": {pattern}" if pattern else ""
         rows.append(Row((
             Cell(link(f"#{section}", entry.name), entry.name),
             _cell(f"{model.params / 1e9:,.2f}", model.params, [ref]),
