@@ -101,7 +101,6 @@ class Pricer:
         tp = gpus if layout == "tp" else 1
         self.tp = tp  # the ways each dense matrix is cut
         self.heads = max(1, model.heads // tp)
-        self.kv_heads = 1 if model.latent else max(1, model.kv_heads // tp)
 
     def price(self, work: Iterable[Work]) -> StepCost:
         """What one step over `work` costs."""
