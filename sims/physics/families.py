@@ -20,10 +20,14 @@ CSA_RATIO = 4  # DeepSeek V4 (HF DeepseekV4Config): ratio-4 layers pick entries 
 
 def is_moe(config: Mapping[str, Any], experts: int, index: int) -> bool:
     """Whether layer `index` (from 0) routes to experts, as the families' own code decides:
-    DeepSeek's first_k_dense_replace and moe_layer_freq, Qwen's mlp_only_layers and
-    decoder_sparse_step, Llama 4's moe_layers or interleave_moe_layer_step (HF's default:
-    layers step - 1, 2 step - 1, ...)."""
-    if not experts or index < config.get("first_k_dense_replace", 0):
+    GLM's mlp_layer_types, DeepSeek's first_k_dense_replace and moe_layer_freq, Qwen's
+    mlp_only_layers and decoder_sparse_step, Llama 4's moe_layers or
+    interleave_moe_layer_step (HF's default: layers step - 1, 2 step - 1, ...)."""
+    if not experts:
+        return False
+    if "mlp_layer_types" in config:  # GLM-5.2 lists each layer's MLP: "dense" or "sparse"
+        return config["mlp_layer_types"][index] == "sparse"
+    if index < config.get("first_k_dense_replace", 0):
         return False
     if "moe_layers" in config:
         return index in config["moe_layers"]
@@ -59,7 +63,9 @@ def layer_kinds(config: Mapping[str, Any], moe: list[bool]) -> tuple[LayerKind, 
                                topk if ratio == CSA_RATIO else 0)
                      for ratio, is_moe in zip(ratios, moe, strict=True))
     if "index_topk" in config:  # DeepSeek sparse attention on every layer
-        return tuple(LayerKind(0, is_moe, SPARSE, topk=config["index_topk"]) for is_moe in moe)
+        owns = [kind != "shared" for kind in config.get("indexer_types") or ["full"] * layers]
+        return tuple(LayerKind(0, is_moe, SPARSE, topk=config["index_topk"], indexer=own)
+                     for is_moe, own in zip(moe, owns, strict=True))
     chunk = config.get("attention_chunk_size") or 0
     if chunk and not config.get("layer_types"):  # Llama 4 as its config.json has it
         rope = config.get("no_rope_layers") or [

@@ -25,6 +25,8 @@ class LayerKind(NamedTuple):
     kv_heads: int = 0  # ...and fewer KV heads
     ratio: int = 0  # compressed: source tokens pooled into one cached entry
     topk: int = 0  # sparse, compressed at ratio 4: entries an indexer picks for each query
+    indexer: bool = True  # sparse: runs its own indexer (GLM-5.2's "shared" layers reuse the
+    # picks of the layer before, and neither hold index keys nor score them)
 
 
 class Matmul(NamedTuple):

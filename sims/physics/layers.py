@@ -223,7 +223,7 @@ def _latent(p: Pricer, step: _Step, layers: int, tokens: float, share: float,
         step.add(ATTENTION, layers, flops * p.tp, moved * p.tp, op)
     p.matmul(step, PROJECTIONS, layers, tokens, heads * model.v_head_dim, model.hidden,
              split_k=True)
-    if kind.attention == SPARSE:
+    if kind.attention == SPARSE and kind.indexer:
         for m in model.indexer_matmuls():
             p.matmul(step, PROJECTIONS, layers, tokens, m.k, m.n, split_k=m.split_k,
                      replicated=m.replicated)

@@ -67,6 +67,7 @@ USED = COUNTS | COUNTS_OR_ZERO | MUST_BE_OFF | frozenset({
     "mlp_only_layers", "quantization_config", "torch_dtype", "dtype",
     "attn_output_gate", "attention_k_eq_v", "enable_moe_block", "mamba_ssm_dtype",
     "no_rope_layers", "moe_layers", "compress_ratios", "expert_dtype", "attn_type_list",
+    "indexer_types", "mlp_layer_types",
 })
 
 IGNORED = frozenset({
@@ -117,6 +118,12 @@ IGNORED = frozenset({
     "compress_rope_theta", "indexer_rope_interleave", "qk_head_dim", "hc_eps",
     "hc_sinkhorn_iters", "num_hash_layers", "use_bidirectional_attention",
     "vocab_size_per_layer_input",
+    # GLM-5.2's indexer sharing as a rule (one layer in index_topk_freq runs its own, from
+    # index_skip_topk_offset): read from its per-layer list, indexer_types, which a config
+    # with the rule must give (_check_lists); the router's own format (a few megabytes), and
+    # the indexer's reuse by the multi-token-prediction layer (left out with it)
+    "index_topk_freq", "index_skip_topk_offset", "index_topk_pattern", "moe_router_dtype",
+    "index_share_for_mtp_iteration",
 })
 
 LAYER_TYPES = tuple(KINDS_OF_LAYER_TYPES)  # what layer_types may name
@@ -219,7 +226,8 @@ def _check_layer_types(config: Mapping[str, Any]) -> None:
 
 def _check_lists(config: Mapping[str, Any]) -> None:
     """The per-layer lists and names of the 2026 families: DeepSeek V4's compress ratios,
-    MiniMax's attention types, the state's format of a linear layer."""
+    GLM-5.2's indexers and MLPs, MiniMax's attention types, the state's format of a linear
+    layer."""
     layers = config["num_hidden_layers"]
     ratios = config.get("compress_ratios")
     if ratios is not None:
@@ -234,6 +242,16 @@ def _check_lists(config: Mapping[str, Any]) -> None:
                                          or config.get("compress_ratios")):
         raise _error("field index_topk (sparse attention) needs latent attention "
                      "(kv_lora_rank) or compress_ratios: the sims price its indexer there only")
+    if config.get("index_topk_freq", 1) != 1 and "indexer_types" not in config:
+        raise _error("field index_topk_freq shares each indexer among layers, which the sims "
+                     "read from indexer_types only: give indexer_types")
+    for field, names in (("indexer_types", ("full", "shared")),
+                         ("mlp_layer_types", ("dense", "sparse"))):
+        value = config.get(field)
+        if value is not None and (not isinstance(value, list) or len(value) != layers
+                                  or any(name not in names for name in value)):
+            raise _error(f"field {field} should give each of the {layers} layers one of "
+                         f"{_names(names)}")
     kinds = config.get("attn_type_list")
     if kinds is not None and (not isinstance(kinds, list) or any(
             kind != SOFTMAX_ATTENTION for kind in kinds)):

@@ -201,7 +201,8 @@ class Model:
         if kind.attention == CHUNKED:
             return {"attend": Reach(chunk=kind.window)}
         if kind.attention == SPARSE:
-            return {"attend": Reach(span=kind.topk), "index": Reach(), "all": Reach()}
+            own = {"index": Reach()} if kind.indexer else {}
+            return {"attend": Reach(span=kind.topk), **own, "all": Reach()}
         if kind.attention == COMPRESSED:
             parts = {"attend": Reach(span=kind.window),
                      "compressed": Reach(span=kind.topk * kind.ratio, ratio=kind.ratio)}
@@ -288,7 +289,7 @@ class Model:
             latent = (self.hidden * (self.kv_lora_rank + self.rope_head_dim) + self.kv_lora_rank
                       + self.kv_lora_rank * self.heads * (self.nope_head_dim + self.v_head_dim))
             total = query + latent + self.heads * self.v_head_dim * self.hidden
-            if kind.attention == SPARSE:  # the indexer, its key's LayerNorm
+            if kind.attention == SPARSE and kind.indexer:  # the indexer, its key's LayerNorm
                 total += sum(m.k * m.n for m in self.indexer_matmuls()) + 2 * self.index_head_dim
             return total
         total = sum(m.k * m.n for m in self.attention_matmuls(kind))
@@ -400,7 +401,7 @@ class Model:
         entry = self.kv_values(kind) * bytes_per_value(kv)
         index = self.index_head_dim * bytes_per_value(INDEXER_PRECISION)
         if kind.attention == SPARSE:
-            return context * entry + context * index
+            return context * entry + (context * index if kind.indexer else 0)
         held = min(context, kind.window) if kind.window else context
         if kind.attention != COMPRESSED:
             return held * entry

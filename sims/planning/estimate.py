@@ -196,7 +196,8 @@ class Curve:
 
     def kv_sequences(self) -> float:
         """Sequences of the mean held context the KV room holds (all ranks)."""
-        held = self.traffic.isl + self.traffic.osl / 2 + self.space.window_slots()
+        held = (self.traffic.isl + self.traffic.osl / 2
+                + self.space.window_slots(self.traffic.isl + self.traffic.osl))
         return self.space.token_slots() * self.ranks / held
 
     def point(self, n: float, target: Target, max_batch: int, budget: int) -> Point:

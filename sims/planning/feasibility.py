@@ -60,7 +60,7 @@ def memory_reason(gpu: Gpu, model: Model, gpus: int, space: KvSpace,
                 f"leaving no room for KV")
     longest = max(r.prompt_tokens + r.output_tokens for r in requests)
     room = space.token_slots()
-    if longest + space.window_slots() > room:
+    if longest + space.window_slots(longest) > room:
         return (f"the KV cache holds fewer than one request of this length: one attention "
                 f"rank holds {room:,} tokens, the longest request {longest:,} "
                 f"({space.reason(gpu.name)})")

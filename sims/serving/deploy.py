@@ -128,7 +128,7 @@ def served_run(gpu: Gpu, model: Model, engine: Engine, gpus: int, layout: str,
     requests = draw(count, seed, "poisson", isl, osl, spread, MAX_TOKENS, MAX_TOKENS)
     room = space.token_slots()
     longest = max(r.prompt_tokens + r.output_tokens for r in requests)
-    if longest + space.window_slots() > room:
+    if longest + space.window_slots(longest) > room:
         raise InputError("isl", f"a request of {longest:,} tokens does not fit in the KV room "
                                 f"of one attention rank ({room:,} tokens): "
                                 f"{space.reason(gpu.name)}")

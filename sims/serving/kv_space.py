@@ -40,15 +40,33 @@ class KvSpace(NamedTuple):
     usable_bytes: float  # per GPU: memory an engine lets itself use, less the weights
     bytes_per_token: float  # per GPU: what one more token of context adds
     window_bytes: float  # per GPU and sequence: full windows and chunks, linear states
+    # (tokens, bytes) of that fixed share for a sequence of `tokens` tokens, at 0 and at the
+    # end of each window and chunk, ascending: a sequence shorter than a window holds only
+    # its own tokens there (a 2,000-token request under Llama 4's 8,192-token chunks holds
+    # 2,000). Between two points the share grows linearly; past the last it is window_bytes.
+    window_curve: tuple[tuple[int, float], ...] = ()
 
     @property
     def fits(self) -> bool:
         """Whether the weights leave any room for KV."""
         return self.usable_bytes > 0
 
+    def window_bytes_at(self, tokens: int) -> float:
+        """The fixed share a sequence of `tokens` tokens holds (its windows filled as far as
+        it reaches)."""
+        before = (0, self.window_bytes)
+        for point in self.window_curve:
+            if tokens <= point[0]:
+                if point[0] == before[0]:
+                    return point[1]
+                share = (tokens - before[0]) / (point[0] - before[0])
+                return before[1] + share * (point[1] - before[1])
+            before = point
+        return self.window_bytes
+
     def sequence_bytes(self, tokens: int) -> float:
-        """Bytes one sequence of `tokens` tokens holds (its windows taken as full)."""
-        return self.window_bytes + tokens * self.bytes_per_token
+        """Bytes one sequence of `tokens` tokens holds."""
+        return self.window_bytes_at(tokens) + tokens * self.bytes_per_token
 
     def reason(self, gpu_name: str) -> str:
         """One sentence for a summary: what the weights leave for KV on each GPU."""
@@ -64,9 +82,16 @@ class KvSpace(NamedTuple):
         """Whole tokens of full-attention KV the room holds (0 if the weights fill it)."""
         return max(0, math.floor(self.usable_bytes / self.bytes_per_token))
 
-    def window_slots(self) -> int:
-        """The sliding layers' share of one sequence, in token slots (rounded up)."""
-        return math.ceil(self.window_bytes / self.bytes_per_token)
+    def window_slots(self, tokens: int | None = None) -> int:
+        """The fixed share of one sequence of `tokens` tokens (None: one long enough to fill
+        every window), in token slots (rounded up)."""
+        held = self.window_bytes if tokens is None else self.window_bytes_at(tokens)
+        return math.ceil(held / self.bytes_per_token)
+
+    def window_slot_curve(self) -> tuple[tuple[int, int], ...]:
+        """window_curve in token slots (rounded up): what a scheduler charges a sequence."""
+        return tuple((tokens, math.ceil(held / self.bytes_per_token))
+                     for tokens, held in self.window_curve)
 
 
 def kv_space(gpu: Gpu, model: Model, tp: int, precision: Precision,
@@ -79,11 +104,17 @@ def kv_space(gpu: Gpu, model: Model, tp: int, precision: Precision,
     longer = memory_fit(gpu, model, 1, past + 1, tp, precision, layout)
     per_token = longer.kv_per_gpu_bytes - long.kv_per_gpu_bytes
     window = long.kv_per_gpu_bytes - past * per_token
+    ends = sorted({0, *(kind.window for kind in model.kinds if kind.window)})
+    curve = tuple(
+        (end, max(0.0, memory_fit(gpu, model, 1, end, tp, precision, layout).kv_per_gpu_bytes
+                  - end * per_token))
+        for end in ends) if window > 0 else ()
     return KvSpace(
         weights_bytes=empty.weights_per_gpu_bytes,
         usable_bytes=empty.usable_per_gpu_bytes - empty.weights_per_gpu_bytes,
         bytes_per_token=per_token,
         window_bytes=max(0.0, window),
+        window_curve=curve,
     )
 
 

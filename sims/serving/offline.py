@@ -29,7 +29,7 @@ def offline_tokens_per_s_per_gpu(gpu: Gpu, model: Model, gpus: int, precision: P
     of requests of these lengths."""
     check_group(gpu, model, gpus, layout)
     space = kv_space(gpu, model, gpus, precision, layout)
-    sequence = prompt_tokens + output_tokens + space.window_slots()
+    sequence = prompt_tokens + output_tokens + space.window_slots(prompt_tokens + output_tokens)
     if space.token_slots() < sequence:
         raise ValueError(f"one request of {prompt_tokens + output_tokens} tokens does not fit "
                          f"in the KV room of {'a' if layout == 'ep' else gpus} {gpu.name}")
@@ -40,6 +40,7 @@ def offline_tokens_per_s_per_gpu(gpu: Gpu, model: Model, gpus: int, precision: P
     batch = min(max_batch, held)
     count = max(MIN_REQUESTS, BACKLOG_BATCHES * batch)
     requests = [Request(0.0, prompt_tokens, output_tokens)] * count
-    policy = Policy(token_budget, batch, slots, space.window_slots(), True)
+    policy = Policy(token_budget, batch, slots, space.window_slots(), True,
+                    window_curve=space.window_slot_curve())
     served = serve(requests, policy, step_table(gpu, model, gpus, precision, layout))
     return count * output_tokens / max(served.finished) / gpus

@@ -155,7 +155,7 @@ class _Replica(Schedule):
         active, decoding, base = self.active, self.decoding, self.base
         to_prefill, finish_at, admitted = self.to_prefill, self.finish_at, self.admitted
         policy, coefficients, decode_cost = self.policy, self.table.coefficients, self.decode_cost
-        kv_slots, window, chunked = policy.kv_slots, policy.window_slots, policy.chunked
+        kv_slots, windows, chunked = policy.kv_slots, self.windows, policy.chunked
         count, limit = len(arrivals), self.limit
         now, clock, busy, steps_run = self.now, self.clock, self.busy, self.steps
         decodes, base_sum, reserved = self.decoders, self.base_sum, self.reserved
@@ -195,7 +195,7 @@ class _Replica(Schedule):
                 decodes -= 1
                 running -= 1
                 base_sum -= base[request]
-                reserved -= window
+                reserved -= windows[request]
                 self.generated[request] = self.outputs[request]
                 self._ended(request, now)
             if closed:
@@ -213,7 +213,8 @@ class _Replica(Schedule):
             # admits the head now (chunked: beside the decodes; the budget has room for it,
             # since every running request decodes and the batch limit is within the budget).
             if (not chunked and waiting and running < limit and reserved + base_sum
-                    + decodes * clock + to_prefill[waiting[0]] + window <= kv_slots):
+                    + decodes * clock + to_prefill[waiting[0]] + windows[waiting[0]]
+                    <= kv_slots):
                 break
             while running and reserved + base_sum + decodes * (clock + 1) > kv_slots:
                 # Preempt the newest, as _preempt does: it is decoding, since no prompt is
@@ -226,7 +227,7 @@ class _Replica(Schedule):
                 running -= 1
                 decodes -= 1
                 base_sum -= base[victim]
-                reserved -= window
+                reserved -= windows[victim]
                 to_prefill[victim] = base[victim] + clock + 1
                 self.generated[victim] = self.outputs[victim] - (finish_at[victim] - clock)
                 self.done_prefill[victim] = 0
@@ -234,7 +235,7 @@ class _Replica(Schedule):
                 preemptions += 1
             if (chunked and waiting and running < limit
                     and reserved + base_sum + decodes * (clock + 1) + to_prefill[waiting[0]]
-                    + window <= kv_slots):
+                    + windows[waiting[0]] <= kv_slots):
                 break
         self.now, self.clock, self.busy, self.steps = now, clock, busy, steps_run
         self.decoders, self.base_sum, self.reserved = decodes, base_sum, reserved

@@ -21,8 +21,10 @@ recently admitted request is preempted: its KV is dropped, it goes back to the h
 queue, and when readmitted its prompt and the tokens it had generated are prefilled again
 (recomputation, vLLM's default). A request that could not fit even alone is refused.
 
-Memory is counted in token slots (`KvSpace.token_slots`), a sequence's sliding windows as
-a fixed number of slots; blocks are not modelled here (their waste is kv_memory's subject).
+Memory is counted in token slots (`KvSpace.token_slots`), a sequence's sliding windows and
+chunks as a fixed number of slots for its life, as many as the length it will reach fills
+(a request shorter than a window never holds all of it); blocks are not modelled here
+(their waste is kv_memory's subject).
 How steps are run and timed is sims.serving.replica's.
 """
 
@@ -46,9 +48,26 @@ class Policy(NamedTuple):
     token_budget: int
     max_batch: int
     kv_slots: int  # token slots of KV room
-    window_slots: int  # slots each sequence holds for its sliding windows
+    window_slots: int  # slots a sequence holds for its full sliding windows and chunks
     chunked: bool
     reserve: bool = False  # admit only what fits to its end (no preemption), else recompute
+    # (tokens, slots) of that share for a sequence of `tokens` tokens (KvSpace's
+    # window_slot_curve); empty: every sequence holds window_slots
+    window_curve: tuple[tuple[int, int], ...] = ()
+
+    def window_for(self, tokens: int) -> int:
+        """The slots a sequence that will reach `tokens` tokens holds for its windows, from
+        its admission to its end: as much as its longest length fills (a request shorter
+        than a window never holds the whole window)."""
+        before = (0, self.window_slots)
+        for point in self.window_curve:
+            if tokens <= point[0]:
+                if point[0] == before[0]:
+                    return point[1]
+                share = (tokens - before[0]) / (point[0] - before[0])
+                return math.ceil(before[1] + share * (point[1] - before[1]))
+            before = point
+        return self.window_slots
 
     @classmethod
     def of_replica(cls, space: KvSpace, ranks: int, token_budget: int, max_batch: int,
@@ -58,7 +77,7 @@ class Policy(NamedTuple):
         batch and room): the ranks are scheduled as one pool of all their budgets, batches
         and rooms, a request never split across them."""
         return cls(token_budget * ranks, max_batch * ranks, space.token_slots() * ranks,
-                   space.window_slots(), chunked, reserve)
+                   space.window_slots(), chunked, reserve, space.window_slot_curve())
 
 
 class Schedule:
@@ -92,8 +111,10 @@ class Schedule:
         self.finish_at = [0] * count  # ...and it is done when self.clock reaches this
         self.decoding = [False] * count
         self.active = [False] * count  # admitted and not yet finished or preempted
-        self.refused = [r.prompt_tokens + r.output_tokens + policy.window_slots
-                        > policy.kv_slots for r in requests]
+        # Each request's window share, for the length it will reach.
+        self.windows = [policy.window_for(r.prompt_tokens + r.output_tokens) for r in requests]
+        self.refused = [r.prompt_tokens + r.output_tokens + window > policy.kv_slots
+                        for r, window in zip(requests, self.windows, strict=True)]
         if self.loop is not None and any(self.refused):
             raise ValueError("a closed loop needs every request to fit: a refused one would "
                              "never end and its user would wait forever")
@@ -125,7 +146,7 @@ class Schedule:
         victim = admitted.pop()
         self.active[victim] = False
         self.running -= 1
-        window = self.policy.window_slots
+        window = self.windows[victim]
         if self.decoding[victim]:
             self.decoding[victim] = False
             self.decoders -= 1
@@ -154,12 +175,12 @@ class Schedule:
         if not waiting or self.running >= self.limit:
             return None
         request = waiting[0]
-        need = self.to_prefill[request] + self.policy.window_slots
+        need = self.to_prefill[request] + self.windows[request]
         if self._used() + growth + need > self.policy.kv_slots:
             return None
         if self.policy.reserve:
             end = self.requests[request].prompt_tokens + self.outputs[request] + (
-                self.policy.window_slots)
+                self.windows[request])
             if self.committed + end > self.policy.kv_slots:
                 return None
             self.committed += end
@@ -210,7 +231,7 @@ class Schedule:
     def _finish(self, request: int) -> None:
         self.active[request] = False
         self.running -= 1
-        self.reserved -= self.policy.window_slots
+        self.reserved -= self.windows[request]
         self._ended(request, self.now)
 
     def _ended(self, request: int, now: float) -> None:
@@ -219,7 +240,7 @@ class Schedule:
         self.finished[request] = now
         if self.policy.reserve:
             self.committed -= self.requests[request].prompt_tokens + self.outputs[request] + (
-                self.policy.window_slots)
+                self.windows[request])
         if self.loop is not None:
             self.loop.send(now)
 

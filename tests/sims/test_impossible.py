@@ -53,7 +53,8 @@ from sims.physics import kernels as kernel_classes
 from sims.physics.collectives import IMPLEMENTATIONS, link_bytes_per_s
 from sims.physics.precision import PRECISIONS, bytes_per_value, wider
 from sims.physics.pricing import pricer
-from sims.physics.shapes import EMBEDDING_PRECISION
+from sims.physics.kinds import CHUNKED, COMPRESSED, LINEAR, SPARSE
+from sims.physics.shapes import EMBEDDING_PRECISION, INDEXER_PRECISION
 from sims.physics.step import experts_per_gpu
 from sims.serving.kv_space import kv_space
 
@@ -499,6 +500,34 @@ def test_the_calculator_holds_one_long_sequence_whole_on_one_gpu(
 # -- 4. Decode is never faster than reading its weights at peak bandwidth ----------------
 
 
+def _kv_read(model: Model, context: int, kv: str) -> float:
+    """Bytes of cache one sequence's decode must read after `context` tokens, layer by
+    layer as its kind attends: every cached token of a full layer, a sliding layer's window,
+    a linear layer's state; a sparse layer its indexer's key for every token and the top-k
+    entries it picks; a compressed layer its window and its pooled entries (the top-k of them
+    where an indexer picks). A chunked layer counts nothing: a query at a chunk's start reads
+    one token, and the physics prices the mean over the chunk."""
+    index = model.index_head_dim * bytes_per_value(INDEXER_PRECISION)
+    total = 0.0
+    for kind, count in model.groups:
+        entry = model.kv_values(kind) * bytes_per_value(kv)
+        held = min(context, kind.window) if kind.window else context
+        if kind.attention == LINEAR:
+            read = model.linear_state_bytes
+        elif kind.attention == CHUNKED:
+            read = 0.0
+        elif kind.attention == SPARSE:
+            read = context * index + min(context, kind.topk) * entry
+        elif kind.attention == COMPRESSED:
+            pooled = context / kind.ratio if kind.ratio else 0.0
+            picked = min(pooled, kind.topk) if kind.topk else pooled
+            read = held * entry + picked * entry + (pooled * index if kind.topk else 0.0)
+        else:
+            read = held * entry
+        total += count * read
+    return total
+
+
 def _decode_reads(gpu: Gpu, model: Model, batch: int, context: int, gpus: int, layout: str,
                   precision: Precision) -> tuple[float, float]:
     """(weight bytes, KV bytes) that some one GPU of the group must read from HBM in one
@@ -523,7 +552,8 @@ def _decode_reads(gpu: Gpu, model: Model, batch: int, context: int, gpus: int, l
     a sequence on every GPU (batch >= n) the busiest expert GPU reads both; with fewer, the
     larger of the two binds.
 
-    KV: the step attends to every cached token (a sliding layer's window of them). Under
+    KV: what each layer's attention must read (_kv_read: every cached token, a sliding
+    layer's window, a sparse layer's picks and its indexer's keys). Under
     "tp" the batch's KV split evenly is the least a GPU reads (a latent cache held whole
     by every GPU reads more); under "ep" the busiest GPU reads its ceil(batch / n) sequences'
     KV whole, on the GPU that serves them (with batch < n, the dense weights' GPU)."""
@@ -532,7 +562,7 @@ def _decode_reads(gpu: Gpu, model: Model, batch: int, context: int, gpus: int, l
              else model.vocab * model.hidden * bytes_per_value(EMBEDDING_PRECISION))
     experts = model.expert_weight_bytes(precision)
     expert_layer = model.moe_layers * model.expert_params * bytes_per_value(precision.experts)
-    one_sequence = model.kv_bytes(context, precision.kv)
+    one_sequence = _kv_read(model, context, precision.kv)
     k = model.experts_per_token
     if layout == "tp":
         weights = fit.weights_per_gpu_bytes - (table + experts - k * expert_layer) / gpus
@@ -577,11 +607,15 @@ def test_at_batch_one_the_bound_is_the_active_parameters() -> None:
     """The bound above is the one that matters, not a looser one: for one sequence on one
     GPU in BF16 it is exactly the parameters a token is multiplied by (the model cards'
     active count, which tests/sims/test_physics.py holds to the publishers') and the final
-    norm, far below everything a mixture of experts holds."""
+    norm, far below everything a mixture of experts holds; its only KV is a linear layer's
+    state, which a sequence holds from its first token."""
     gpu = GPUS["b200"]
     for key, model in MODELS.items():
         precision = precision_for(gpu, model, "bf16")
         weights, kv = _decode_reads(gpu, model, 1, 0, 1, "tp", precision)
-        assert (weights, kv) == pytest.approx(((model.params_active + model.hidden) * 2, 0.0)), key
+        states = sum(count * model.linear_state_bytes for kind, count in model.groups
+                     if kind.attention == LINEAR)
+        assert (weights, kv) == pytest.approx(((model.params_active + model.hidden) * 2,
+                                               states)), key
         if model.experts:
             assert weights < 0.5 * model.weight_bytes(precision), key
