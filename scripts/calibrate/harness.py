@@ -18,7 +18,7 @@ from ridgepoint.catalogue.calibration import Physics, measured_s, price
 from ridgepoint.catalogue.categories import Category, category
 from ridgepoint.catalogue.profiles import engines_sims
 from ridgepoint.catalogue.units import sims_data
-from ridgepoint.content.catalogue_records import CalibrationPoint
+from ridgepoint.content.calibration_records import CalibrationPoint
 from ridgepoint.content.kinds import KINDS
 from ridgepoint.content.load import load_site
 from ridgepoint.content.model import Site

@@ -23,10 +23,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sims.physics import kernels
+from sims.physics.cache import INDEXER_PRECISION
 from sims.physics.kinds import COMPRESSED, LINEAR, SPARSE, LayerKind
 from sims.physics.precision import bytes_per_value, moe_variant
 from sims.physics.reach import Reach
-from sims.physics.shapes import INDEXER_PRECISION
 from sims.physics.step import (
     ATTENTION,
     ELEMENTWISE,

@@ -1,30 +1,10 @@
 """Model shapes: a decoder-only transformer as its published config.json describes it.
 
-One class covers the catalogue's models and the layer patterns served in 2026. Each layer has
-a kind (LayerKind), read from the family's own fields:
-
-- full: attention over every cached token (grouped-query, multi-head, or DeepSeek's latent
-  attention, MLA: K and V compressed into one `kv_lora_rank` latent plus a shared rotary key);
-- sliding: K and V kept for the last `sliding_window` tokens only (gpt-oss, Gemma);
-- chunked: attention within fixed chunks of `attention_chunk_size` tokens (Llama 4's RoPE
-  layers; every fourth layer is global, without RoPE, as HF's Llama4TextConfig defaults);
-- linear: Gated DeltaNet (Qwen3.5): a constant-size state per sequence (heads x key dim x
-  value dim, in `mamba_ssm_dtype`, plus the short convolution's last inputs), no KV;
-- sparse: DeepSeek sparse attention (V3.2, GLM-5): latent attention whose query reads only the
-  `index_topk` latents a lightning indexer picks; the indexer's keys (`index_head_dim`, FP8)
-  are cached for every token and scored over the whole context;
-- compressed: DeepSeek V4: one shared K=V head of `head_dim`, a sliding window on every
-  layer, and on layers with a compress ratio one entry per `ratio` tokens besides (ratio 4:
-  picked top-k by an indexer; ratio 128: read densely).
-
-Caches, each at the KV format chosen unless said: full and sparse layers grow a token at a
-time (a sparse layer also its indexer keys in FP8); sliding and chunked layers stop at their
-window or chunk (a chunk is held whole, the most it holds); a linear layer's state never
-grows; a compressed layer holds its window plus context / ratio entries (and at ratio 4 an
-FP8 indexer key per entry). Left out: the compressors' pending tokens and overlap buffers
-(under `ratio` tokens a layer), DeepSeek V4's split of an entry into FP8 and BF16 parts (the
-whole entry is in the chosen format), and its hash routing's token-to-expert table (a buffer,
-not a weight).
+One class covers the catalogue's models and the layer patterns served in 2026: each layer
+has a kind (sims.physics.kinds says which there are, and how each caches), read from the
+family's own fields (sims.physics.families). What a layer's query reads is
+sims.physics.reads', its attention weights sims.physics.attention_weights', its caches
+sims.physics.cache's: each a part of Model.
 
 MLPs: gated (SwiGLU), or a mixture of experts with shared experts (or, as Gemma 4 and Llama
 4 have, a dense MLP every token runs beside the experts), dense first layers (DeepSeek) or
@@ -49,6 +29,8 @@ from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from typing import Any
 
+from sims.physics.attention_weights import AttentionWeights
+from sims.physics.cache import KvCache
 from sims.physics.families import (
     EXPERT_COUNTS,
     EXPERTS_PER_TOKEN,
@@ -58,16 +40,14 @@ from sims.physics.families import (
     native,
     shared_ffn,
 )
-from sims.physics.kinds import CHUNKED, COMPRESSED, FULL, LINEAR, SPARSE, LayerKind, Matmul
+from sims.physics.kinds import LayerKind
 from sims.physics.precision import Precision, bytes_per_value
-from sims.physics.reach import Reach
+from sims.physics.reads import LayerReads
 
 EMBEDDING_PRECISION = "bf16"  # embedding and output head stay BF16 in every checkpoint here
-INDEXER_PRECISION = "fp8"  # DeepSeek's lightning indexer caches its keys in FP8 (V3.2, V4)
-CONV_PRECISION = "bf16"  # a linear layer's convolution keeps its last inputs as activations
 
 @dataclass(frozen=True, eq=False)  # one object per model or stage: hashed by identity, fast
-class Model:
+class Model(LayerReads, AttentionWeights, KvCache):
     """A model's shape. Widths are per token; `kinds` has one entry per layer."""
 
     key: str
@@ -189,125 +169,7 @@ class Model:
         """(KV heads, head width) of a layer of this kind."""
         return kind.kv_heads or self.kv_heads, kind.head_dim or self.head_dim
 
-    # -- what each kind of layer reads -------------------------------------------------
-
-    def reaches(self, kind: LayerKind) -> dict[str, Reach]:
-        """The entries a layer's query reads, by part: "attend" (the attention kernel's;
-        a compressed layer's window and its "compressed" entries), "index" (the entries its
-        indexer scores), and "all" (every token: what a linear layer's scan and a latent
-        prefill's up-projection go over)."""
-        if kind.attention == LINEAR:
-            return {"all": Reach()}
-        if kind.attention == CHUNKED:
-            return {"attend": Reach(chunk=kind.window)}
-        if kind.attention == SPARSE:
-            own = {"index": Reach()} if kind.indexer else {}
-            return {"attend": Reach(span=kind.topk), **own, "all": Reach()}
-        if kind.attention == COMPRESSED:
-            parts = {"attend": Reach(span=kind.window),
-                     "compressed": Reach(span=kind.topk * kind.ratio, ratio=kind.ratio)}
-            if kind.topk:
-                parts["index"] = Reach(ratio=kind.ratio)
-            return parts
-        return {"attend": Reach(span=kind.window), "all": Reach()}
-
-    @cached_property
-    def kind_groups(self) -> tuple[tuple[LayerKind, int, dict[str, Reach]], ...]:
-        """`groups` with each kind's reaches (worked out once: a step prices every group)."""
-        return tuple((kind, count, self.reaches(kind)) for kind, count in self.groups)
-
-    @cached_property
-    def projection_groups(self) -> tuple[tuple[tuple[Matmul, ...], int], ...]:
-        """(attention projections, layers that have them): layers alike are priced at once
-        (one group when every layer's projections are the same). Latent attention's are
-        priced in its own forms (sims.physics.layers), so a latent model has none here."""
-        if self.latent:
-            return ()
-        return tuple(Counter(self.attention_matmuls(kind) for kind in self.kinds).items())
-
-    @cached_property
-    def latent_groups(self) -> tuple[tuple[LayerKind, int], ...]:
-        """A latent model's layers by attention kind (full or sparse): a kind and its count."""
-        counts = Counter(kind.attention for kind in self.kinds)
-        return tuple((next(k for k in self.kinds if k.attention == attention), count)
-                     for attention, count in sorted(counts.items()))
-
-    @cached_property
-    def all_reaches(self) -> tuple[Reach, ...]:
-        """Every Reach some layer reads (a step works out each one's pairs once)."""
-        return tuple(sorted({reach for kind in self.kinds
-                             for reach in self.reaches(kind).values()}))
-
-    @cached_property
-    def horizon(self) -> int:
-        """Context past which every layer's work grows by the same amount per token."""
-        return max(reach.horizon for reach in self.all_reaches)
-
     # -- parameters ------------------------------------------------------------------
-
-    def attention_matmuls(self, kind: LayerKind) -> tuple[Matmul, ...]:
-        """One layer's attention projections (for any kind but latent attention's, which
-        sims.physics.layers prices in its own two forms)."""
-        h = self.hidden
-        if kind.attention == LINEAR:
-            nk, nv = self.linear_key_heads, self.linear_value_heads
-            dk, dv = self.linear_key_dim, self.linear_value_dim
-            # q, k, v and the output gate z; then beta and the decay a, one per value head
-            return (Matmul(h, 2 * nk * dk + 2 * nv * dv + 2 * nv),
-                    Matmul(nv * dv, h, split_k=True))
-        kv_heads, hd = self.kind_heads(kind)
-        if self.o_groups:  # DeepSeek V4: low-rank queries, one K=V head, grouped output
-            side = 0  # the compressor's K=V and gate, and the indexer's (ratio 4)
-            if kind.ratio:
-                overlap = 2 if kind.topk else 1  # ratio 4 pools overlapping windows
-                side = 2 * overlap * hd
-                if kind.topk:
-                    side += 2 * 2 * self.index_head_dim + self.index_heads
-            index_q = self.index_heads * self.index_head_dim if kind.topk else 0
-            return (Matmul(h, self.q_lora_rank + hd + side, replicated=True),
-                    Matmul(self.q_lora_rank, self.heads * hd + index_q),
-                    Matmul(self.heads * hd, self.o_lora_rank, split_k=True),
-                    Matmul(self.o_groups * self.o_lora_rank, h, split_k=True))
-        query = self.heads * hd * (2 if self.output_gate else 1)
-        keys = kv_heads * hd * (1 if self.k_eq_v and kind.attention == FULL else 2)
-        return (Matmul(h, query + keys), Matmul(self.heads * hd, h, split_k=True))
-
-    def indexer_matmuls(self) -> tuple[Matmul, ...]:
-        """A sparse latent layer's lightning indexer: its queries from the query latent, its
-        key and per-head weights from the hidden state."""
-        return (Matmul(self.q_lora_rank, self.index_heads * self.index_head_dim),
-                Matmul(self.hidden, self.index_head_dim + self.index_heads, replicated=True))
-
-    def attention_params_of(self, kind: LayerKind) -> int:
-        """One layer's attention weights (and biases, norms of the latent projections,
-        indexers, compressors, a linear layer's convolution and decays)."""
-        if self.latent:
-            qk = self.nope_head_dim + self.rope_head_dim
-            query = (self.hidden * self.q_lora_rank + self.q_lora_rank
-                     + self.q_lora_rank * self.heads * qk) if self.q_lora_rank else (
-                self.hidden * self.heads * qk)
-            latent = (self.hidden * (self.kv_lora_rank + self.rope_head_dim) + self.kv_lora_rank
-                      + self.kv_lora_rank * self.heads * (self.nope_head_dim + self.v_head_dim))
-            total = query + latent + self.heads * self.v_head_dim * self.hidden
-            if kind.attention == SPARSE and kind.indexer:  # the indexer, its key's LayerNorm
-                total += sum(m.k * m.n for m in self.indexer_matmuls()) + 2 * self.index_head_dim
-            return total
-        total = sum(m.k * m.n for m in self.attention_matmuls(kind))
-        if kind.attention == LINEAR:
-            nv, dv = self.linear_value_heads, self.linear_value_dim
-            conv = (2 * self.linear_key_heads * self.linear_key_dim + nv * dv) * self.linear_conv
-            return total + conv + 2 * nv + dv  # convolution, decay and step biases, norm
-        kv_heads, hd = self.kind_heads(kind)
-        if self.o_groups:  # query and K=V norms, sinks; a compressor's pooling bias, norm
-            total += self.q_lora_rank + hd + self.heads
-            if kind.ratio:
-                width = (2 if kind.topk else 1) * hd
-                total += kind.ratio * width + hd
-            if kind.topk:
-                total += kind.ratio * 2 * self.index_head_dim + self.index_head_dim
-            return total
-        bias = ((self.heads + 2 * kv_heads) * hd + self.hidden if self.attention_bias else 0)
-        return total + bias
 
     @property
     def dense_mlp_params(self) -> int:
@@ -372,68 +234,6 @@ class Model:
         return (self._classes["weights"] * bytes_per_value(precision.weights)
                 + self._classes["experts"] * bytes_per_value(precision.experts)
                 + self._classes["edges"] * bytes_per_value(EMBEDDING_PRECISION))
-
-    # -- the KV cache and the linear layers' state --------------------------------------
-
-    def kv_values(self, kind: LayerKind) -> int:
-        """Values one cached entry of a layer of this kind holds: K and V per KV head (one
-        vector for DeepSeek V4's shared K=V head), or for latent attention one latent plus
-        one shared rotary key; a linear layer: none."""
-        if kind.attention == LINEAR:
-            return 0
-        if self.latent:
-            return self.kv_lora_rank + self.rope_head_dim
-        kv_heads, hd = self.kind_heads(kind)
-        return (1 if self.shared_kv else 2) * kv_heads * hd
-
-    @cached_property
-    def linear_state_bytes(self) -> float:
-        """One linear layer's state for one sequence: the recurrent state (value heads x key
-        dim x value dim) and the convolution's last `linear_conv - 1` inputs."""
-        nv, dk, dv = self.linear_value_heads, self.linear_key_dim, self.linear_value_dim
-        conv = (2 * self.linear_key_heads * dk + nv * dv) * (self.linear_conv - 1)
-        return nv * dk * dv * self.state_bytes + conv * bytes_per_value(CONV_PRECISION)
-
-    def _layer_bytes(self, kind: LayerKind, context: float, kv: str) -> float:
-        """Bytes one layer holds for a sequence of `context` tokens."""
-        if kind.attention == LINEAR:
-            return self.linear_state_bytes
-        entry = self.kv_values(kind) * bytes_per_value(kv)
-        index = self.index_head_dim * bytes_per_value(INDEXER_PRECISION)
-        if kind.attention == SPARSE:
-            return context * entry + (context * index if kind.indexer else 0)
-        held = min(context, kind.window) if kind.window else context
-        if kind.attention != COMPRESSED:
-            return held * entry
-        pooled = context / kind.ratio if kind.ratio else 0
-        return held * entry + pooled * entry + (pooled * index if kind.topk else 0)
-
-    def _split(self, kind: LayerKind, gpus: int) -> int:
-        """The GPUs of a tensor-parallel group one layer's cache is split over: its KV heads
-        (copied beyond their number), a linear layer's value heads; a latent or a single
-        shared head is held whole by each."""
-        if gpus == 1 or self.latent:
-            return 1
-        if kind.attention == LINEAR:
-            return min(gpus, self.linear_value_heads)
-        return min(gpus, self.kind_heads(kind)[0])
-
-    def kv_bytes(self, context_tokens: int, kv: str = "bf16", gpus: int = 1) -> float:
-        """KV (and linear state) bytes one sequence of `context_tokens` holds, on each of
-        `gpus` GPUs of a tensor-parallel group: each layer as its kind keeps it."""
-        return sum(count * self._layer_bytes(kind, context_tokens, kv) / self._split(kind, gpus)
-                   for kind, count in self.groups)
-
-    def kv_bytes_per_token(self, kv: str = "bf16") -> float:
-        """Bytes each further token of a long context adds: the layers whose cache grows
-        with it (full, sparse with their indexer keys, compressed by their ratio)."""
-        return self.kv_bytes(self.horizon + 1, kv) - self.kv_bytes(self.horizon, kv)
-
-    def kv_constant_bytes(self, kv: str = "bf16") -> float:
-        """Bytes a sequence holds whatever its length once past every window: full sliding
-        windows and chunks, the linear layers' states (kv_bytes(n) is this plus n times
-        kv_bytes_per_token for any n past them)."""
-        return self.kv_bytes(self.horizon, kv) - self.horizon * self.kv_bytes_per_token(kv)
 
     # -- pipeline stages -------------------------------------------------------------
 

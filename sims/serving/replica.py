@@ -213,8 +213,7 @@ class _Replica(Schedule):
             # admits the head now (chunked: beside the decodes; the budget has room for it,
             # since every running request decodes and the batch limit is within the budget).
             if (not chunked and waiting and running < limit and reserved + base_sum
-                    + decodes * clock + to_prefill[waiting[0]] + windows[waiting[0]]
-                    <= kv_slots):
+                    + decodes * clock + to_prefill[waiting[0]] + windows[waiting[0]] <= kv_slots):
                 break
             while running and reserved + base_sum + decodes * (clock + 1) > kv_slots:
                 # Preempt the newest, as _preempt does: it is decoding, since no prompt is

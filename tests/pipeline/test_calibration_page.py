@@ -22,7 +22,8 @@ import pytest
 from ridgepoint.base.markup import esc
 from ridgepoint.catalogue.calibration import Errors, Row, by_target, summary, table
 from ridgepoint.catalogue.categories import SERVED, Category, held_as
-from ridgepoint.content.catalogue_records import CalibrationSet, Citation
+from ridgepoint.content.calibration_records import CalibrationSet
+from ridgepoint.content.catalogue_records import Citation
 from ridgepoint.content.kinds import KINDS
 from ridgepoint.content.load import load_site
 from ridgepoint.content.model import Site

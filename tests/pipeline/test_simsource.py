@@ -25,8 +25,9 @@ def fake_sims(root: Path, files: dict[str, str]) -> SimSource:
 def test_the_closure_follows_imports_inside_the_package() -> None:
     sims = SimSource.read(LAYOUT.sims)
     physics = tuple(f"physics/{name}.py" for name in (  # the shared physics and its data
-        "__init__", "accuracy", "catalogue_data", "collectives", "hardware", "kernels",
-        "layers", "precision", "pricing", "profile", "shapes", "step"))
+        "__init__", "accuracy", "attention_weights", "cache", "catalogue_data", "collectives",
+        "families", "fits", "hardware", "kernels", "kinds", "layers", "precision", "pricing",
+        "profile", "reach", "reads", "shapes", "step"))
     kit = ("kit/__init__.py", "kit/charts.py", "kit/contract.py", "kit/rounding.py")
     assert sims.closure("batching") == tuple(sorted(
         ("__init__.py", "batching.py", "batching_charts.py", *kit, *physics)))

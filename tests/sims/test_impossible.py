@@ -50,11 +50,12 @@ from sims.physics import (
     tp_degrees,
 )
 from sims.physics import kernels as kernel_classes
+from sims.physics.cache import INDEXER_PRECISION
 from sims.physics.collectives import IMPLEMENTATIONS, link_bytes_per_s
+from sims.physics.kinds import CHUNKED, COMPRESSED, LINEAR, SPARSE
 from sims.physics.precision import PRECISIONS, bytes_per_value, wider
 from sims.physics.pricing import pricer
-from sims.physics.kinds import CHUNKED, COMPRESSED, LINEAR, SPARSE
-from sims.physics.shapes import EMBEDDING_PRECISION, INDEXER_PRECISION
+from sims.physics.shapes import EMBEDDING_PRECISION
 from sims.physics.step import experts_per_gpu
 from sims.serving.kv_space import kv_space
 

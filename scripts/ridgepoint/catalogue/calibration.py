@@ -27,7 +27,7 @@ from ridgepoint.catalogue.categories import SERVED, Category, category, held_as
 from ridgepoint.catalogue.profiles import engines_sims
 from ridgepoint.catalogue.routing import busiest
 from ridgepoint.catalogue.units import sims_data
-from ridgepoint.content.catalogue_records import CalibrationCase, CalibrationPoint, CalibrationSet
+from ridgepoint.content.calibration_records import CalibrationCase, CalibrationPoint, CalibrationSet
 from ridgepoint.content.model import Site
 from ridgepoint.sims.simcode import SimCode
 

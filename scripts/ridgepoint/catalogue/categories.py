@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from ridgepoint.content.catalogue_records import CalibrationPoint
+from ridgepoint.content.calibration_records import CalibrationPoint
 from ridgepoint.content.model import Site
 
 # A kind of point, and the profile class whose constants price it; kinds not listed are

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field, fields
 from datetime import date
 from pathlib import Path
 
-from ridgepoint.content.catalogue_records import CalibrationSet, Gpu, LanguageModel
+from ridgepoint.content.calibration_records import CalibrationSet
+from ridgepoint.content.catalogue_records import Gpu, LanguageModel
 from ridgepoint.content.kernel_records import Engine, KernelProfile
 
 

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from ridgepoint.base.markup import esc, link
 from ridgepoint.catalogue.calibration import Errors, Row, by_target, summary
 from ridgepoint.catalogue.categories import TARGETS, Category, held_as
-from ridgepoint.content.catalogue_records import CalibrationSet
+from ridgepoint.content.calibration_records import CalibrationSet
 from ridgepoint.pages import tables
 from ridgepoint.pages.calibration_chart import CLASSES
 from ridgepoint.pages.common import anchor_slug
