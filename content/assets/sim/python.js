@@ -31,7 +31,8 @@ const REQUESTED = "ridgepoint:python-requested"; // a performance mark (scripts/
 
 /**
  * The worker's answer to reading a file into a text input (sims/kit/runner.py, `read`).
- * @typedef {{ok: true, value: string} | {ok: false, input: string, message: string}} ReadAnswer
+ * `note`: what the input's reader understood (a pasted config.json's model), or "".
+ * @typedef {{ok: true, value: string, note?: string} | {ok: false, input: string, message: string}} ReadAnswer
  */
 
 /** @type {Worker | null} */

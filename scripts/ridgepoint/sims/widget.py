@@ -74,7 +74,8 @@ def _json_script(data: Any) -> str:
             "</script>")
 
 
-def _control(spec: Any, value: Any, key: str, link: str | None = None) -> str:
+def _control(spec: Any, value: Any, key: str, link: str | None = None,
+             shown: Mapping[str, Any] | None = None) -> str:
     """One labelled control, rendered disabled: the widget enables it once it runs.
 
     A number gets a slider and a text box showing its exact value (where an out-of-range
@@ -84,8 +85,10 @@ def _control(spec: Any, value: Any, key: str, link: str | None = None) -> str:
     reader's browser. `spec` is a Number, Choice or Text of the sims copy being run
     (ridgepoint.sims.simcode), whose classes are not the ones `import sims` would give. `link`,
     for a GPU or model choice, is the catalogue section listing every choice's figures and
-    sources, linked under the control.
+    sources, linked under the control. `shown`: the values the widget starts at, which say
+    whether a control shown only with one choice (`shown_when`) is hidden.
     """
+    shown = shown or {}
     base = f"sim-{key}-{spec.name}"
     described = f"{base}-help {base}-error" if spec.help else f"{base}-error"
     common = f'aria-describedby="{described}" disabled'
@@ -97,6 +100,11 @@ def _control(spec: Any, value: Any, key: str, link: str | None = None) -> str:
         )
         fields = (f'<select id="{base}" name="{_attr(spec.name)}" data-sim-part="choice" {common}>'
                   f"{options}</select>")
+    elif hasattr(spec, "max_length") and getattr(spec, "lines", 1) > 1:
+        fields = (f'<textarea id="{base}" name="{_attr(spec.name)}" class="sim-paste" '
+                  f'rows="{spec.lines}" maxlength="{spec.max_length}" spellcheck="false" '
+                  f'autocomplete="off" data-sim-part="text" {common}>{html.escape(str(value))}'
+                  "</textarea>")
     elif hasattr(spec, "max_length"):
         fields = (f'<input type="text" id="{base}" name="{_attr(spec.name)}" class="sim-text" '
                   f'value="{_attr(value)}" maxlength="{spec.max_length}" spellcheck="false" '
@@ -126,12 +134,26 @@ def _control(spec: Any, value: Any, key: str, link: str | None = None) -> str:
     if link:
         help_html += (f'<p class="sim-help sim-catalogue"><a href="{_attr(link)}">'
                       f"{html.escape(CATALOGUE_LINKS[spec.name])}</a></p>")
+    if getattr(spec, "reader", None) is not None:
+        # What the sim read from a paste ("Your model: 8.0B parameters, ..."), said politely.
+        help_html += ('<p class="sim-note" data-sim-part="note" aria-live="polite" '
+                      "hidden></p>")
+    # A text shown while a choice has one value (the pasted config.json, while the model is
+    # "custom"): hidden otherwise, and the script shows it when the choice changes.
+    hidden = " hidden" if _hidden(spec, shown) else ""
     return (
-        f'<div class="sim-control" data-sim-part="control" data-input="{_attr(spec.name)}">'
+        f'<div class="sim-control" data-sim-part="control" data-input="{_attr(spec.name)}"'
+        f"{hidden}>"
         f'<label for="{base}">{html.escape(spec.label)}</label>'
         f'<div class="sim-control-row">{fields}</div>{help_html}'
         f'<p class="sim-error" id="{base}-error" data-sim-part="error" hidden></p></div>'
     )
+
+
+def _hidden(spec: Any, values: Mapping[str, Any]) -> bool:
+    """Whether a control with `shown_when` ("model=custom") is hidden at these values."""
+    name, _, wanted = getattr(spec, "shown_when", "").partition("=")
+    return bool(name) and str(values.get(name)) != wanted
 
 
 # A result's suggested inputs (its `apply`): a button the script labels and shows.
@@ -172,8 +194,8 @@ def _controls(block: SimBlock, by_name: Mapping[str, Any], key: str,
     closed "More inputs" disclosure; every control in the open when the block sets none
     apart."""
     def made(names: tuple[str, ...]) -> str:
-        return "".join(_control(by_name[name], block.start[name], key, links.get(name))
-                       for name in names)
+        return "".join(_control(by_name[name], block.start[name], key, links.get(name),
+                                block.start) for name in names)
     if not block.first:
         return made(block.show)
     rest = tuple(name for name in block.show if name not in block.first)
