@@ -63,7 +63,7 @@ def read(module: str, name: str, text: str) -> str:
     except Exception as error:  # noqa: BLE001 - a fault in the sim's reader, reported
         answer = {"ok": False, "input": name, "message": f"{type(error).__name__}: {error}"}
     else:
-        answer = {"ok": True, "value": value, "note": note}
+        answer = {"ok": True, "value": value, **({"note": note} if note else {})}
     return json.dumps(answer)
 
 

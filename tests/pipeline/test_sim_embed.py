@@ -91,7 +91,8 @@ def test_a_block_becomes_the_prerendered_widget() -> None:
         "kit/contract.py", "kit/progress.py", "kit/rounding.py", "kit/runner.py",
         "physics/__init__.py",
         "physics/accuracy.py", "physics/catalogue_data.py", "physics/collectives.py",
-        "physics/hardware.py", "physics/kernels.py", "physics/layers.py", "physics/precision.py",
+        "physics/hardware.py", "physics/kernels.py", "physics/layers.py",
+        "physics/model_choice.py", "physics/model_config.py", "physics/precision.py",
         "physics/pricing.py", "physics/profile.py", "physics/shapes.py", "physics/step.py"]
     assert config["metrics"] == module.METRICS
     summary = module.simulate()["summary"]
