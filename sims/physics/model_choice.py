@@ -91,9 +91,10 @@ def describe(model: Model) -> str:
     if model.experts:
         params += f" ({_size(model.params_active)} active)"
     kv = model.kv_bytes_per_token() / 1024
-    weights, experts = model.native.weights, model.native.experts
-    formats = LABELS[weights] + (f" (experts {LABELS[experts]})"
-                                 if model.experts and experts != weights else "")
+    native = model.native
+    formats = LABELS[native.weights] + (f" (experts {LABELS[native.experts]})"
+                                        if model.experts and native.experts != native.weights
+                                        else "")
     return (f"{model.name}: {params} parameters, {model.layers} layers, hidden size "
             f"{model.hidden}, {attention}{experts}; {kv:,.0f} KiB of BF16 KV cache per token; "
             f"weights {formats}, {model.weight_bytes() / 1e9:.1f} GB")

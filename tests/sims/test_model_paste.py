@@ -128,7 +128,9 @@ def test_a_bad_paste_is_refused_naming_the_field(case: str) -> None:
 def test_the_pages_reader_gives_the_compact_text_and_what_it_read() -> None:
     answer = json.loads(runner.read("goodput", INPUT, _config("llama-3.1-8b")))
     assert answer["ok"] and answer["value"] == read(_config("llama-3.1-8b"))[0]
-    assert answer["note"].startswith("Your model: 8.0B parameters, 32 layers")
+    assert answer["note"] == ("Your model: 8.0B parameters, 32 layers, hidden size 4096, 32 "
+                              "query and 8 KV heads; 128 KiB of BF16 KV cache per token; "
+                              "weights BF16, 16.1 GB")
 
 
 def test_the_moe_sim_refuses_a_dense_paste_by_naming_the_config() -> None:
