@@ -185,7 +185,7 @@ export function mountControls(root, config, on) {
         /** @type {import("./python.js").ReadAnswer} */
         let answer;
         try {
-          answer = await read(config.module, name, await file.text());
+          answer = await read(config.module, config.files, name, await file.text());
         } catch (error) {
           answer = { ok: false, input: name, message: `could not be read (${/** @type {Error} */ (error).message}): pick it again` };
         }
@@ -208,12 +208,12 @@ export function mountControls(root, config, on) {
    * @param {{run: boolean, from: string}} how `run`: rerun the sim on it; `from`: said
    *   before the note ("" for a paste, else where the text came from)
    */
-  const readPaste = async (control, text, how) => {
+  async function readPaste(control, text, how) {
     const name = control.spec.name;
     /** @type {import("./python.js").ReadAnswer} */
     let answer;
     try {
-      answer = await read(config.module, name, text);
+      answer = await read(config.module, config.files, name, text);
     } catch (error) {
       answer = { ok: false, input: name, message: `could not be read (${/** @type {Error} */ (error).message})` };
     }
@@ -230,7 +230,7 @@ export function mountControls(root, config, on) {
       note.hidden = false;
     }
     if (how.run) on.change();
-  };
+  }
 
   /**
    * A text area read by the sim on a paste (or a change once the reader leaves it); its
