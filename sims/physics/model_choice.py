@@ -42,9 +42,9 @@ def model_inputs(default: str, label: str = "Model", help: str = "",
     """The `model` choice (`keys`, the catalogue's by default, then CUSTOM) and the
     `model_config` text it reads when CUSTOM is chosen."""
     choices = (*(tuple(MODELS) if keys is None else keys), CUSTOM)
-    told = ((help + " ") if help else "") + f"{CUSTOM}: paste a config.json below."
-    return (Choice("model", label, default, choices, help=told),
-            Text(INPUT, "Your model's config.json", max_length=config_text.MAX_TEXT,
+    # The page's select names the CUSTOM option after the text it opens (shown_when).
+    return (Choice("model", label, default, choices, help=help),
+            Text(INPUT, "Paste a config.json", max_length=config_text.MAX_TEXT,
                  help="Paste a Hugging Face config.json: it is read here, in your browser, "
                       "and carried in the page's address.",
                  lines=8, shown_when=f"model={CUSTOM}", reader=_reader))

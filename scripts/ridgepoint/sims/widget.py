@@ -75,7 +75,8 @@ def _json_script(data: Any) -> str:
 
 
 def _control(spec: Any, value: Any, key: str, link: str | None = None,
-             shown: Mapping[str, Any] | None = None) -> str:
+             shown: Mapping[str, Any] | None = None,
+             opens: Mapping[str, str] | None = None) -> str:
     """One labelled control, rendered disabled: the widget enables it once it runs.
 
     A number gets a slider and a text box showing its exact value (where an out-of-range
@@ -86,16 +87,19 @@ def _control(spec: Any, value: Any, key: str, link: str | None = None,
     (ridgepoint.sims.simcode), whose classes are not the ones `import sims` would give. `link`,
     for a GPU or model choice, is the catalogue section listing every choice's figures and
     sources, linked under the control. `shown`: the values the widget starts at, which say
-    whether a control shown only with one choice (`shown_when`) is hidden.
+    whether a control shown only with one choice (`shown_when`) is hidden; `opens`, for a
+    choice, the label of the control each of its values shows ("custom: Paste a
+    config.json…"), written after the value in the option.
     """
     shown = shown or {}
     base = f"sim-{key}-{spec.name}"
     described = f"{base}-help {base}-error" if spec.help else f"{base}-error"
     common = f'aria-describedby="{described}" disabled'
     if hasattr(spec, "choices"):
+        opens = opens or {}
         options = "".join(
             f'<option value="{_attr(c)}"{" selected" if c == value else ""}>'
-            f"{html.escape(c)}</option>"
+            f"{html.escape(c + (f': {opens[c]}…' if c in opens else ''))}</option>"
             for c in spec.choices
         )
         fields = (f'<select id="{base}" name="{_attr(spec.name)}" data-sim-part="choice" {common}>'
@@ -193,9 +197,15 @@ def _controls(block: SimBlock, by_name: Mapping[str, Any], key: str,
     """The controls, those the page talks about (`first`) first and the others inside a
     closed "More inputs" disclosure; every control in the open when the block sets none
     apart."""
+    opens: dict[str, dict[str, str]] = {}
+    for spec in by_name.values():
+        choice, _, value = getattr(spec, "shown_when", "").partition("=")
+        if choice:
+            opens.setdefault(choice, {})[value] = spec.label
+
     def made(names: tuple[str, ...]) -> str:
         return "".join(_control(by_name[name], block.start[name], key, links.get(name),
-                                block.start) for name in names)
+                                block.start, opens.get(name)) for name in names)
     if not block.first:
         return made(block.show)
     rest = tuple(name for name in block.show if name not in block.first)
