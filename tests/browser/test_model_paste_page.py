@@ -20,6 +20,7 @@ from ridgepoint.sims.display import display
 from sims.physics import MODELS
 from sims.physics.model_choice import CUSTOM, INPUT, NAME, read
 from tests.browser.conftest import READY_MS
+from tests.browser.test_a11y import BLOCKING, SCHEMES, axe_violations
 
 pytestmark = pytest.mark.browser
 
@@ -108,3 +109,18 @@ def test_a_bad_paste_is_refused_beside_the_box_naming_the_field(
     expect(error).to_contain_text(field)
     expect(page.locator(BOX)).to_have_attribute("aria-invalid", "true")
     assert f"{KEY}.{INPUT}=" not in page.url  # nothing refused is carried
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_the_paste_with_its_note_and_a_refusal_is_axe_clean(
+    page: Page, base_url: str, scheme: str
+) -> None:
+    page.emulate_media(color_scheme=scheme)
+    value, note = read(PASTED)
+    page.goto(f"{base_url}{PATH}?{KEY}.model={CUSTOM}&{KEY}.{INPUT}={urllib.parse.quote(value)}")
+    wait_ready(page)
+    expect(page.locator(f"{CONTROL} .sim-note")).to_have_text(note, timeout=15_000)
+    paste(page, "{")  # and a refusal beside it
+    expect(page.locator(f"{CONTROL} .sim-error")).to_contain_text("not JSON", timeout=15_000)
+    blocking = [v for v in axe_violations(page) if v["impact"] in BLOCKING]
+    assert not blocking, blocking
