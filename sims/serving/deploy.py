@@ -37,7 +37,7 @@ from sims.physics import (
     check_group,
     precision_for,
 )
-from sims.physics.model_choice import model_for, model_inputs
+from sims.physics.model_choice import INPUT, compact, model_for, model_inputs
 from sims.physics.precision import PRECISIONS
 from sims.serving.arrivals import weighted_quantiles
 from sims.serving.engines import ENGINES, Engine
@@ -192,8 +192,9 @@ def serve_json(given: dict[str, Any]) -> dict[str, Any]:
                                  precision, inputs["isl"], inputs["osl"], inputs["requests"],
                                  inputs["length_spread"], inputs["seed"], concurrency, rate,
                                  inputs["max_batch"], inputs["token_budget"])
-    shown = {k: v for k, v in inputs.items() if k not in ("concurrency", "rate")
-             and (k != "model_config" or v)}
+    shown = {k: v for k, v in inputs.items() if k not in ("concurrency", "rate", INPUT)}
+    if inputs[INPUT]:
+        shown[INPUT] = compact(inputs[INPUT])  # the pasted config as a page's URL carries it
     shown.update({"concurrency": concurrency} if concurrency else {"rate": rate})
     return {"inputs": shown, **figures(served, outputs, inputs["gpus"]),
             "accuracy": accuracy(engine)}

@@ -81,7 +81,7 @@ def test_serve_takes_a_pasted_config_as_the_catalogue_model() -> None:
                         MODELS[slug].name, slug)
         pasted = _outcome(lambda slug=slug: deploy.serve_json(
             {"model": CUSTOM, INPUT: _config(slug), "requests": 64}), NAME, CUSTOM)
-        assert pasted.replace(f', "{INPUT}": {json.dumps(_config(slug).strip())}', "") == ours
+        assert pasted.replace(f', "{INPUT}": {json.dumps(read(_config(slug))[0])}', "") == ours
 
 
 @pytest.mark.parametrize("slug", SLUGS)
