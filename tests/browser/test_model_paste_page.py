@@ -23,6 +23,7 @@ from tests.browser.conftest import READY_MS
 from tests.browser.test_a11y import BLOCKING, SCHEMES, axe_violations
 
 pytestmark = pytest.mark.browser
+EVERY_BUILDER = True  # each test runs on each builder's site (conftest)
 
 CONFIGS = Path(__file__).parents[1] / "pipeline" / "fixtures" / "configs"
 PASTED = (CONFIGS / "llama-3.1-8b.json").read_text(encoding="utf-8")
