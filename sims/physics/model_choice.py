@@ -33,10 +33,6 @@ NAME = "Your model"  # what results call a pasted model
 PASTES_KEPT = 8  # Models of recent pastes: a page's paste and a few before it
 
 
-def _reader(text: str) -> tuple[str, str]:
-    return read(text)
-
-
 def model_inputs(default: str, label: str = "Model", help: str = "",
                  keys: tuple[str, ...] | None = None) -> tuple[Choice, Text]:
     """The `model` choice (`keys`, the catalogue's by default, then CUSTOM) and the
@@ -47,7 +43,7 @@ def model_inputs(default: str, label: str = "Model", help: str = "",
             Text(INPUT, "Paste a config.json", max_length=config_text.MAX_TEXT,
                  help="Paste a Hugging Face config.json: it is read here, in your browser, "
                       "and carried in the page's address.",
-                 lines=8, shown_when=f"model={CUSTOM}", reader=_reader))
+                 lines=8, shown_when=f"model={CUSTOM}", reader=read))
 
 
 def model_for(model: str, model_config: str = "") -> Model:
