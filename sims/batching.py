@@ -34,8 +34,9 @@ from sims.batching_charts import (
     timeline_rows,
 )
 from sims.kit.contract import Choice, InputError, Number, simulation
-from sims.physics import GPUS, MODELS, Work, memory_fit, precision_for, step_cost
+from sims.physics import GPUS, Work, memory_fit, precision_for, step_cost
 from sims.physics.accuracy import step_regime
+from sims.physics.model_choice import model_for, model_inputs
 
 TITLE = "A batch is only as fast as its slowest member"
 
@@ -56,8 +57,8 @@ INPUTS = (
            help="Every request's prompt; computed in the step the request joins a slot."),
     Number("seed", "Random seed", default=7, min=0, max=999,
            help="Draws a different set of answer lengths."),
-    Choice("model", "Model", "llama-3.1-8b", tuple(MODELS),
-           help="Its weights are read once per step whatever the batch holds."),
+    *model_inputs("llama-3.1-8b",
+                  help="Its weights are read once per step whatever the batch holds."),
     Choice("gpu", "GPU", "h100", tuple(GPUS), help="One GPU serves the batch."),
 )
 
@@ -174,7 +175,7 @@ def simulate(
     max_output_tokens: int,
     prompt_tokens: int,
     seed: int,
-    model: str,
+    model: str, model_config: str,
     gpu: str,
 ) -> dict:
     if max_output_tokens < min_output_tokens:
@@ -185,7 +186,7 @@ def simulate(
         )
     rng = random.Random(seed)
     lengths = [rng.randint(min_output_tokens, max_output_tokens) for _ in range(requests)]
-    chip, shape = GPUS[gpu], MODELS[model]
+    chip, shape = GPUS[gpu], model_for(model, model_config)
 
     def price(work: list[Work]) -> float:
         return step_cost(chip, shape, work).time_s

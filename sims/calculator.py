@@ -33,6 +33,7 @@ from sims.physics import (
 )
 from sims.physics.accuracy import step_note
 from sims.physics.kinds import SLIDING
+from sims.physics.model_choice import model_for, model_inputs
 from sims.physics.precision import PRECISIONS
 from sims.physics.pricing import pricer
 
@@ -42,7 +43,7 @@ MAX_TOKENS = 131_072  # the upper bound of the token inputs (128 Ki)
 
 INPUTS = (
     Choice("gpu", "GPU", "h100", tuple(GPUS)),
-    Choice("model", "Model", "llama-3.1-8b", tuple(MODELS)),
+    *model_inputs("llama-3.1-8b"),
     Choice("tp", "GPUs", "1", tuple(str(t) for t in TP_DEGREES),
            help="GPUs the model is spread over, within one scale-up domain."),
     Number("batch", "Sequences", default=1, min=1, max=1024, unit="sequences"),
@@ -97,10 +98,10 @@ def _work(phase: str, batch: int, context: int, prompt_tokens: int) -> tuple[Wor
 
 @simulation(INPUTS)
 def simulate(
-    *, gpu: str, model: str, tp: str, batch: int, context: int, phase: str,
+    *, gpu: str, model: str, model_config: str, tp: str, batch: int, context: int, phase: str,
     prompt_tokens: int, weights: str, activations: str, kv: str, layout: str,
 ) -> dict[str, Any]:
-    chip, shape, gpus = GPUS[gpu], MODELS[model], int(tp)
+    chip, shape, gpus = GPUS[gpu], model_for(model, model_config), int(tp)
     precision = precision_for(chip, shape, weights, activations, kv)
     work, held = _work(phase, batch, context, prompt_tokens)
     cost = step_cost(chip, shape, [work], gpus, precision, layout)

@@ -40,7 +40,6 @@ from sims.kit.contract import Choice, InputError, Number, simulation
 from sims.physics import (
     GPUS,
     KV_INPUT,
-    MODELS,
     TP_DEGREES,
     WEIGHTS_INPUT,
     Gpu,
@@ -55,6 +54,7 @@ from sims.physics import (
     step_series,
 )
 from sims.physics.accuracy import step_regime
+from sims.physics.model_choice import model_for, model_inputs
 
 TITLE = "A long prompt should not stall everyone else"
 
@@ -82,7 +82,7 @@ INPUTS = (
            unit="tokens",
            help=f"Prompt tokens per step: 0 for the GPU's ridge point, else at least "
                 f"{MIN_CHUNK_TOKENS}."),
-    Choice("model", "Model", "llama-3.1-70b", tuple(MODELS)),
+    *model_inputs("llama-3.1-70b"),
     Choice("gpu", "GPU", "h200", tuple(GPUS)),
     Choice("tp", "Tensor-parallel GPUs", "2", tuple(str(t) for t in TP_DEGREES),
            help="GPUs the model is split over."),
@@ -226,7 +226,7 @@ def ttft(steps: list[Step]) -> float:
 @simulation(INPUTS)
 def simulate(
     *, streams: int, context_tokens: int, prompt_tokens: int, chunk_tokens: int, model: str,
-    gpu: str, tp: str, weights: str, kv: str,
+    model_config: str, gpu: str, tp: str, weights: str, kv: str,
 ) -> dict[str, Any]:
     if 0 < chunk_tokens < MIN_CHUNK_TOKENS:
         raise InputError(
@@ -234,7 +234,7 @@ def simulate(
             f"expected 0 (the ridge point) or from {MIN_CHUNK_TOKENS} to {MAX_CHUNK_TOKENS} "
             f"tokens, got {chunk_tokens}",
         )
-    chip, shape = GPUS[gpu], MODELS[model]
+    chip, shape = GPUS[gpu], model_for(model, model_config)
     check_group(chip, shape, int(tp))
     setup = Setup(chip, shape, int(tp), precision_for(chip, shape, weights, kv=kv), streams,
                   context_tokens, prompt_tokens)

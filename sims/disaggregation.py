@@ -39,7 +39,6 @@ from sims.kit.contract import Choice, InputError, Number, simulation
 from sims.physics import (
     GPUS,
     KV_INPUT,
-    MODELS,
     TP_DEGREES,
     WEIGHTS_INPUT,
     Gpu,
@@ -56,6 +55,7 @@ from sims.physics import (
 )
 from sims.physics.accuracy import step_note, throughput_note
 from sims.physics.capacity import sequences_that_fit
+from sims.physics.model_choice import model_for, model_inputs
 from sims.physics.pricing import pricer
 from sims.serving.arrivals import Request, percentile, poisson_requests, weighted_quantiles
 from sims.serving.engine import Job, Served, StepClock, serve, step_clock
@@ -86,7 +86,7 @@ INPUTS = (
     Number("output_tokens", "Reply", default=256, min=16, max=1024, step=16, unit="tokens"),
     Number("chunk_tokens", "Chunk (one pool)", default=512, min=256, max=8192, step=256,
            unit="tokens", help="Prompt tokens one step of the single pool may carry."),
-    Choice("model", "Model", "llama-3.1-8b", tuple(MODELS)),
+    *model_inputs("llama-3.1-8b"),
     Choice("gpu", "GPU", "h100", TRANSFER_GPUS),
     Choice("tp", "Tensor-parallel GPUs per instance", "1",
            tuple(str(t) for t in TP_DEGREES)),
@@ -238,9 +238,10 @@ class Setup:
 
 @simulation(INPUTS)
 def simulate(*, request_rate: float, prefill_gpus: int, decode_gpus: int, link: str,
-             prompt_tokens: int, output_tokens: int, chunk_tokens: int, model: str, gpu: str,
+             prompt_tokens: int, output_tokens: int, chunk_tokens: int, model: str,
+             model_config: str, gpu: str,
              tp: str, weights: str, kv: str) -> dict[str, Any]:
-    chip, shape = GPUS[gpu], MODELS[model]
+    chip, shape = GPUS[gpu], model_for(model, model_config)
     setup = Setup(chip, shape, int(tp), prefill_gpus, decode_gpus, link, prompt_tokens,
                   output_tokens, chunk_tokens, precision_for(chip, shape, weights, kv=kv))
     requests = poisson_requests(request_rate, REQUESTS, prompt_tokens, output_tokens)

@@ -31,7 +31,6 @@ from sims.kit.contract import Choice, Number, simulation
 from sims.physics import (
     GPUS,
     LAYOUTS,
-    MODELS,
     TP_DEGREES,
     WEIGHTS_INPUT,
     Work,
@@ -40,6 +39,7 @@ from sims.physics import (
     prefill,
 )
 from sims.physics.accuracy import step_regime, throughput_note
+from sims.physics.model_choice import model_for, model_inputs
 from sims.serving.deploy import accuracy
 from sims.serving.engines import ENGINES
 from sims.serving.kv_space import kv_space
@@ -93,7 +93,7 @@ INPUTS = (
            unit="requests", help="How many requests each rate's run sends."),
     Number("seed", "Random seed", default=1, min=0, max=999,
            help="Draws other lengths and gaps; the same seed gives the same runs."),
-    Choice("model", "Model", "llama-3.1-8b", tuple(MODELS)),
+    *model_inputs("llama-3.1-8b"),
     Choice("gpu", "GPU", "h100", tuple(GPUS)),
     Choice("tp", "Tensor-parallel GPUs", "1", tuple(str(t) for t in TP_DEGREES),
            help="GPUs the replica's model is split over."),
@@ -160,9 +160,9 @@ def simulate(
     *, request_rate: float, arrivals: str, prompt_tokens: int, output_tokens: int,
     length_spread: float, slo_ttft_s: float, slo_tpot_s: float, slo_target: float,
     scheduler: str, token_budget: int, max_batch: int, requests: int, seed: int, model: str,
-    gpu: str, tp: str, parallel: str, weights: str, engine: str,
+    model_config: str, gpu: str, tp: str, parallel: str, weights: str, engine: str,
 ) -> dict[str, Any]:
-    chip, shape, group = GPUS[gpu], MODELS[model], int(tp)
+    chip, shape, group = GPUS[gpu], model_for(model, model_config), int(tp)
     check_group(chip, shape, group, parallel, layout_input="parallel")
     precision = precision_for(chip, shape, weights)
     space = kv_space(chip, shape, group, precision, parallel)

@@ -23,7 +23,6 @@ from sims.kit import memo
 from sims.kit.contract import Choice, Number, simulation
 from sims.physics import (
     GPUS,
-    MODELS,
     TP_DEGREES,
     WEIGHTS_INPUT,
     Work,
@@ -31,6 +30,7 @@ from sims.physics import (
     precision_for,
 )
 from sims.physics.accuracy import step_regime, throughput_note
+from sims.physics.model_choice import model_for, model_inputs
 from sims.serving.kv_allocators import contiguous, paged
 from sims.serving.kv_meter import EXTERNAL, FUTURE, NEVER, SLACK, Outcome
 from sims.serving.kv_space import kv_space, swap_s
@@ -69,7 +69,7 @@ INPUTS = (
            help="Recompute: prefill the preempted request again. Swap: copy its KV to host "
                 "memory and back."),
     Number("seed", "Random seed", default=1, min=0, max=999),
-    Choice("model", "Model", "llama-3.1-8b", tuple(MODELS)),
+    *model_inputs("llama-3.1-8b"),
     Choice("gpu", "GPU", "h100", tuple(GPUS)),
     Choice("tp", "Tensor-parallel GPUs", "1", tuple(str(t) for t in TP_DEGREES)),
     WEIGHTS_INPUT,
@@ -137,9 +137,9 @@ def _shares(outcome: Outcome) -> tuple[float, float, float]:
 def simulate(
     *, allocator: str, block_size: str, kv_precision: str, prompt_tokens: int,
     output_tokens: int, max_output_tokens: int, length_spread: float, requests: int,
-    preemption: str, seed: int, model: str, gpu: str, tp: str, weights: str,
+    preemption: str, seed: int, model: str, model_config: str, gpu: str, tp: str, weights: str,
 ) -> dict[str, Any]:
-    chip, shape, group, block = GPUS[gpu], MODELS[model], int(tp), int(block_size)
+    chip, shape, group, block = GPUS[gpu], model_for(model, model_config), int(tp), int(block_size)
     check_group(chip, shape, group)
     precision = precision_for(chip, shape, weights, kv=kv_precision)
     space = kv_space(chip, shape, group, precision)

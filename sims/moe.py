@@ -44,6 +44,7 @@ from sims.physics import (
     touched_experts,
 )
 from sims.physics.accuracy import step_regime
+from sims.physics.model_choice import model_for, model_inputs, refuse_unless
 
 TITLE = "671 billion parameters, 37 billion at a time"
 # Issue 19 allows its sims 100 ms at their most expensive inputs (the others get 20).
@@ -57,8 +58,9 @@ LAYOUT_OF = {"off": "tp", "on": "ep"}
 COLOURS = {TP: "#4c78a8", EP: "#f58518", DENSE: "#54a24b"}
 
 INPUTS = (
-    Choice("model", "Model", "deepseek-v3", MOE_MODELS,
-           help="The mixtures of experts in the catalogue, in their checkpoints' formats."),
+    *model_inputs("deepseek-v3", keys=MOE_MODELS,
+                  help="The mixtures of experts in the catalogue, in their checkpoints' "
+                       "formats."),
     Choice("gpu", "GPU", "h200", tuple(GPUS)),
     Choice("gpus", "GPUs", "8", tuple(str(t) for t in TP_DEGREES),
            help="GPUs in the group the model is spread over."),
@@ -242,9 +244,12 @@ def _split_chart(steps: dict[str, StepCost], gpus: int, batch: int) -> dict[str,
 
 
 @simulation(INPUTS)
-def simulate(*, model: str, gpu: str, gpus: str, expert_parallel: str, batch_size: int,
+def simulate(*, model: str, model_config: str,
+             gpu: str, gpus: str, expert_parallel: str, batch_size: int,
              context_tokens: int) -> dict[str, Any]:
-    chip, shape, group = GPUS[gpu], MODELS[model], int(gpus)
+    chip, shape, group = GPUS[gpu], model_for(model, model_config), int(gpus)
+    refuse_unless(shape.experts > 0, "is a dense model: this sim compares the layouts of a "
+                                     "mixture of experts (its config names no experts)")
     check_gpus(chip, shape, group)
     precision = precision_for(chip, shape)
     layout = LAYOUT_OF[expert_parallel]

@@ -32,7 +32,6 @@ from sims.kit.contract import Choice, Number, simulation
 from sims.kit.timeline import Mark, Span, timeline_chart
 from sims.physics import (
     GPUS,
-    MODELS,
     Gpu,
     Model,
     StepCost,
@@ -43,6 +42,7 @@ from sims.physics import (
     step_cost,
 )
 from sims.physics.accuracy import step_note
+from sims.physics.model_choice import model_for, model_inputs
 from sims.physics.pricing import pricer
 
 ACTIVATION_BYTES = 2  # a stage hands on each request's hidden state in BF16
@@ -94,7 +94,7 @@ INPUTS = (
     Number("microbatches", "Micro-batches", default=4, min=1, max=MAX_MICROBATCHES,
            unit="micro-batches",
            help="Groups the requests are split into for the pipelined layouts."),
-    Choice("model", "Model", "llama-3.1-70b", tuple(MODELS)),
+    *model_inputs("llama-3.1-70b"),
     Choice("gpu", "GPU", "h100", tuple(key for key, gpu in GPUS.items()
                                        if gpu.scale_up_gpus >= GPU_COUNT),
            help=f"GPUs whose scale-up domain holds all {GPU_COUNT}."),
@@ -271,10 +271,9 @@ def _chart(run: Run, domain: tuple[float, float], note: str) -> dict[str, Any]:
 
 
 @simulation(INPUTS)
-def simulate(
-    *, requests_in_flight: int, context_tokens: int, microbatches: int, model: str, gpu: str
-) -> dict[str, Any]:
-    chip, shape = GPUS[gpu], MODELS[model]
+def simulate(*, requests_in_flight: int, context_tokens: int, microbatches: int, model: str,
+             model_config: str, gpu: str) -> dict[str, Any]:
+    chip, shape = GPUS[gpu], model_for(model, model_config)
     args = (chip, shape, requests_in_flight, context_tokens, microbatches)
     runs = [play(layout, *args) for layout in LAYOUTS]
     # One clock for all: long enough for the slowest layout to hand every request

@@ -30,7 +30,8 @@ from typing import Any
 
 from sims import plan_charts
 from sims.kit.contract import Choice, Number, Text, simulation
-from sims.physics import GPUS, LAYOUTS, MODELS
+from sims.physics import GPUS, LAYOUTS
+from sims.physics.model_choice import model_for, model_inputs
 from sims.physics.precision import PRECISIONS, WEIGHT_FORMATS
 from sims.planning import compare, tables
 from sims.planning.ask import lengths, make_ask
@@ -51,7 +52,7 @@ PAGE_COMPLETE_MS = 3000
 LOADS = ("rate", "concurrency")
 
 INPUTS = (
-    Choice("model", "Model", "llama-3.1-70b", tuple(MODELS)),
+    *model_inputs("llama-3.1-70b"),
     Choice("workload", "Workload", DEFAULT_WORKLOAD, (*WORKLOADS, "custom"),
            help="A preset's prompt and answer lengths and spread; custom: the three below."),
     Number("isl", "Prompt tokens (custom)", default=1000, min=1, max=MAX_TOKENS // 2,
@@ -196,8 +197,8 @@ def simulate(**values: Any) -> dict[str, Any]:
                                values["length_spread"])
     gpus = tuple(GPUS) if values["gpu"] == "all" else (values["gpu"],)
     by_rate = values["load"] == "rate"
-    ask = make_ask(values["model"], values["engine"], gpus, isl, osl, spread,
-                   values["rate"] if by_rate else 0.0,
+    ask = make_ask(model_for(values["model"], values["model_config"]), values["engine"], gpus,
+                   isl, osl, spread, values["rate"] if by_rate else 0.0,
                    0 if by_rate else values["concurrency"], values["ttft_s"],
                    values["tpot_s"], values["percentile"], given_prices(values),
                    values["ttft_scale"], values["tpot_scale"])
@@ -213,7 +214,7 @@ def simulate(**values: Any) -> dict[str, Any]:
         "summary": summary_of(result, ask.target.share, compared_summary(
             found, values["ttft_scale"], values["tpot_scale"])),
         "charts": [plan_charts.frontier_chart(result["frontier"], values["tpot_s"],
-                                              MODELS[values["model"]].name,
+                                              ask.model.name,
                                               tuple(GPUS)),
                    plan_charts.measured_chart(found["rows"] if found else [], statistic)],
         "tables": [*tables.plan_tables(result, ask.target.share),

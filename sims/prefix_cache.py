@@ -19,8 +19,9 @@ from typing import NamedTuple
 
 from sims.kit import charts
 from sims.kit.contract import Choice, Number, simulation
-from sims.physics import GPUS, MODELS, Gpu, Model, Work, memory_fit, precision_for, prefill
+from sims.physics import GPUS, Gpu, Model, Work, memory_fit, precision_for, prefill
 from sims.physics.accuracy import step_regime
+from sims.physics.model_choice import model_for, model_inputs
 from sims.serving.kv_blocks import PrefixCache, Segment
 
 TITLE = "Compute the system prompt once"
@@ -37,7 +38,7 @@ INPUTS = (
            help="Decoded by the model; its KV stays cached for the user's next turn."),
     Number("block_size", "KV block size", default=16, min=1, max=256, unit="tokens",
            help="The cache reuses whole blocks only (vLLM's default block size is 16)."),
-    Choice("model", "Model", "llama-3.1-8b", tuple(MODELS)),
+    *model_inputs("llama-3.1-8b"),
     Choice("gpu", "GPU", "h100", tuple(GPUS), help="One GPU serves every request."),
 )
 
@@ -192,10 +193,10 @@ def simulate(
     user_tokens: int,
     reply_tokens: int,
     block_size: int,
-    model: str,
+    model: str, model_config: str,
     gpu: str,
 ) -> dict:
-    chip, shape = GPUS[gpu], MODELS[model]
+    chip, shape = GPUS[gpu], model_for(model, model_config)
     requests, cache = run(users, turns, system_prompt_tokens, user_tokens, reply_tokens,
                           block_size, chip, shape)
     fit = memory_fit(chip, shape, 1, cache.tokens)

@@ -27,7 +27,6 @@ from typing import Any
 from sims.kit.contract import Choice, InputError, Number, simulation
 from sims.physics import (
     GPUS,
-    MODELS,
     TP_DEGREES,
     Gpu,
     Model,
@@ -42,6 +41,7 @@ from sims.physics import (
 )
 from sims.physics.accuracy import step_regime
 from sims.physics.capacity import sequences_that_fit
+from sims.physics.model_choice import model_for, model_inputs
 from sims.physics.precision import PRECISIONS, WEIGHT_FORMATS, wider
 from sims.quantization_charts import (
     BYTES_LINE,
@@ -69,7 +69,7 @@ INPUTS = (
            help="The format matmul inputs are computed in. Auto: the weights' format where "
                 "the GPU has a tensor-core rate for it, else BF16."),
     Choice("kv", "KV cache", "bf16", PRECISIONS, help="The format the KV cache is stored in."),
-    Choice("model", "Model", "llama-3.1-70b", tuple(MODELS)),
+    *model_inputs("llama-3.1-70b"),
     Choice("gpu", "GPU", "h100", tuple(GPUS)),
     Choice("tp", "Tensor-parallel GPUs", "4", tuple(str(t) for t in TP_DEGREES),
            help="GPUs the model is split over."),
@@ -142,9 +142,10 @@ def _row(phase: str, formats: str, cost: StepCost) -> dict[str, Any]:
 
 
 @simulation(INPUTS)
-def simulate(*, weights: str, activations: str, kv: str, model: str, gpu: str, tp: str,
+def simulate(*, weights: str, activations: str, kv: str, model: str, model_config: str,
+             gpu: str, tp: str,
              batch_size: int, context_tokens: int) -> dict[str, Any]:
-    chip, shape, shards = GPUS[gpu], MODELS[model], int(tp)
+    chip, shape, shards = GPUS[gpu], model_for(model, model_config), int(tp)
     check_group(chip, shape, shards)
     if activations != "auto" and activations not in chip.dense_flops:
         has = ", ".join(p for p in PRECISIONS if p in chip.dense_flops)

@@ -28,9 +28,9 @@ from sims.kit.contract import Choice, Number, simulation
 from sims.physics import (
     GPUS,
     KV_INPUT,
-    MODELS,
     WEIGHTS_INPUT,
     Gpu,
+    Model,
     Precision,
     StepCost,
     Work,
@@ -42,6 +42,7 @@ from sims.physics import (
     tp_degrees,
 )
 from sims.physics.accuracy import step_regime
+from sims.physics.model_choice import model_for, model_inputs
 from sims.physics.precision import LABELS, wider
 
 TITLE = "Two phases, two bottlenecks"
@@ -49,7 +50,7 @@ TITLE = "Two phases, two bottlenecks"
 INPUTS = (
     Choice("gpu", "GPU", "h100", tuple(GPUS),
            help="Dense peaks and memory bandwidth from the vendor's datasheet (the catalogue)."),
-    Choice("model", "Model", "llama-3.1-8b", tuple(MODELS)),
+    *model_inputs("llama-3.1-8b"),
     WEIGHTS_INPUT,
     KV_INPUT,
     Number("batch_size", "Batch size", default=8, min=1, max=256, unit="requests",
@@ -158,9 +159,8 @@ def _roofline_chart(gpu: Gpu, phases: dict[str, StepCost], precision: Precision,
     )
 
 
-def _decode_chart(gpu: Gpu, model_key: str, batch_size: int, seq_len: int, tp: int,
+def _decode_chart(gpu: Gpu, model: Model, batch_size: int, seq_len: int, tp: int,
                   precision: Precision) -> dict:
-    model = MODELS[model_key]
     # A line for each fixed context, then one for the reader's: the legend's entries stay the
     # same whatever the inputs, so the page keeps the chart's view as the context moves.
     lines = [(f"{c:,} tokens", c) for c in CONTEXTS] + [(YOUR_CONTEXT, seq_len)]
@@ -212,9 +212,9 @@ def _decode_chart(gpu: Gpu, model_key: str, batch_size: int, seq_len: int, tp: i
 
 
 @simulation(INPUTS)
-def simulate(*, gpu: str, model: str, weights: str, kv: str, batch_size: int,
+def simulate(*, gpu: str, model: str, model_config: str, weights: str, kv: str, batch_size: int,
              seq_len: int) -> dict:
-    device, shape = GPUS[gpu], MODELS[model]
+    device, shape = GPUS[gpu], model_for(model, model_config)
     precision = precision_for(device, shape, weights, kv=kv)
     tp = smallest_fitting_tp(device, shape, batch_size, seq_len + 1, precision)
     tp = tp or max(tp_degrees(device))
@@ -256,7 +256,7 @@ def simulate(*, gpu: str, model: str, weights: str, kv: str, batch_size: int,
     return {
         "summary": summary,
         "charts": [_roofline_chart(device, phases, precision, fit.note),
-                   _decode_chart(device, model, batch_size, seq_len, tp, precision)],
+                   _decode_chart(device, shape, batch_size, seq_len, tp, precision)],
         "tables": [{
             "title": f"The two steps, worked ({tp} GPU{'s' if tp > 1 else ''})",
             "columns": [

@@ -36,8 +36,9 @@ from typing import NamedTuple
 
 from sims.kit import charts
 from sims.kit.contract import Choice, Number, simulation
-from sims.physics import GPUS, MODELS, Work, memory_fit, precision_for, prefill
+from sims.physics import GPUS, Work, memory_fit, precision_for, prefill
 from sims.physics.accuracy import step_regime
+from sims.physics.model_choice import model_for, model_inputs
 from sims.routing_charts import POLICY_LABELS, bar_chart, load_chart
 from sims.serving.kv_blocks import PrefixCache, Segment
 
@@ -68,7 +69,7 @@ INPUTS = (
            help="KV each replica can keep; the summary says whether the GPU has room for it."),
     Number("seed", "Random seed", default=1, min=0, max=999,
            help="Draws the session IDs and the order in which sessions speak."),
-    Choice("model", "Model", "llama-3.1-8b", tuple(MODELS)),
+    *model_inputs("llama-3.1-8b"),
     Choice("gpu", "GPU", "h100", tuple(GPUS), help="One GPU per replica."),
 )
 
@@ -203,10 +204,10 @@ def simulate(
     reply_tokens: int,
     cache_tokens_per_replica: int,
     seed: int,
-    model: str,
+    model: str, model_config: str,
     gpu: str,
 ) -> dict:
-    chip, shape = GPUS[gpu], MODELS[model]
+    chip, shape = GPUS[gpu], model_for(model, model_config)
     fit = memory_fit(chip, shape, 1, cache_tokens_per_replica)
     rng = random.Random(seed)
     session_ids = [rng.getrandbits(64) for _ in range(sessions)]

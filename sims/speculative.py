@@ -24,8 +24,8 @@ from sims.kit import charts
 from sims.kit.contract import Choice, Number, simulation
 from sims.physics import (
     GPUS,
-    MODELS,
     TP_DEGREES,
+    Model,
     StepCost,
     Work,
     check_group,
@@ -37,6 +37,7 @@ from sims.physics import (
 )
 from sims.physics.accuracy import step_regime
 from sims.physics.drafters import DRAFT_MODEL, DRAFTERS
+from sims.physics.model_choice import model_for, model_inputs
 
 TITLE = "Verifying five tokens costs the same as making one"
 
@@ -61,7 +62,7 @@ INPUTS = (
                 "(c in the paper)."),
     Number("batch_size", "Batch size", default=8, min=1, max=512, unit="sequences",
            help=f"Sequences decoding together, each {CONTEXT_TOKENS} tokens into its context."),
-    Choice("model", "Target model", "llama-3.1-70b", tuple(MODELS)),
+    *model_inputs("llama-3.1-70b", label="Target model"),
     Choice("gpu", "GPU", "h100", tuple(GPUS)),
     Choice("tp", "Tensor-parallel GPUs", "4", TP_CHOICES,
            help="GPUs the target is split over."),
@@ -110,21 +111,21 @@ def speedup(
     return expected_tokens(acceptance_rate, lookahead) * target_s / step_s
 
 
-def _verify(gpu: str, model: str, tp: int, batch: int, lookahead: int) -> StepCost:
+def _verify(gpu: str, model: Model, tp: int, batch: int, lookahead: int) -> StepCost:
     """The target's pass over each sequence's last token plus its `lookahead` guesses."""
     work = [Work(lookahead + 1, CONTEXT_TOKENS, count=batch)]
-    return step_cost(GPUS[gpu], MODELS[model], work, tp)
+    return step_cost(GPUS[gpu], model, work, tp)
 
 
-def _verify_note(gpu: str, model: str, tp: int, batch: int, lookahead: int) -> str:
+def _verify_note(gpu: str, shape: Model, tp: int, batch: int, lookahead: int) -> str:
     """The kernels `_verify`'s pass spends its time in, and the error measured there."""
-    chip, shape = GPUS[gpu], MODELS[model]
+    chip = GPUS[gpu]
     work = [Work(lookahead + 1, CONTEXT_TOKENS, count=batch)]
     return step_regime(chip, shape, precision_for(chip, shape), tp, "tp", work)
 
 
-def _target_s(gpu: str, model: str, tp: int, batch: int) -> float:
-    return decode_step(GPUS[gpu], MODELS[model], batch, CONTEXT_TOKENS, tp).time_s
+def _target_s(gpu: str, model: Model, tp: int, batch: int) -> float:
+    return decode_step(GPUS[gpu], model, batch, CONTEXT_TOKENS, tp).time_s
 
 
 def _speedup_chart(
@@ -162,23 +163,23 @@ def simulate(
     lookahead: int,
     draft_cost: float,
     batch_size: int,
-    model: str,
+    model: str, model_config: str,
     gpu: str,
     tp: str,
     drafter: str,
 ) -> dict[str, Any]:
-    shards = int(tp)
-    check_group(GPUS[gpu], MODELS[model], shards)
-    target_s = _target_s(gpu, model, shards, batch_size)
+    shards, target = int(tp), model_for(model, model_config)
+    check_group(GPUS[gpu], target, shards)
+    target_s = _target_s(gpu, target, shards, batch_size)
     # A built-in drafter replaces the reader's acceptance, cost (and for MTP, lookahead).
     chosen = drafters.drafter(drafter, acceptance_rate, lookahead, draft_cost, GPUS[gpu],
-                              MODELS[model], shards, CONTEXT_TOKENS)
+                              target, shards, CONTEXT_TOKENS)
     acceptance_rate, lookahead = chosen.acceptance, chosen.lookahead
     draft_cost = chosen.cost(batch_size)
 
     by_lookahead = []
     for k in range(1, (chosen.most or MAX_LOOKAHEAD) + 1):
-        verify_s = _verify(gpu, model, shards, batch_size, k).time_s
+        verify_s = _verify(gpu, target, shards, batch_size, k).time_s
         by_lookahead.append({
             "lookahead": k,
             "speedup": speedup(acceptance_rate, k, draft_cost, target_s, verify_s),
@@ -190,8 +191,8 @@ def simulate(
 
     by_batch = []
     for batch in sorted({*BATCH_SWEEP, batch_size}):
-        plain_s = _target_s(gpu, model, shards, batch)
-        verify = _verify(gpu, model, shards, batch, lookahead)
+        plain_s = _target_s(gpu, target, shards, batch)
+        verify = _verify(gpu, target, shards, batch, lookahead)
         by_batch.append({
             "batch_size": batch,
             "speedup": speedup(acceptance_rate, lookahead, chosen.cost(batch), plain_s,
@@ -200,9 +201,8 @@ def simulate(
             "current": batch == batch_size,
         })
 
-    verify = _verify(gpu, model, shards, batch_size, lookahead)
-    fit = memory_fit(GPUS[gpu], MODELS[model], batch_size, CONTEXT_TOKENS + lookahead + 1,
-                     shards)
+    verify = _verify(gpu, target, shards, batch_size, lookahead)
+    fit = memory_fit(GPUS[gpu], target, batch_size, CONTEXT_TOKENS + lookahead + 1, shards)
     return {
         "summary": {
             "expected_tokens_per_step": expected_tokens(acceptance_rate, lookahead),
@@ -219,7 +219,7 @@ def simulate(
             "draft_cost_used": draft_cost,
             "lookahead_used": lookahead,
             "accuracy": f"Verify pass of {batch_size} x {lookahead + 1} tokens: "
-                        f"{_verify_note(gpu, model, shards, batch_size, lookahead)}",
+                        f"{_verify_note(gpu, target, shards, batch_size, lookahead)}",
         },
         "charts": [
             _speedup_chart(

@@ -28,7 +28,6 @@ from sims.kit.contract import Choice, Number, simulation
 from sims.physics import (
     GPUS,
     KV_INPUT,
-    MODELS,
     TP_DEGREES,
     WEIGHTS_INPUT,
     Gpu,
@@ -43,6 +42,7 @@ from sims.physics import (
     tp_degrees,
 )
 from sims.physics.accuracy import step_regime
+from sims.physics.model_choice import model_for, model_inputs
 
 TITLE = "Every layer stops to agree, twice"
 
@@ -64,7 +64,7 @@ INPUTS = (
            help="Sequences decoding together, one new token each per step."),
     Number("context_tokens", "Context per sequence", default=2048, min=0, max=32768, step=256,
            unit="tokens", help="Tokens already in each sequence's KV cache."),
-    Choice("model", "Model", "llama-3.1-70b", tuple(MODELS)),
+    *model_inputs("llama-3.1-70b"),
     Choice("gpu", "GPU", "h100", tuple(GPUS)),
     WEIGHTS_INPUT,
     KV_INPUT,
@@ -143,10 +143,11 @@ def _split_chart(
 
 @simulation(INPUTS)
 def simulate(
-    *, tp: str, batch_size: int, context_tokens: int, model: str, gpu: str, weights: str,
+    *, tp: str, batch_size: int, context_tokens: int, model: str, model_config: str,
+    gpu: str, weights: str,
     kv: str,
 ) -> dict[str, Any]:
-    chip, shape, degree = GPUS[gpu], MODELS[model], int(tp)
+    chip, shape, degree = GPUS[gpu], model_for(model, model_config), int(tp)
     check_group(chip, shape, degree)
     precision: Precision = precision_for(chip, shape, weights, kv=kv)
     degrees = [t for t in tp_degrees(chip) if shape.heads % t == 0]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sims.kit.rounding import normalise
@@ -149,7 +149,9 @@ class Text:
     one defines `read_file(name, text) -> str`, which turns the file's text into this
     input's value or raises ValueError saying what is wrong and what to give. What the text
     means is the sim's to check (an InputError naming this input); here only its type and
-    length.
+    length. A pasted file (a model's config.json, sims.physics.model_choice) is a Text of
+    several `lines`, shown only while a choice has one value (`shown_when`), whose `reader`
+    the page calls on a paste to check it, make it compact for the URL and say what it read.
     """
 
     name: str
@@ -158,6 +160,11 @@ class Text:
     max_length: int = 200
     help: str = ""
     file: str = ""
+    lines: int = 1  # more than one: a text area (a pasted file), not a one-line field
+    shown_when: str = ""  # "<choice>=<value>": the control shows only while that is chosen
+    # What the page calls when the reader pastes (runner.read, in the worker): the text to
+    # (this input's value, a line saying what was understood), or ValueError naming the input.
+    reader: Callable[[str], tuple[str, str]] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if len(self.default) > self.max_length:
@@ -184,6 +191,9 @@ class Text:
             "max_length": self.max_length,
             "help": self.help,
             "file": self.file,
+            "lines": self.lines,
+            "shown_when": self.shown_when,
+            "reads": self.reader is not None,
         }
 
 

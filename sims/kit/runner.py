@@ -42,23 +42,28 @@ def run(module: str, inputs_json: str) -> str:
 
 
 def read(module: str, name: str, text: str) -> str:
-    """`{"ok": true, "value": ...}`: a file's text as the value of the sim's Text input
-    `name` (the sim's `read_file`), or `{"ok": false, "input": name, "message": ...}` saying
-    what is wrong with the file and what to give. The file never leaves the reader's
-    device: this runs in their browser's worker."""
+    """`{"ok": true, "value": ..., "note": ...}`: a file's text (picked or pasted) as the
+    value of the sim's Text input `name`, by the input's own `reader` (which also says what
+    it read, `note`) or else the sim's `read_file`; or `{"ok": false, "input": name,
+    "message": ...}` saying what is wrong with the text and what to give. The text never
+    leaves the reader's device: this runs in their browser's worker."""
     try:
         sim = load(module)
-        spec = next((s for s in sim.INPUTS if s.name == name and getattr(s, "file", "")),
-                    None)
+        spec = next((s for s in sim.INPUTS if s.name == name
+                     and (getattr(s, "reader", None) or getattr(s, "file", ""))), None)
         if spec is None:
             raise ValueError(f"{name}: not an input of this sim that a file fills")
-        value = spec.parse(sim.read_file(name, text))
+        if spec.reader is not None:
+            value, note = spec.reader(text)
+        else:
+            value, note = sim.read_file(name, text), ""
+        value = spec.parse(value)
     except ValueError as error:
         answer = {"ok": False, "input": name, "message": str(error)}
     except Exception as error:  # noqa: BLE001 - a fault in the sim's reader, reported
         answer = {"ok": False, "input": name, "message": f"{type(error).__name__}: {error}"}
     else:
-        answer = {"ok": True, "value": value}
+        answer = {"ok": True, "value": value, **({"note": note} if note else {})}
     return json.dumps(answer)
 
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from sims.kit.contract import InputError
-from sims.physics import GPUS, MODELS
+from sims.physics import GPUS, Model
 from sims.planning.estimate import Target
 from sims.planning.groups import Ask
 from sims.planning.verify import Load
@@ -20,11 +20,12 @@ def lengths(workload: str, isl: int, osl: int, spread: float) -> tuple[int, int,
     return preset.isl, preset.osl, preset.spread
 
 
-def make_ask(model: str, engine: str, gpus: tuple[str, ...], isl: int, osl: int,
+def make_ask(model: Model, engine: str, gpus: tuple[str, ...], isl: int, osl: int,
              spread: float, rate: float, users: int, ttft_s: float, tpot_s: float,
              percentile: float, prices: dict[str, float | None], ttft_scale: float = 1.0,
              tpot_scale: float = 1.0) -> Ask:
-    """An Ask from plain values (already range-checked by the caller's inputs)."""
+    """An Ask from plain values (already range-checked by the caller's inputs) and the
+    model (sims.physics.model_choice.model_for)."""
     if rate <= 0 and users <= 0:
         raise InputError("rate", "expected a load above zero: requests per second, or "
                                  "concurrent users")
@@ -34,6 +35,6 @@ def make_ask(model: str, engine: str, gpus: tuple[str, ...], isl: int, osl: int,
                                     f"got {key!r}")
     if not gpus:
         raise InputError("gpu", "expected at least one GPU")
-    return Ask(MODELS[model], ENGINES[engine], tuple(GPUS[k] for k in gpus), isl, osl,
+    return Ask(model, ENGINES[engine], tuple(GPUS[k] for k in gpus), isl, osl,
                spread, Load(rate if not users else 0.0, users),
                Target(ttft_s, tpot_s, percentile / 100), prices, ttft_scale, tpot_scale)

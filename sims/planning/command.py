@@ -22,6 +22,7 @@ from typing import Any
 
 from sims import plan as sim
 from sims.kit.contract import Input, InputError, normalise
+from sims.physics.model_choice import compact, model_for
 from sims.planning import compare
 from sims.planning.ask import lengths, make_ask
 from sims.planning.prices import parse_prices
@@ -29,7 +30,7 @@ from sims.planning.search import plan
 from sims.planning.workloads import WORKLOADS
 
 # The command line's options: the sim's inputs it shares, and its own.
-SHARED = ("model", "workload", "isl", "osl", "length_spread", "rate", "concurrency",
+SHARED = ("model", "model_config", "workload", "isl", "osl", "length_spread", "rate", "concurrency",
           "ttft_s", "tpot_s", "percentile", "engine", "ttft_scale", "tpot_scale",
           "measured_gpu", "measured_gpus", "measured_parallel", "measured_weights",
           "measured_kv")
@@ -55,7 +56,7 @@ def plan_json(given: dict[str, str]) -> dict[str, Any]:
     if "rate" in given and "concurrency" in given:
         raise InputError("rate", "give --rate (Poisson arrivals) or --concurrency (a closed "
                                  "loop of users), not both")
-    workload = values.get("workload", sim.INPUTS[1].default)
+    workload = values.get("workload", SPECS["workload"].default)
     preset = WORKLOADS.get(workload)
     isl, osl, spread = lengths(workload, values.get("isl", preset.isl if preset else 1000),
                                values.get("osl", preset.osl if preset else 250),
@@ -71,10 +72,12 @@ def plan_json(given: dict[str, str]) -> dict[str, Any]:
     pick = {**default, **values}
     users = pick["concurrency"] if "concurrency" in given else 0
     rate = 0.0 if users else pick["rate"]
-    ask = make_ask(pick["model"], pick["engine"], gpus, isl, osl, spread, rate, users,
-                   pick["ttft_s"], pick["tpot_s"], pick["percentile"], prices,
-                   pick["ttft_scale"], pick["tpot_scale"])
-    shown = {"model": pick["model"], "engine": pick["engine"], "gpu": list(gpus),
+    ask = make_ask(model_for(pick["model"], pick["model_config"]), pick["engine"], gpus, isl,
+                   osl, spread, rate, users, pick["ttft_s"], pick["tpot_s"],
+                   pick["percentile"], prices, pick["ttft_scale"], pick["tpot_scale"])
+    shown = {"model": pick["model"],
+             **({"model_config": compact(pick["model_config"])} if pick["model_config"] else {}),
+             "engine": pick["engine"], "gpu": list(gpus),
              "isl": isl, "osl": osl, "length_spread": spread,
              **({"concurrency": users} if users else {"rate": rate}),
              "ttft_s": pick["ttft_s"], "tpot_s": pick["tpot_s"],

@@ -32,6 +32,7 @@ from typing import Any, NamedTuple
 from sims.kit.contract import InputError
 from sims.kit.memo import kept
 from sims.physics import GPUS, MODELS, check_group, precision_for
+from sims.physics.model_choice import model_for
 from sims.planning.estimate import Target, burst_requests
 from sims.planning.fit import fit_scales
 from sims.planning.measured import Point, parse
@@ -182,15 +183,17 @@ class SetUp(NamedTuple):
     parallel: str
     weights: str
     kv: str
+    model_config: str = ""  # the pasted config.json when model is "custom"
 
 
 def measured_setup(measured: Measured, values: dict[str, Any]) -> SetUp:
     """The set-up a file was measured on, from the plan's inputs (`values`: the page's or
     the command line's): the file's model where it names one the catalogue has, else the
     plan's; the plan's engine; the `measured_*` inputs for the rest."""
+    own = "" if measured.model else values.get("model_config", "")
     return SetUp(measured.model or values["model"], values["engine"], values["measured_gpu"],
                  values["measured_gpus"], values["measured_parallel"],
-                 values["measured_weights"], values["measured_kv"])
+                 values["measured_weights"], values["measured_kv"], own)
 
 
 # The reader's own inputs that a refused set-up names: the set-up's, not the plan's.
@@ -200,7 +203,7 @@ RENAMED = {"gpus": "measured_gpus", "parallel": "measured_parallel", "isl": "mea
 
 def check(setup: SetUp) -> None:
     """Refuse a set-up that cannot run, naming the reader's input for it."""
-    gpu, model = GPUS[setup.gpu], MODELS[setup.model]
+    gpu, model = GPUS[setup.gpu], model_for(setup.model, setup.model_config)
     try:
         check_group(gpu, model, setup.gpus, setup.parallel, gpus_input="gpus",
                     layout_input="parallel")
@@ -219,7 +222,8 @@ def _renamed(error: InputError) -> InputError:
 def predict(setup: SetUp, row: Row, isl: int, osl: int, spread: float, target: Target,
             statistic: str) -> tuple[float, float]:
     """serve's (TTFT, TPOT) `statistic` for `setup` at the row's load, unscaled."""
-    gpu, model, engine = GPUS[setup.gpu], MODELS[setup.model], ENGINES[setup.engine]
+    gpu, model = GPUS[setup.gpu], model_for(setup.model, setup.model_config)
+    engine = ENGINES[setup.engine]
     precision = precision_for(gpu, model, setup.weights, "auto", setup.kv)
     count = burst_requests(row.users) if row.users else requests_for(0, row.rate, target, osl)
     try:

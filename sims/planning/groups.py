@@ -26,8 +26,10 @@ def curve_for(gpu: Gpu, model: Model, gpus: int, layout: str, precision: Precisi
               ) -> Curve:
     """The Curve of this configuration, kept (the CURVES_KEPT latest): its priced steps
     depend on none of the target, the load's size or the prices, so a reader who moves
-    those reprices nothing. A Curve only adds to its own caches, so sharing it is safe."""
-    key = (gpu.key, model.key, gpus, layout, precision, engine.key, traffic, chunk, closed)
+    those reprices nothing. A Curve only adds to its own caches, so sharing it is safe.
+    Keyed by the Model object, not its key: two pasted configs are both "custom"
+    (sims.physics.model_choice)."""
+    key = (gpu.key, model, gpus, layout, precision, engine.key, traffic, chunk, closed)
     found = _CURVES.get(key)
     if found is None:
         if len(_CURVES) >= CURVES_KEPT:

@@ -30,7 +30,6 @@ from sims.physics import (
     GPUS,
     KV_INPUT,
     LAYOUTS,
-    MODELS,
     WEIGHTS_INPUT,
     Gpu,
     Model,
@@ -38,6 +37,7 @@ from sims.physics import (
     check_group,
     precision_for,
 )
+from sims.physics.model_choice import INPUT, compact, model_for, model_inputs
 from sims.physics.precision import PRECISIONS
 from sims.serving.arrivals import weighted_quantiles
 from sims.serving.engines import ENGINES, Engine
@@ -52,7 +52,7 @@ DEFAULT_CONCURRENCY = 16  # the closed loop's users when neither load is given
 SHARES = (0.5, 0.9, 0.99)
 
 SERVE_INPUTS = (
-    Choice("model", "Model", "llama-3.1-8b", tuple(MODELS)),
+    *model_inputs("llama-3.1-8b"),
     Choice("gpu", "GPU", "h100", tuple(GPUS)),
     Number("gpus", "GPUs", default=1, min=1, max=MAX_GPUS, unit="GPUs",
            help="GPUs of one replica, within the GPU's scale-up domain."),
@@ -182,16 +182,19 @@ def serve_json(given: dict[str, Any]) -> dict[str, Any]:
     """What `python -m sims serve` prints, for the inputs given on its command line."""
     inputs = validate(SERVE_INPUTS, given)
     concurrency, rate = _load(given, inputs)
-    check_group(GPUS[inputs["gpu"]], MODELS[inputs["model"]], inputs["gpus"],
-                inputs["parallel"], gpus_input="gpus", layout_input="parallel")
-    gpu, model, engine = GPUS[inputs["gpu"]], MODELS[inputs["model"]], ENGINES[inputs["engine"]]
+    gpu, model = GPUS[inputs["gpu"]], model_for(inputs["model"], inputs["model_config"])
+    check_group(gpu, model, inputs["gpus"], inputs["parallel"], gpus_input="gpus",
+                layout_input="parallel")
+    engine = ENGINES[inputs["engine"]]
     precision = precision_for(gpu, model, inputs["weights"], inputs["activations"],
                               inputs["kv"])
     served, outputs = served_run(gpu, model, engine, inputs["gpus"], inputs["parallel"],
                                  precision, inputs["isl"], inputs["osl"], inputs["requests"],
                                  inputs["length_spread"], inputs["seed"], concurrency, rate,
                                  inputs["max_batch"], inputs["token_budget"])
-    shown = {k: v for k, v in inputs.items() if k not in ("concurrency", "rate")}
+    shown = {k: v for k, v in inputs.items() if k not in ("concurrency", "rate", INPUT)}
+    if inputs[INPUT]:
+        shown[INPUT] = compact(inputs[INPUT])  # the pasted config as a page's URL carries it
     shown.update({"concurrency": concurrency} if concurrency else {"rate": rate})
     return {"inputs": shown, **figures(served, outputs, inputs["gpus"]),
             "accuracy": accuracy(engine)}

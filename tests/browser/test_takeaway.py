@@ -62,11 +62,13 @@ def run_at(page: Page, batch_size: int) -> dict[str, Any]:
 
 
 def control_values(page: Page) -> dict[str, str]:
-    """Each control's value as the page shows it (the text box of a number, or the select)."""
+    """Each control's value as the page shows it (the text box of a number, the select, or
+    the text: the model's pasted config.json, empty while the model is the catalogue's)."""
     return page.eval_on_selector_all(
         f'{SIM} [data-sim-part="control"]',
         """boxes => Object.fromEntries(boxes.map(box => [box.dataset.input,
-             box.querySelector('[data-sim-part="number"], [data-sim-part="choice"]').value]))""",
+             box.querySelector('[data-sim-part="number"], [data-sim-part="choice"], '
+                               + '[data-sim-part="text"]').value]))""",
     )
 
 

@@ -16,6 +16,7 @@ from ridgepoint.sims.blocks import modules_in
 from ridgepoint.sims.display import display
 from ridgepoint.sims.embed import render_sim_blocks
 from ridgepoint.sims.simrun import SimRuns
+from sims.physics.model_choice import read
 from tests.repo import LAYOUT
 
 RUNS = SimRuns.of(LAYOUT)
@@ -91,7 +92,8 @@ def test_a_block_becomes_the_prerendered_widget() -> None:
         "kit/contract.py", "kit/progress.py", "kit/rounding.py", "kit/runner.py",
         "physics/__init__.py",
         "physics/accuracy.py", "physics/catalogue_data.py", "physics/collectives.py",
-        "physics/hardware.py", "physics/kernels.py", "physics/layers.py", "physics/precision.py",
+        "physics/hardware.py", "physics/kernels.py", "physics/layers.py",
+        "physics/model_choice.py", "physics/model_config.py", "physics/precision.py",
         "physics/pricing.py", "physics/profile.py", "physics/shapes.py", "physics/step.py"]
     assert config["metrics"] == module.METRICS
     summary = module.simulate()["summary"]
@@ -219,3 +221,26 @@ def test_gpu_and_model_controls_link_to_their_catalogue_sections() -> None:
     assert out.count('class="sim-help sim-catalogue"') == 2  # batch_size gets none
     assert "sim-catalogue" not in render_sim_blocks(page("module: batching"), SOURCE, RUNS,
                                                     LAYOUT.charts)
+
+
+def test_the_pasted_config_follows_the_model_control_hidden_until_custom() -> None:
+    """A page's show: and first: need not name model_config: it comes right after model,
+    written hidden (the script shows it when the model is custom), and the select names the
+    option that opens it."""
+    out = render_sim_blocks(page("module: quantization\nshow: [weights, model, gpu]\n"
+                                 "first: [model]"), SOURCE, RUNS, LAYOUT.charts)
+    widgets = parse(out)
+    assert widgets.controls == ["model", "model_config", "weights", "gpu"]
+    config = widgets.configs[0]
+    assert config["show"] == ["weights", "model", "model_config", "gpu"]
+    assert config["first"] == ["model", "model_config"]
+    assert ('<div class="sim-control" data-sim-part="control" data-input="model_config" hidden>'
+            in out)
+    assert '<option value="custom">custom: Paste a config.json…</option>' in out
+    assert '<textarea id="sim-quantization-model_config"' in out
+    pasted = read((LAYOUT.root / "tests/pipeline/fixtures/configs/llama-3.1-70b.json")
+                  .read_text(encoding="utf-8"))[0]
+    opened = render_sim_blocks(page("module: quantization\nstart: {model: custom, "
+                                    f"model_config: {json.dumps(pasted)}}}"),
+                               SOURCE, RUNS, LAYOUT.charts)
+    assert 'data-input="model_config">' in opened  # shown: the page starts at a paste

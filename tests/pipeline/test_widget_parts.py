@@ -132,7 +132,8 @@ def problems(root: Element) -> list[str]:
     config = json.loads(configs[0].text)
     result = RUNS.run(config["module"], config["start"])
     # A control's kinds: its input's, and "file" for a text input that a file fills.
-    kinds = {spec["name"]: {spec["kind"], *(("file",) if spec.get("file") else ())}
+    kinds = {spec["name"]: {spec["kind"], *(("file",) if spec.get("file") else ()),
+                            *(("reads",) if spec.get("reads") else ())}
              for spec in config["inputs"]}
     for name, spec in parts.items():
         if spec["scope"] != "sim":
@@ -170,7 +171,7 @@ def test_every_module_of_the_widget_is_read_here() -> None:
     others = {"worker.js", "pyodide_start.js", "unpack.js", "wanted.js", "expressions.js",
               "evaluation.js", "livechart.js", "chartview.js", "format.js", "parts.js",
               "takeaway.js", "chartfile.js", "compare.js", "fold.js", "cover.js", "drawn.js",
-              "start.js"}
+              "start.js", "paste.js"}
     assert {path.name for path in SIM_DIR.glob("*.js")} == set(BINDING) | others
 
 

@@ -278,7 +278,8 @@ def test_check_it_yourself_figures_match_the_physics(phrase: str, value: float, 
 def test_page_starts_at_the_defaults_it_derives_from() -> None:
     assert {spec.name: spec.default for spec in chunked_prefill.INPUTS} == {
         "streams": 16, "context_tokens": 2048, "prompt_tokens": 16384, "chunk_tokens": 0,
-        "model": "llama-3.1-70b", "gpu": "h200", "tp": "2", "weights": "native", "kv": "bf16",
+        "model": "llama-3.1-70b", "model_config": "", "gpu": "h200", "tp": "2", "weights": "native",
+        "kv": "bf16",
     }
     text = rendered("chunked-prefill")
     assert opens_at_the_defaults("chunked-prefill", "chunked_prefill")

@@ -72,7 +72,8 @@ def test_a_text_input_takes_a_short_string_trimmed() -> None:
     assert NOTE.parse("  c16 55 15 ") == "c16 55 15"
     assert NOTE.parse("") == ""
     assert NOTE.describe() == {"kind": "text", "name": "note", "label": "Note", "default": "",
-                               "max_length": 20, "help": "", "file": ".json"}
+                               "max_length": 20, "help": "", "file": ".json", "lines": 1,
+                               "shown_when": "", "reads": False}
 
 
 @pytest.mark.parametrize("bad", [7, None, True, ["a"], "x" * 21])

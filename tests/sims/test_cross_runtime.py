@@ -25,6 +25,7 @@ from ridgepoint.browser import snapshot
 from ridgepoint.sims.simsource import SimSource
 from sims.kit import runner
 from sims.kit.contract import Choice, Number, Text
+from sims.physics import model_choice
 from tests.repo import LAYOUT
 
 SCRIPT = Path(__file__).with_name("pyodide_cases.mjs")
@@ -43,6 +44,12 @@ TEXT_EXAMPLES = {("plan", "measured"): [
     "guidellm p50 llama-3.1-8b; c1 1000/200 37.9 12.1; c32 1000/200 118.3 15.5; r6 63.2 14.1"]}
 
 
+# A pasted config.json, as the page sends it (the compact text): a mixture of experts, so
+# that the MoE sim takes it too.
+PASTE = model_choice.read((Path(__file__).parents[1] / "pipeline" / "fixtures" / "configs"
+                           / "qwen3-30b-a3b.json").read_text(encoding="utf-8"))[0]
+
+
 def cases_for(module: str) -> list[dict[str, Any]]:
     """Defaults, then one input at a time at min, middle and max, or at each choice.
 
@@ -59,6 +66,8 @@ def cases_for(module: str) -> list[dict[str, Any]]:
             assert isinstance(spec, Number)
             values = [v for v in (spec.min, _middle(spec), spec.max) if v != spec.default]
         found.extend({spec.name: value} for value in dict.fromkeys(values))
+    if any(spec.name == model_choice.INPUT for spec in sims.load(module).INPUTS):
+        found.append({"model": model_choice.CUSTOM, model_choice.INPUT: PASTE})
     return found
 
 SOURCE = SimSource.read(LAYOUT.sims)  # what the site ships

@@ -196,7 +196,8 @@ def test_page_starts_at_the_defaults_it_derives_from() -> None:
     assert {spec.name: spec.default for spec in disaggregation.INPUTS} == {
         "request_rate": 8.0, "prefill_gpus": 2, "decode_gpus": 2, "link": "network",
         "prompt_tokens": 2048, "output_tokens": 256, "chunk_tokens": 512,
-        "model": "llama-3.1-8b", "gpu": "h100", "tp": "1", "weights": "native", "kv": "bf16",
+        "model": "llama-3.1-8b", "model_config": "", "gpu": "h100", "tp": "1", "weights": "native",
+        "kv": "bf16",
     }
     text = rendered("disaggregation")
     assert "{{" not in text

@@ -223,7 +223,8 @@ def test_the_tensor_parallel_all_reduces_run_the_engines_one_shot_kernel() -> No
 
 def test_page_starts_at_the_defaults_it_derives_from() -> None:
     assert {spec.name: spec.default for spec in moe.INPUTS} == {
-        "model": "deepseek-v3", "gpu": "h200", "gpus": "8", "expert_parallel": "on",
+        "model": "deepseek-v3", "model_config": "", "gpu": "h200", "gpus": "8",
+        "expert_parallel": "on",
         "batch_size": 64, "context_tokens": 2048,
     }
     text = rendered("moe")

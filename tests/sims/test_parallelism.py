@@ -239,7 +239,7 @@ def test_check_it_yourself_figures_match_the_physics(phrase: str, value: float, 
 def test_page_starts_at_the_defaults_it_derives_from() -> None:
     assert {spec.name: spec.default for spec in parallelism.INPUTS} == {
         "requests_in_flight": 32, "context_tokens": 2048, "microbatches": 4,
-        "model": "llama-3.1-70b", "gpu": "h100",
+        "model": "llama-3.1-70b", "model_config": "", "gpu": "h100",
     }
     text = rendered("parallelism")
     assert opens_at_the_defaults("parallelism", "parallelism")

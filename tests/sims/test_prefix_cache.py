@@ -151,7 +151,7 @@ def test_summary_names_are_the_contract() -> None:
             "hit_rate", "kv_cache_bytes"} <= set(result)
     assert {s.name for s in prefix_cache.INPUTS} == {
         "users", "turns", "system_prompt_tokens", "user_tokens", "reply_tokens", "block_size",
-        "model", "gpu"}
+        "model", "model_config", "gpu"}
 
 
 def test_defaults_by_hand() -> None:
@@ -232,7 +232,7 @@ def test_page_starts_at_the_defaults_it_derives_from() -> None:
     defaults = {spec.name: spec.default for spec in prefix_cache.INPUTS}
     assert defaults == {"users": 8, "turns": 4, "system_prompt_tokens": 1000,
                         "user_tokens": 100, "reply_tokens": 200, "block_size": 16,
-                        "model": "llama-3.1-8b", "gpu": "h100"}
+                        "model": "llama-3.1-8b", "model_config": "", "gpu": "h100"}
     text = rendered_page()
     assert opens_at_the_defaults("prefix-cache", "prefix_cache")
     assert "{{" not in text

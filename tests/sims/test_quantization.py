@@ -340,6 +340,7 @@ def test_the_quoted_kernel_times_are_the_calibrations_measurements() -> None:
 def test_page_starts_at_the_defaults_it_derives_from() -> None:
     assert {spec.name: spec.default for spec in quantization.INPUTS} == {
         "weights": "fp8", "activations": "auto", "kv": "bf16", "model": "llama-3.1-70b",
+        "model_config": "",
         "gpu": "h100", "tp": "4", "batch_size": 32, "context_tokens": 4096,
     }
     text = rendered("quantization")

@@ -31,8 +31,8 @@ def test_summary_names_are_the_contract() -> None:
     result = summary()
     assert names <= set(result)
     assert set(result) == set(roofline.METRICS)
-    assert {spec.name for spec in roofline.INPUTS} == {"gpu", "model", "weights", "kv",
-                                                       "batch_size", "seq_len"}
+    assert {spec.name for spec in roofline.INPUTS} == {"gpu", "model", "model_config",
+                                                       "weights", "kv", "batch_size", "seq_len"}
 
 
 def test_decode_at_small_batch_sits_far_left_of_the_ridge() -> None:
@@ -269,7 +269,8 @@ def test_check_it_yourself_figures_match_the_physics(phrase: str, value: float, 
 
 def test_page_starts_at_the_defaults_it_derives_from() -> None:
     defaults = {spec.name: spec.default for spec in roofline.INPUTS}
-    assert defaults == {"gpu": "h100", "model": "llama-3.1-8b", "weights": "native",
+    assert defaults == {"gpu": "h100", "model": "llama-3.1-8b", "model_config": "",
+                        "weights": "native",
                         "kv": "bf16", "batch_size": 8, "seq_len": 2048}
     text = rendered_page()
     assert opens_at_the_defaults("roofline", "roofline")  # no start: the page opens at the defaults

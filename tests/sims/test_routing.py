@@ -34,7 +34,8 @@ def test_summary_names_are_the_contract() -> None:
     assert set(result) == set(routing.METRICS)
     assert {s.name for s in routing.INPUTS} == {
         "replicas", "sessions", "turns", "system_prompt_tokens", "user_tokens",
-        "reply_tokens", "cache_tokens_per_replica", "seed", "model", "gpu"}
+        "reply_tokens", "cache_tokens_per_replica", "seed", "model", "model_config",
+        "gpu"}
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -172,7 +173,7 @@ def test_page_starts_at_the_defaults_it_derives_from() -> None:
     assert defaults == {"replicas": 4, "sessions": 16, "turns": 4, "system_prompt_tokens": 1000,
                         "user_tokens": 200, "reply_tokens": 300,
                         "cache_tokens_per_replica": 32000, "seed": 1,
-                        "model": "llama-3.1-8b", "gpu": "h100"}
+                        "model": "llama-3.1-8b", "model_config": "", "gpu": "h100"}
     text = rendered_page()
     assert opens_at_the_defaults("routing", "routing")
     assert "{{" not in text

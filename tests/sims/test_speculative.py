@@ -303,7 +303,8 @@ def test_page_starts_at_the_defaults_it_derives_from() -> None:
     defaults = {spec.name: spec.default for spec in speculative.INPUTS}
     assert defaults == {
         "acceptance_rate": 0.8, "lookahead": 4, "draft_cost": 0.05, "batch_size": 8,
-        "model": "llama-3.1-70b", "gpu": "h100", "tp": "4", "drafter": "draft-model",
+        "model": "llama-3.1-70b", "model_config": "", "gpu": "h100", "tp": "4",
+        "drafter": "draft-model",
     }
     text = rendered_page()
     assert opens_at_the_defaults("speculative-decoding", "speculative")

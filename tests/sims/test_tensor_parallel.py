@@ -235,6 +235,7 @@ def test_check_it_yourself_figures_match_the_physics(phrase: str, value: float, 
 def test_page_starts_at_the_defaults_it_derives_from() -> None:
     assert {spec.name: spec.default for spec in tensor_parallel.INPUTS} == {
         "tp": "8", "batch_size": 16, "context_tokens": 2048, "model": "llama-3.1-70b",
+        "model_config": "",
         "gpu": "h100", "weights": "native", "kv": "bf16",
     }
     text = rendered("tensor-parallel")

@@ -8,11 +8,15 @@
 // value (where an out-of-range value can be typed, to be refused beside the control by the
 // sim); a choice has a select; a text has a text field, and when a file fills it a file
 // picker, whose file the sim reads (python.js, in the worker: the file stays on the reader's
-// device; the reader reached for the form to pick it, so Python has been asked for).
+// device; the reader reached for the form to pick it, so Python has been asked for). A text
+// of several lines (a pasted config.json, shown while the model is "custom") is read by the
+// sim's Python first: refused beside the box, or taken in its compact form (the URL's) with
+// a line saying what was read, and remembered in this browser for the other sims (paste.js).
 
 import { required, part } from "./parts.js";
 import { mountFold } from "./fold.js";
-import { fromQuery, sliderValue, withInputs } from "./inputs.js";
+import { fromQuery, isShown, sliderValue, withInputs } from "./inputs.js";
+import { remember, remembered } from "./paste.js";
 import { read } from "./python.js";
 
 // A dragged slider fires dozens of events a second and browsers throttle history updates,
@@ -31,9 +35,11 @@ const REACH = ["pointerover", "pointerdown", "focusin"];
  * @property {HTMLInputElement | null} slider
  * @property {HTMLInputElement | null} number
  * @property {HTMLSelectElement | null} choice
- * @property {HTMLInputElement | null} text
+ * @property {HTMLInputElement | HTMLTextAreaElement | null} text
  * @property {HTMLInputElement | null} file
  * @property {HTMLElement} error
+ * @property {HTMLElement} box the control's element (hidden with its choice: `shown_when`)
+ * @property {HTMLElement | null} note what a paste's reader understood
  */
 
 
@@ -122,6 +128,7 @@ export function mountControls(root, config, on) {
     values[control.spec.name] = raw;
     showValue(control, raw, from);
     fold.show(values);
+    for (const other of controls.values()) other.box.hidden = !isShown(other.spec, values);
     clearTimeout(urlTimer);
     urlTimer = setTimeout(saveToUrl, URL_DELAY_MS);
   };
@@ -146,12 +153,19 @@ export function mountControls(root, config, on) {
       slider: /** @type {HTMLInputElement | null} */ (part(box, "slider")),
       number: /** @type {HTMLInputElement | null} */ (part(box, "number")),
       choice: /** @type {HTMLSelectElement | null} */ (part(box, "choice")),
-      text: /** @type {HTMLInputElement | null} */ (part(box, "text")),
+      text: /** @type {HTMLInputElement | HTMLTextAreaElement | null} */ (part(box, "text")),
       file: /** @type {HTMLInputElement | null} */ (part(box, "file")),
       error: required(box, "error"),
+      box,
+      note: part(box, "note"),
     };
     controls.set(name, control);
     showValue(control, String(values[name]));
+    box.hidden = !isShown(spec, values);
+    if (spec.kind === "text" && spec.reads) {
+      mountPaste(control);
+      continue;
+    }
     for (const field of fields(control)) {
       // A text runs once it is typed (Enter, or leaving the field), not at every key: half a
       // line is rarely a value the sim takes.
@@ -171,7 +185,7 @@ export function mountControls(root, config, on) {
         /** @type {import("./python.js").ReadAnswer} */
         let answer;
         try {
-          answer = await read(config.module, name, await file.text());
+          answer = await read(config.module, config.files, name, await file.text());
         } catch (error) {
           answer = { ok: false, input: name, message: `could not be read (${/** @type {Error} */ (error).message}): pick it again` };
         }
@@ -184,6 +198,68 @@ export function mountControls(root, config, on) {
       });
       picker.disabled = false;
     }
+  }
+
+  /**
+   * A paste read by the sim's Python: refused beside the box, or its compact text taken
+   * (the box keeps what the reader pasted) with what was read said under it.
+   * @param {Control} control
+   * @param {string} text
+   * @param {{run: boolean, from: string}} how `run`: rerun the sim on it; `from`: said
+   *   before the note ("" for a paste, else where the text came from)
+   */
+  async function readPaste(control, text, how) {
+    const name = control.spec.name;
+    /** @type {import("./python.js").ReadAnswer} */
+    let answer;
+    try {
+      answer = await read(config.module, config.files, name, text);
+    } catch (error) {
+      answer = { ok: false, input: name, message: `could not be read (${/** @type {Error} */ (error).message})` };
+    }
+    const note = control.note;
+    if (!answer.ok) {
+      if (note) note.hidden = true;
+      refuse(control, answer.message);
+      return;
+    }
+    if (values[name] !== answer.value) take(control, answer.value, how.run ? control.text : null);
+    remember(answer.value);
+    if (note) {
+      note.textContent = `${how.from}${answer.note ?? ""}`;
+      note.hidden = false;
+    }
+    if (how.run) on.change();
+  }
+
+  /**
+   * A text area read by the sim on a paste (or a change once the reader leaves it); its
+   * choice, turned to the value that shows it, fills it with the last good paste when empty.
+   * @param {Control} control
+   */
+  function mountPaste(control) {
+    const area = /** @type {HTMLTextAreaElement} */ (control.text);
+    const spec = /** @type {import("./inputs.js").TextInput} */ (control.spec);
+    const [choiceName, wanted] = (spec.shown_when ?? "").split("=");
+    let pasted = false;
+    area.addEventListener("input", (event) => {
+      pasted = /** @type {InputEvent} */ (event).inputType?.startsWith("insertFrom") ?? false;
+      if (pasted) readPaste(control, area.value, { run: true, from: "" });
+    });
+    area.addEventListener("change", () => {
+      if (!pasted) readPaste(control, area.value, { run: true, from: "" });
+      pasted = false;
+    });
+    area.disabled = false;
+    const choice = controls.get(choiceName)?.choice;
+    choice?.addEventListener("change", () => {
+      const last = remembered();
+      if (choice.value !== wanted || values[spec.name] || !last) return;
+      take(control, last); // before the run the choice's own change asks for
+      readPaste(control, last, { run: false, from: "Your last paste, kept in this browser. " });
+    }, { capture: true });
+    // A link carrying a pasted config: say what it holds.
+    if (values[spec.name]) readPaste(control, String(values[spec.name]), { run: false, from: "" });
   }
 
   return {

@@ -46,8 +46,12 @@ export function mountFold(form, config) {
     button.focus();
   });
 
-  const named = config.first.length ? config.first : config.show.slice(0, 4);
   const specs = new Map(config.inputs.map((spec) => [spec.name, spec]));
+  // A pasted file (a config.json) is no value for one line: its choice says "custom".
+  const named = (config.first.length ? config.first : config.show.slice(0, 4)).filter((name) => {
+    const spec = specs.get(name);
+    return !(spec?.kind === "text" && (spec.lines ?? 1) > 1);
+  });
   return {
     show(values) {
       const text = named.map((name) => {

@@ -33,7 +33,9 @@
 /**
  * A short string (sims/kit/contract.py's Text), carried in the URL like any input. With
  * `file` (the file types a picker offers), the page reads a file the reader picks into it
- * through the sim's `read_file`, in the worker.
+ * through the sim's `read_file`, in the worker. With `lines` over 1 it is a text area for a
+ * pasted file (a model's config.json) that the input's own reader checks and makes compact
+ * (`reads`), shown only while a choice has one value (`shown_when`, "model=custom").
  * @typedef {object} TextInput
  * @property {"text"} kind
  * @property {string} name
@@ -42,6 +44,9 @@
  * @property {number} max_length
  * @property {string} help
  * @property {string} file
+ * @property {number} [lines]
+ * @property {string} [shown_when] "<choice>=<value>", or "" (always shown)
+ * @property {boolean} [reads] a paste is read by the sim's Python (runner.read) first
  */
 
 /** @typedef {NumberInput | ChoiceInput | TextInput} InputSpec */
@@ -115,6 +120,18 @@ export function withInputs(config, values, href) {
     }
   }
   return url.href;
+}
+
+/**
+ * Whether a control is shown at these values: a text shown only while a choice has one
+ * value (`shown_when`) is hidden otherwise.
+ * @param {InputSpec} spec
+ * @param {Inputs} values
+ */
+export function isShown(spec, values) {
+  if (spec.kind !== "text" || !spec.shown_when) return true;
+  const [name, wanted] = spec.shown_when.split("=");
+  return String(values[name]) === wanted;
 }
 
 /**

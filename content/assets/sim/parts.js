@@ -11,13 +11,14 @@
 // `scope`: a part of the whole sim, or of one control. `key`: the attribute that tells
 // apart the parts of one name (data-input="<input>", data-chart="<index>", ...). `kind`: the
 // controls that have the part (a number has a slider and a text box, a choice a select, a
-// text a text field, and a text that a file fills, "file", a file picker too).
+// text a text field, and a text that a file fills, "file", a file picker too; a text its
+// own reader checks on a paste, "reads", a line saying what it read).
 
 /**
  * @typedef {object} Part
  * @property {"sim" | "control"} scope
  * @property {string} [key] the data-* attribute (without "data-") that names each of them
- * @property {"number" | "choice" | "text" | "file"} [kind] only controls of this kind of input have it
+ * @property {"number" | "choice" | "text" | "file" | "reads"} [kind] only controls of this kind of input have it
  * @property {boolean} [optional] only some widgets have it (the build writes it when needed)
  * @property {string} job what the script does with it
  */
@@ -36,6 +37,7 @@ export const PARTS = Object.freeze({
   choice: { scope: "control", kind: "choice", job: "the select; choosing changes the input" },
   text: { scope: "control", kind: "text", job: "the text; typing changes the input" },
   file: { scope: "control", kind: "file", job: "picks a file, read by the sim into the text" },
+  note: { scope: "control", kind: "reads", job: "what the sim read from a paste (\"Your model: ...\")" },
   error: { scope: "control", job: "why the value typed was refused" },
   status: { scope: "sim", job: "what the live version is doing, in words" },
   progress: { scope: "sim", job: "the start-up's progress bar" },

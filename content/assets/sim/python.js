@@ -35,7 +35,8 @@ const REQUESTED = "ridgepoint:python-requested"; // a performance mark (scripts/
 
 /**
  * The worker's answer to reading a file into a text input (sims/kit/runner.py, `read`).
- * @typedef {{ok: true, value: string} | {ok: false, input: string, message: string}} ReadAnswer
+ * `note`: what the input's reader understood (a pasted config.json's model), or "".
+ * @typedef {{ok: true, value: string, note?: string} | {ok: false, input: string, message: string}} ReadAnswer
  */
 
 /** @type {Worker | null} */
@@ -288,17 +289,19 @@ function nextAhead() {
 
 /**
  * A file's text read into a sim's text input by the sim (`read_file`), in the worker: the
- * file never leaves the reader's device.
+ * file never leaves the reader's device. The sim's files come with it: a read may come
+ * before the sim is loaded (a link carrying a pasted config is read as the page opens).
  * @param {string} module
+ * @param {string[]} files the sims files it needs
  * @param {string} name the input
  * @param {string} text the file's text
  * @returns {Promise<ReadAnswer>}
  */
-export function read(module, name, text) {
+export function read(module, files, name, text) {
   if (broken) return Promise.resolve({ ok: false, input: name, message: broken });
   const id = nextRunId++;
   const answer = new Promise((resolve) => { reads.set(id, resolve); });
-  current().postMessage({ type: "read", id, module, name, text });
+  current().postMessage({ type: "read", id, module, files, name, text });
   return /** @type {Promise<ReadAnswer>} */ (answer);
 }
 

@@ -9,7 +9,7 @@
 //
 // Messages in:   {type: "load", module, files}        fetch + import a sim (once)
 //                {type: "run", id, module, inputs}    run it
-//                {type: "read", id, module, name, text}  a file's text into a text input
+//                {type: "read", id, module, files, name, text}  a file's text into a text input
 //                {type: "warm", module, inputs, runs} run it `runs` times, answering nothing
 // Messages out:  {type: "progress", step, of, text}   while Python starts
 //                {type: "loaded", module} / {type: "failed", module, message}
@@ -104,7 +104,7 @@ self.onmessage = async (event) => {
   } else if (message.type === "read") {
     let payload;
     try {
-      const runner = await loadModule(message.module, []);
+      const runner = await loadModule(message.module, message.files ?? []);
       payload = runner.read(message.module, message.name, message.text);
     } catch (error) {
       payload = JSON.stringify({ ok: false, input: message.name, message: lastLine(error) });

@@ -166,6 +166,7 @@ def parse_block(body: str, first_line: int, source: str, runs: SimRuns) -> SimBl
         raise _wrong(document, ["start", error.input], str(error)) from None
     except ValueError as error:  # a sim's own refusal that names no single input
         raise _wrong(document, ["start"], str(error)) from None
+    show, first = _with_companions(module.INPUTS, show), _with_companions(module.INPUTS, first)
     # Only a part of the controls first, or none set apart at all.
     shown_first = tuple(name for name in show if name in first)
     if len(shown_first) == len(show):
@@ -184,3 +185,20 @@ def _wrong(document: Document, location: list[str | int], message: str,
 def _refusal(source: str, line: int, field: str, message: str,
              expected: str = "") -> ContentErrors:
     return ContentErrors([ContentError(source, line, field, message, expected)])
+
+
+def _with_companions(specs: Any, names: list[str]) -> list[str]:
+    """`names` with each input shown only while a choice has a value (a Text's
+    `shown_when`, "model=custom": the pasted config.json) put right after that choice, when
+    the choice is there: a page that lists `model` gets the paste with it, unasked."""
+    companions = {}
+    for spec in specs:
+        choice = getattr(spec, "shown_when", "").partition("=")[0]
+        if choice:
+            companions.setdefault(choice, []).append(spec.name)
+    listed: list[str] = []
+    for name in names:
+        if name not in listed:
+            listed.append(name)
+        listed.extend(c for c in companions.get(name, ()) if c not in names and c not in listed)
+    return listed

@@ -74,7 +74,9 @@ def _json_script(data: Any) -> str:
             "</script>")
 
 
-def _control(spec: Any, value: Any, key: str, link: str | None = None) -> str:
+def _control(spec: Any, value: Any, key: str, link: str | None = None,
+             shown: Mapping[str, Any] | None = None,
+             opens: Mapping[str, str] | None = None) -> str:
     """One labelled control, rendered disabled: the widget enables it once it runs.
 
     A number gets a slider and a text box showing its exact value (where an out-of-range
@@ -84,19 +86,29 @@ def _control(spec: Any, value: Any, key: str, link: str | None = None) -> str:
     reader's browser. `spec` is a Number, Choice or Text of the sims copy being run
     (ridgepoint.sims.simcode), whose classes are not the ones `import sims` would give. `link`,
     for a GPU or model choice, is the catalogue section listing every choice's figures and
-    sources, linked under the control.
+    sources, linked under the control. `shown`: the values the widget starts at, which say
+    whether a control shown only with one choice (`shown_when`) is hidden; `opens`, for a
+    choice, the label of the control each of its values shows ("custom: Paste a
+    config.json…"), written after the value in the option.
     """
+    shown = shown or {}
     base = f"sim-{key}-{spec.name}"
     described = f"{base}-help {base}-error" if spec.help else f"{base}-error"
     common = f'aria-describedby="{described}" disabled'
     if hasattr(spec, "choices"):
+        opens = opens or {}
         options = "".join(
             f'<option value="{_attr(c)}"{" selected" if c == value else ""}>'
-            f"{html.escape(c)}</option>"
+            f"{html.escape(c + (f': {opens[c]}…' if c in opens else ''))}</option>"
             for c in spec.choices
         )
         fields = (f'<select id="{base}" name="{_attr(spec.name)}" data-sim-part="choice" {common}>'
                   f"{options}</select>")
+    elif hasattr(spec, "max_length") and getattr(spec, "lines", 1) > 1:
+        fields = (f'<textarea id="{base}" name="{_attr(spec.name)}" class="sim-paste" '
+                  f'rows="{spec.lines}" maxlength="{spec.max_length}" spellcheck="false" '
+                  f'autocomplete="off" data-sim-part="text" {common}>{html.escape(str(value))}'
+                  "</textarea>")
     elif hasattr(spec, "max_length"):
         fields = (f'<input type="text" id="{base}" name="{_attr(spec.name)}" class="sim-text" '
                   f'value="{_attr(value)}" maxlength="{spec.max_length}" spellcheck="false" '
@@ -126,12 +138,26 @@ def _control(spec: Any, value: Any, key: str, link: str | None = None) -> str:
     if link:
         help_html += (f'<p class="sim-help sim-catalogue"><a href="{_attr(link)}">'
                       f"{html.escape(CATALOGUE_LINKS[spec.name])}</a></p>")
+    if getattr(spec, "reader", None) is not None:
+        # What the sim read from a paste ("Your model: 8.0B parameters, ..."), said politely.
+        help_html += ('<p class="sim-note" data-sim-part="note" aria-live="polite" '
+                      "hidden></p>")
+    # A text shown while a choice has one value (the pasted config.json, while the model is
+    # "custom"): hidden otherwise, and the script shows it when the choice changes.
+    hidden = " hidden" if _hidden(spec, shown) else ""
     return (
-        f'<div class="sim-control" data-sim-part="control" data-input="{_attr(spec.name)}">'
+        f'<div class="sim-control" data-sim-part="control" data-input="{_attr(spec.name)}"'
+        f"{hidden}>"
         f'<label for="{base}">{html.escape(spec.label)}</label>'
         f'<div class="sim-control-row">{fields}</div>{help_html}'
         f'<p class="sim-error" id="{base}-error" data-sim-part="error" hidden></p></div>'
     )
+
+
+def _hidden(spec: Any, values: Mapping[str, Any]) -> bool:
+    """Whether a control with `shown_when` ("model=custom") is hidden at these values."""
+    name, _, wanted = getattr(spec, "shown_when", "").partition("=")
+    return bool(name) and str(values.get(name)) != wanted
 
 
 # A result's suggested inputs (its `apply`): a button the script labels and shows.
@@ -171,9 +197,15 @@ def _controls(block: SimBlock, by_name: Mapping[str, Any], key: str,
     """The controls, those the page talks about (`first`) first and the others inside a
     closed "More inputs" disclosure; every control in the open when the block sets none
     apart."""
+    opens: dict[str, dict[str, str]] = {}
+    for spec in by_name.values():
+        choice, _, value = getattr(spec, "shown_when", "").partition("=")
+        if choice:
+            opens.setdefault(choice, {})[value] = spec.label
+
     def made(names: tuple[str, ...]) -> str:
-        return "".join(_control(by_name[name], block.start[name], key, links.get(name))
-                       for name in names)
+        return "".join(_control(by_name[name], block.start[name], key, links.get(name),
+                                block.start, opens.get(name)) for name in names)
     if not block.first:
         return made(block.show)
     rest = tuple(name for name in block.show if name not in block.first)
