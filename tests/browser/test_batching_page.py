@@ -24,7 +24,7 @@ BATCH_BOX = f"{BATCH} + input.sim-value"
 pytestmark = pytest.mark.browser
 EVERY_BUILDER = True  # each test that uses the built site runs on each builder's (conftest)
 
-WIDGET = LAYOUT.content / "assets" / "sim" / "widget.js"
+WIDGET = LAYOUT.content / "assets" / "sim" / "sim.js"  # the Sim class, its constants
 # A live chart's pixels, to tell whether its picture changed.
 PICTURE = "canvas => canvas.toDataURL()"
 # How many of a live chart's pixels are drawn solidly in the chart's CSS colour (its titles',

@@ -38,8 +38,8 @@ PARTS_MODULE = SIM_DIR / "parts.js"
 # The modules that bind to the widget's markup (the worker and its downloads, the chart
 # internals, the number format, the take-away record and chart files, and wanted.js, which
 # watches the element it is given, touch no page part).
-BINDING = ("widget.js", "controls.js", "results.js", "charts.js", "python.js", "phase.js",
-           "inputs.js", "toolbar.js", "pin.js")
+BINDING = ("widget.js", "sim.js", "controls.js", "results.js", "charts.js", "python.js",
+           "phase.js", "inputs.js", "toolbar.js", "pin.js")
 # How each key of the table is told apart, from the sim's config and its result at the start.
 KEYS = {
     # The controls the page talks about first, the others after them (under "More inputs").
@@ -171,7 +171,7 @@ def test_every_module_of_the_widget_is_read_here() -> None:
     others = {"worker.js", "pyodide_start.js", "unpack.js", "wanted.js", "expressions.js",
               "evaluation.js", "livechart.js", "chartview.js", "format.js", "parts.js",
               "takeaway.js", "chartfile.js", "compare.js", "fold.js", "cover.js", "drawn.js",
-              "start.js", "paste.js"}
+              "start.js", "paste.js", "ahead.js", "answers.js"}
     assert {path.name for path in SIM_DIR.glob("*.js")} == set(BINDING) | others
 
 

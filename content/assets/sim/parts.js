@@ -83,3 +83,15 @@ export function required(root, name, key) {
   if (!found) throw new Error(`the page's sim has no ${selector(name, key)}`);
   return found;
 }
+
+/**
+ * The part named `name` that holds `element` (the element itself or an ancestor), or null:
+ * which control has focus, say.
+ * @param {Element | null} element
+ * @param {string} name
+ * @returns {HTMLElement | null}
+ */
+export function enclosing(element, name) {
+  const found = element?.closest(selector(name));
+  return found instanceof HTMLElement ? found : null;
+}

@@ -10,6 +10,8 @@
 // likely to ask for next (`ahead`, chosen by ahead.js): a step back, or a step on, is then
 // answered in the frame of the key press.
 
+import { AHEAD_DONE, AHEAD_UNDER_MS, KEPT, KeptAnswers, aheadOn, mark, runKey } from "./answers.js";
+
 const WORKER_URL = new URL("worker.js", import.meta.url);
 const REQUESTED = "ridgepoint:python-requested"; // a performance mark (scripts/bench/pageload.py)
 
@@ -53,17 +55,8 @@ const progressOf = new Map();
 const reads = new Map();
 let nextRunId = 1;
 
-// Answers kept on the page (ahead.js says why): each run's answer, by module and inputs, as
-// the worker sent it (parsed afresh for each reader of it, so no renderer can change a kept
-// one). A sim is a pure function of its inputs, so a kept answer is the answer, for as long
-// as the worker that made it runs the same files: `replace` forgets them all.
-const KEPT_ANSWERS = 24;
-// Performance marks, each cleared as soon as it is made (an observer has it): a run answered
-// from the page, and a run ahead answered by the worker.
-const KEPT = "ridgepoint:answer:kept";
-const AHEAD_DONE = "ridgepoint:answer:ahead";
-/** @type {Map<string, string>} run key -> payload, oldest first */
-const kept = new Map();
+// Answers kept on the page and runs made ahead (answers.js, ahead.js).
+const kept = new KeptAnswers();
 /** @type {Map<number, string>} run id -> its key */
 const keyOf = new Map();
 /** @type {Map<string, Listener[]>} key of the run ahead in flight -> the sims waiting for it */
@@ -72,22 +65,12 @@ const awaited = new Map();
 let wanted = [];
 /** @type {number | null} the id of the run ahead in flight */
 let aheadId = null;
-// Runs ahead only for a sim whose last run the worker made took at most this long: a run
-// ahead holds the worker while the reader may change an input, and the planner's searches
-// take seconds.
-const AHEAD_UNDER_MS = 250;
 /** @type {Map<number, {module: string, at: number}>} run id -> its module and when it was sent */
 const sentAt = new Map();
 /** @type {Map<string, number>} module -> how long its last run in the worker took (ms) */
 const tookMs = new Map();
 /** @type {WeakSet<Listener>} sims that have left the page: a kept answer is not theirs */
 const departed = new WeakSet();
-
-// The bench measures every change computed, and tests that need every run in the worker
-// say so, by setting window.ridgepointAhead = false: no runs ahead, no answers kept.
-function aheadOn() {
-  return globalThis.window?.ridgepointAhead !== false;
-}
 
 /** @param {Listener} listener @param {string} payload */
 function deliver(listener, payload) {
@@ -183,24 +166,6 @@ export function load(module, files) {
 }
 
 /**
- * A run's key: its module and its inputs as text, in name order (two sets of inputs that
- * read the same are one run, as inputs.js compares them).
- * @param {string} module
- * @param {import("./inputs.js").Inputs} inputs
- */
-function runKey(module, inputs) {
-  const values = Object.keys(inputs).sort().map((name) => [name, String(inputs[name])]);
-  return `${module}\n${JSON.stringify(values)}`;
-}
-
-/** @param {string} key @param {string} payload */
-function keep(key, payload) {
-  kept.delete(key);
-  kept.set(key, payload);
-  if (kept.size > KEPT_ANSWERS) kept.delete(/** @type {string} */ (kept.keys().next().value));
-}
-
-/**
  * The worker's answer to run `id`: kept (when it is a result), and given to whoever waits.
  * @param {number} id
  * @param {string} payload
@@ -212,11 +177,10 @@ function answered(id, payload) {
   sentAt.delete(id);
   if (sent) tookMs.set(sent.module, performance.now() - sent.at);
   const answer = JSON.parse(payload);
-  if (key !== undefined && answer.ok) keep(key, payload);
+  if (key !== undefined && answer.ok) kept.keep(key, payload);
   if (id === aheadId) {
     aheadId = null;
-    performance.mark(AHEAD_DONE, { detail: { module: sent?.module ?? "" } });
-    performance.clearMarks(AHEAD_DONE);
+    mark(AHEAD_DONE, sent?.module ?? "");
     const waiting = awaited.get(/** @type {string} */ (key)) ?? [];
     awaited.delete(/** @type {string} */ (key));
     for (const listener of waiting) deliver(listener, payload);
@@ -238,11 +202,9 @@ function answered(id, payload) {
 export function run(listener, module, inputs, working) {
   wanted = []; // the runs ahead of the inputs shown before are no longer ahead of anything
   const key = runKey(module, inputs);
-  const payload = aheadOn() ? kept.get(key) : undefined;
+  const payload = aheadOn() ? kept.take(key) : undefined;
   if (payload !== undefined) {
-    keep(key, payload); // the newest again
-    performance.mark(KEPT, { detail: { module } });
-    performance.clearMarks(KEPT);
+    mark(KEPT, module);
     // Answered as the worker answers: after the task that asked (widget.js expects that).
     queueMicrotask(() => deliver(listener, payload));
     return;
