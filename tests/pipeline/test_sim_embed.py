@@ -91,10 +91,12 @@ def test_a_block_becomes_the_prerendered_widget() -> None:
         "__init__.py", "batching.py", "batching_charts.py", "kit/__init__.py", "kit/charts.py",
         "kit/contract.py", "kit/progress.py", "kit/rounding.py", "kit/runner.py",
         "physics/__init__.py",
-        "physics/accuracy.py", "physics/catalogue_data.py", "physics/collectives.py",
-        "physics/hardware.py", "physics/kernels.py", "physics/layers.py",
-        "physics/model_choice.py", "physics/model_config.py", "physics/precision.py",
-        "physics/pricing.py", "physics/profile.py", "physics/shapes.py", "physics/step.py"]
+        "physics/accuracy.py", "physics/attention_weights.py", "physics/cache.py",
+        "physics/catalogue_data.py", "physics/collectives.py", "physics/families.py",
+        "physics/fits.py", "physics/hardware.py", "physics/kernels.py", "physics/kinds.py",
+        "physics/layers.py", "physics/model_choice.py", "physics/model_config.py",
+        "physics/precision.py", "physics/pricing.py", "physics/profile.py", "physics/reach.py",
+        "physics/reads.py", "physics/shapes.py", "physics/step.py"]
     assert config["metrics"] == module.METRICS
     summary = module.simulate()["summary"]
     assert widgets.summary == [f"{module.METRICS[k]}|{display(v)}|" for k, v in summary.items()]

@@ -167,7 +167,7 @@ def test_the_catalogue_and_calibration_pages_follow_an_edited_physics_constant_i
     before = generate_pages(site, simcode.load(SimSource.read(sims)))
     # FP4 at NVFP4's 4.5 bits a value instead of MXFP4's 4.25: the catalogue's KV bytes per
     # token (Llama 3.1 8B: 32 layers x 8 KV heads x 128 x 2 values) and every FP4 point move.
-    edit(sims / "physics" / "precision.py", '"fp4": 4.25}', '"fp4": 4.5}')
+    edit(sims / "physics" / "precision.py", '"fp4": 4.25,', '"fp4": 4.5,')
     after = generate_pages(site, simcode.load(SimSource.read(sims)))
     catalogue, calibration = urls.source_path(urls.CATALOGUE), urls.source_path(urls.CALIBRATION)
     assert "FP4 34,816 bytes" in before[catalogue]
