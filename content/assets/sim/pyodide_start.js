@@ -96,6 +96,7 @@ for (const [step, promise] of /** @type {const} */ ([["wasm compiled", wasmModul
 // segments until instantiation (below) undoes that.
 /** @type {typeof snapshot | null} */
 let restoring = null;
+const WASM_PAGE = 65536; // bytes: WebAssembly memory grows by whole pages
 
 // Pyodide instantiates its wasm with WebAssembly.instantiateStreaming; this worker runs
 // nothing else, so that call is given the module compiled above. The memory then holds
@@ -109,7 +110,13 @@ WebAssembly.instantiateStreaming = /** @type {typeof WebAssembly.instantiateStre
   restoring = null;
   const loaded = pending && await pending.catch(() => null);
   if (loaded) {
-    undoDelta(loaded.bytes, /** @type {WebAssembly.Memory} */ (instance.exports.memory).buffer, loaded.xor);
+    const memory = /** @type {WebAssembly.Memory} */ (instance.exports.memory);
+    // Pyodide copies the snapshot into the memory the module defines, which starts at the
+    // module's own minimum: a heap larger than that (the sims and the catalogue grow it) has
+    // to find the room first, or the copy fails and Python starts without the snapshot.
+    const short = loaded.bytes.length - memory.buffer.byteLength;
+    if (short > 0) memory.grow(Math.ceil(short / WASM_PAGE));
+    undoDelta(loaded.bytes, memory.buffer, loaded.xor);
   }
   return { module, instance };
 });
