@@ -41,7 +41,7 @@ def test_the_starter_imports_only_modules_the_widget_imports_and_preloads() -> N
     """start.js shares the page's one worker with widget.js: the same module instances."""
     sim = LAYOUT.content / WIDGET_SCRIPT
     starter = static_imports(sim.parent / "start.js")
-    assert set(starter) == {"python.js", "wanted.js"}
+    assert set(starter) == {"python.js", "answers.js", "wanted.js"}  # answers.js: python.js
     assert set(starter) <= set(static_imports(sim))
 
 
