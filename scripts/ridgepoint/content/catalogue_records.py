@@ -1,10 +1,10 @@
 """The catalogue's records: GPUs and models, as their files hold them.
 
 Two content kinds (ridgepoint.content.kinds), one file each under content/catalogue/gpus/ and
-models/ (calibration sets, a third, are ridgepoint.content.calibration_records; kernel
-profiles, a fourth, ridgepoint.content.kernel_records),
-built generically from their schemas like every other kind (ridgepoint.content.records), so
-each field here is a schema property of the same name. Figures stay as written ("3.35
+models/ (kernel and engine profiles and calibration sets are
+ridgepoint.content.calibration_records), built generically from their schemas like every
+other kind (ridgepoint.content.records), so each field here is a schema property of the same
+name. Figures stay as written ("3.35
 TB/s"); ridgepoint.catalogue.units converts them to base units for the pages and for the
 sims' data module.
 """

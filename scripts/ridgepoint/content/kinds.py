@@ -43,10 +43,9 @@ from pathlib import Path
 
 from ridgepoint.base.layout import Layout
 from ridgepoint.content import calibration_checks, catalogue_checks, checks, records
-from ridgepoint.content.calibration_records import CalibrationSet
+from ridgepoint.content.calibration_records import CalibrationSet, Engine, KernelProfile
 from ridgepoint.content.catalogue_records import Gpu, LanguageModel
 from ridgepoint.content.checks import SLUG, Check
-from ridgepoint.content.kernel_records import Engine, KernelProfile
 from ridgepoint.content.model import Article, Explainer, Hub, Reading, Tag, Term
 from ridgepoint.content.schemafiles import schemas
 

@@ -16,9 +16,8 @@ from dataclasses import dataclass, field, fields
 from datetime import date
 from pathlib import Path
 
-from ridgepoint.content.calibration_records import CalibrationSet
+from ridgepoint.content.calibration_records import CalibrationSet, Engine, KernelProfile
 from ridgepoint.content.catalogue_records import Gpu, LanguageModel
-from ridgepoint.content.kernel_records import Engine, KernelProfile
 
 
 @dataclass(frozen=True)
@@ -118,8 +117,8 @@ class Site:
     gpus: dict[str, Gpu] = field(default_factory=dict)  # the catalogue (catalogue_records)
     models: dict[str, LanguageModel] = field(default_factory=dict)
     calibration: dict[str, CalibrationSet] = field(default_factory=dict)
-    kernels: dict[str, KernelProfile] = field(default_factory=dict)  # (kernel_records)
-    engines: dict[str, Engine] = field(default_factory=dict)  # (kernel_records)
+    kernels: dict[str, KernelProfile] = field(default_factory=dict)  # (calibration_records)
+    engines: dict[str, Engine] = field(default_factory=dict)  # (calibration_records)
 
     def tags_in_use(self) -> list[str]:
         """Every tag that a hub file is for or a record of any kind carries, sorted."""
