@@ -54,15 +54,7 @@ class KvSpace(NamedTuple):
     def window_bytes_at(self, tokens: int) -> float:
         """The fixed share a sequence of `tokens` tokens holds (its windows filled as far as
         it reaches)."""
-        before = (0, self.window_bytes)
-        for point in self.window_curve:
-            if tokens <= point[0]:
-                if point[0] == before[0]:
-                    return point[1]
-                share = (tokens - before[0]) / (point[0] - before[0])
-                return before[1] + share * (point[1] - before[1])
-            before = point
-        return self.window_bytes
+        return along(self.window_curve, tokens, self.window_bytes)
 
     def sequence_bytes(self, tokens: int) -> float:
         """Bytes one sequence of `tokens` tokens holds."""
@@ -92,6 +84,20 @@ class KvSpace(NamedTuple):
         """window_curve in token slots (rounded up): what a scheduler charges a sequence."""
         return tuple((tokens, math.ceil(held / self.bytes_per_token))
                      for tokens, held in self.window_curve)
+
+
+def along(curve: tuple[tuple[int, float], ...], tokens: int, beyond: float) -> float:
+    """A window curve's value at `tokens`: linear between its (tokens, value) points, which
+    start at 0 and ascend, and `beyond` past the last (every window full)."""
+    before = (0, beyond)
+    for point in curve:
+        if tokens <= point[0]:
+            if point[0] == before[0]:
+                return point[1]
+            share = (tokens - before[0]) / (point[0] - before[0])
+            return before[1] + share * (point[1] - before[1])
+        before = point
+    return beyond
 
 
 def kv_space(gpu: Gpu, model: Model, tp: int, precision: Precision,

@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from sims.serving.closed_loop import ClosedLoop
-from sims.serving.kv_space import KvSpace
+from sims.serving.kv_space import KvSpace, along
 from sims.serving.step_table import StepTable
 from sims.serving.workload import Request
 
@@ -59,15 +59,7 @@ class Policy(NamedTuple):
         """The slots a sequence that will reach `tokens` tokens holds for its windows, from
         its admission to its end: as much as its longest length fills (a request shorter
         than a window never holds the whole window)."""
-        before = (0, self.window_slots)
-        for point in self.window_curve:
-            if tokens <= point[0]:
-                if point[0] == before[0]:
-                    return point[1]
-                share = (tokens - before[0]) / (point[0] - before[0])
-                return math.ceil(before[1] + share * (point[1] - before[1]))
-            before = point
-        return self.window_slots
+        return math.ceil(along(self.window_curve, tokens, self.window_slots))
 
     @classmethod
     def of_replica(cls, space: KvSpace, ranks: int, token_budget: int, max_batch: int,
