@@ -20,7 +20,7 @@ import sims
 from sims.__main__ import main
 from sims.kit import runner
 from sims.kit.contract import InputError
-from sims.physics import MODELS, catalogue_data
+from sims.physics import MODELS, Model, catalogue_data
 from sims.physics.model_choice import CUSTOM, INPUT, NAME, compact, model_for, read
 from sims.serving import deploy
 
@@ -86,6 +86,12 @@ def test_serve_takes_a_pasted_config_as_the_catalogue_model() -> None:
         assert pasted.replace(f', "{INPUT}": {json.dumps(read(_config(slug))[0])}', "") == ours
 
 
+def _shape(model: Model) -> dict[str, object]:
+    """Every field of a Model but its key and name: what makes two of them the same model."""
+    return {field: getattr(model, field) for field in model.__dataclass_fields__
+            if field not in ("key", "name")}
+
+
 def test_every_catalogue_model_has_its_real_config_or_pastes_its_own_fields() -> None:
     """Each catalogue model's real config.json is a fixture, but one no vendored copy carries
     (Llama 3.2 1B); that one is pasted as its catalogue file's config fields, which are its
@@ -94,9 +100,7 @@ def test_every_catalogue_model_has_its_real_config_or_pastes_its_own_fields() ->
     assert without == ["llama-3.2-1b"]
     for slug in without:
         pasted = model_for(CUSTOM, json.dumps(catalogue_data.MODELS[slug]["config"]))
-        ours = MODELS[slug]
-        fields = [f for f in ours.__dataclass_fields__ if f not in ("key", "name")]
-        assert {f: getattr(pasted, f) for f in fields} == {f: getattr(ours, f) for f in fields}
+        assert _shape(pasted) == _shape(MODELS[slug])
 
 
 @pytest.mark.parametrize("slug", SLUGS)
@@ -104,8 +108,7 @@ def test_the_compact_text_the_url_carries_is_the_same_model(slug: str) -> None:
     value, note = read(_config(slug))
     assert len(value) < len(_config(slug)) and "\n" not in value
     ours, pasted = MODELS[slug], model_for(CUSTOM, value)
-    fields = [f for f in ours.__dataclass_fields__ if f not in ("key", "name")]
-    assert {f: getattr(pasted, f) for f in fields} == {f: getattr(ours, f) for f in fields}
+    assert _shape(pasted) == _shape(ours)
     assert note.startswith(f"{NAME}: ") and f"{ours.layers} layers" in note
     assert compact(value) == value  # read again, it is itself
 
