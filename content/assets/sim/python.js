@@ -57,16 +57,14 @@ let nextRunId = 1;
 
 // Answers kept on the page and runs made ahead (answers.js, ahead.js).
 const kept = new KeptAnswers();
-/** @type {Map<number, string>} run id -> its key */
-const keyOf = new Map();
+/** @type {Map<number, {key: string, module: string, at: number}>} run id -> what was sent, when */
+const sent = new Map();
 /** @type {Map<string, Listener[]>} key of the run ahead in flight -> the sims waiting for it */
 const awaited = new Map();
 /** @type {{module: string, inputs: import("./inputs.js").Inputs}[]} runs wanted ahead, in order */
 let wanted = [];
 /** @type {number | null} the id of the run ahead in flight */
 let aheadId = null;
-/** @type {Map<number, {module: string, at: number}>} run id -> its module and when it was sent */
-const sentAt = new Map();
 /** @type {Map<string, number>} module -> how long its last run in the worker took (ms) */
 const tookMs = new Map();
 /** @type {WeakSet<Listener>} sims that have left the page: a kept answer is not theirs */
@@ -171,18 +169,16 @@ export function load(module, files) {
  * @param {string} payload
  */
 function answered(id, payload) {
-  const key = keyOf.get(id);
-  keyOf.delete(id);
-  const sent = sentAt.get(id);
-  sentAt.delete(id);
-  if (sent) tookMs.set(sent.module, performance.now() - sent.at);
+  const run = sent.get(id);
+  sent.delete(id);
+  if (run) tookMs.set(run.module, performance.now() - run.at);
   const answer = JSON.parse(payload);
-  if (key !== undefined && answer.ok) kept.keep(key, payload);
-  if (id === aheadId) {
+  if (run && answer.ok) kept.keep(run.key, payload);
+  if (id === aheadId && run) {
     aheadId = null;
-    mark(AHEAD_DONE, sent?.module ?? "");
-    const waiting = awaited.get(/** @type {string} */ (key)) ?? [];
-    awaited.delete(/** @type {string} */ (key));
+    mark(AHEAD_DONE, run.module);
+    const waiting = awaited.get(run.key) ?? [];
+    awaited.delete(run.key);
     for (const listener of waiting) deliver(listener, payload);
   } else {
     const listener = runs.get(id);
@@ -216,9 +212,8 @@ export function run(listener, module, inputs, working) {
   }
   const id = nextRunId++;
   runs.set(id, listener);
-  keyOf.set(id, key);
   if (working) progressOf.set(id, working);
-  sentAt.set(id, { module, at: performance.now() });
+  sent.set(id, { key, module, at: performance.now() });
   current().postMessage({ type: "run", id, module, inputs });
 }
 
@@ -241,9 +236,8 @@ function nextAhead() {
     const key = runKey(next.module, next.inputs);
     if (kept.has(key)) continue;
     aheadId = nextRunId++;
-    keyOf.set(aheadId, key);
     awaited.set(key, []);
-    sentAt.set(aheadId, { module: next.module, at: performance.now() });
+    sent.set(aheadId, { key, module: next.module, at: performance.now() });
     current().postMessage({ type: "run", id: aheadId, module: next.module, inputs: next.inputs });
     return;
   }
@@ -285,8 +279,7 @@ export function replace() {
   worker = null;
   runs.clear();
   kept.clear(); // a new worker loads the sims' files again: answers are made afresh
-  keyOf.clear();
-  sentAt.clear();
+  sent.clear();
   awaited.clear();
   wanted = [];
   aheadId = null;
