@@ -5,8 +5,18 @@ has one), with every control the page shows set to the sim's defaults through th
 bench changes a control as a reader on a keyboard does, by a real key press that Chromium
 delivers as trusted input (a slider's ArrowRight or ArrowLeft moves it one step; a select's
 ArrowDown or ArrowUp picks the next or previous option), so that Chromium's own Event
-Timing sees the interaction as it would a reader's. Three figures per change, each from
-the key's `keydown` (its event timestamp, when the browser received it):
+Timing sees the interaction as it would a reader's. The key is held KEY_HOLD_MS before it
+is released, as a finger on a key does: a key released in the same instant as it was
+pressed (Playwright's default), which no keyboard sends, has its keyup land between the
+answer's two frames (the summary and first chart, then the other charts), and Chromium
+then gave the keyup no paint until the next frame with anything new in it. On the
+quantization explainer that was when the URL followed the change, 250 ms later
+(controls.js, URL_DELAY_MS): keyups of 184-232 ms, its Event Timing p95 of 144-168 ms
+although every change was on screen within 25 ms. Held 40 or 80 ms, no entry over 100 ms
+in 3 runs each (24 changes a run); released at once, 1 to 2 in every run.
+
+Three figures per change, each from the key's `keydown` (its event timestamp, when the
+browser received it):
 
 - to the summary and the first chart updated: the page's `ridgepoint:drawn:first` mark
   (content/assets/sim/drawn.js), made once the summary is written and the first chart
@@ -60,6 +70,7 @@ from sims.kit.contract import Choice, Number, Text, defaults
 CHANGES = 40
 SLOWEST_SHOWN = 3  # changes named beside the p95: which controls set it
 THINK_MS = 1000  # from reaching for the controls to the first change
+KEY_HOLD_MS = 50  # from a key's keydown to its keyup: a short press of a physical key
 CHANGE_TIMEOUT_MS = 10_000
 _SIM_ELEMENT = re.compile(r'data-sim="(?P<module>\w+)" data-key="(?P<key>[\w-]+)"')
 
@@ -187,7 +198,7 @@ def measure(context: BrowserContext, base: str, site: Path, module: str, page_pa
     def change(index: int) -> None:
         name, _, key = steps[index % len(steps)]
         count = page.evaluate(FOCUS, [module, name, FOCUS_SETTLE_MS])
-        page.keyboard.press(key)
+        page.keyboard.press(key, delay=KEY_HOLD_MS)
         page.evaluate(SETTLED, [count, CHANGE_TIMEOUT_MS])
 
     try:
