@@ -5,6 +5,7 @@
     python scripts/bench.py --json FILE      # write the figures elsewhere
     python scripts/bench.py --only interaction --sim routing   # one group, one sim
     python scripts/bench.py --only serve     # save to reload under make serve, 1x and 10x
+    python scripts/bench.py --only slow      # cold loads on throttled links, Fast and Slow 4G
 
 Prints one table (every figure, its target, met or not and by how much) and writes the same
 with a description of the machine as JSON. Needs Chromium at /usr/bin/chromium and Node

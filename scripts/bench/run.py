@@ -11,7 +11,7 @@ from typing import Any
 from playwright.sync_api import Playwright, sync_playwright
 
 import sims
-from bench import buildcost, lighthouse, native, pageload, reload, transfer
+from bench import buildcost, lighthouse, native, pageload, reload, throttled, transfer
 from bench.interaction_figures import interaction_group
 from bench.loadgroup import EXPLAINER, REFERENCE_SIM, page_load_group
 from bench.report import Figure
@@ -189,7 +189,7 @@ def serve_group(playwright: Playwright, layout: Layout, work: Path, repeats: int
     return figures, [asdict(timing) for timing in timings]
 
 
-GROUPS = ("sims", "page", "interaction", "bytes", "lighthouse", "build", "serve")
+GROUPS = ("sims", "page", "slow", "interaction", "bytes", "lighthouse", "build", "serve")
 
 
 def everything(layout: Layout, work: Path, quick: bool, only: frozenset[str] = frozenset(GROUPS),
@@ -208,16 +208,21 @@ def everything(layout: Layout, work: Path, quick: bool, only: frozenset[str] = f
         with sync_playwright() as playwright:
             found, details["serve"] = serve_group(playwright, layout, work, 3 if quick else 7)
         figures += found
-    if not only & {"page", "interaction", "bytes", "lighthouse", "build"}:
+    if not only & {"page", "slow", "interaction", "bytes", "lighthouse", "build"}:
         details["duration_s"] = math.ceil(time.perf_counter() - started)
         return figures, details
     scales = [buildcost.measure(layout, work, 1, runs, warm_up=True, measured="build" in only)]
     site = scales[0].site
-    if only & {"page", "interaction", "bytes", "lighthouse"}:
+    if only & {"page", "slow", "interaction", "bytes", "lighthouse"}:
         with serve(site) as (base, ledger), sync_playwright() as playwright:
             if "page" in only:
                 found, details["page_load"] = page_load_group(playwright, base, ledger, layout,
                                                               site, runs)
+                figures += found
+            if "slow" in only:  # cold loads on throttled links (issue 40)
+                reference = pageload.write_reference_page(site, REFERENCE_SIM, layout)
+                found, details["slow_link"] = throttled.throttled_group(
+                    playwright, base, ledger, EXPLAINER, reference, runs)
                 figures += found
             if "interaction" in only:
                 found, details["interaction"] = interaction_group(playwright, base, site, sims)
