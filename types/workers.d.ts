@@ -12,3 +12,10 @@ declare var ridgepoint: {
   };
   warmRuns: number;
 };
+
+// The Network Information API as a worker reads it (Chromium; absent elsewhere): the
+// browser's own rating of the connection, from the round trips it has measured, and the
+// reader's Save-Data hint.
+interface WorkerNavigator {
+  connection?: { effectiveType?: string; saveData?: boolean };
+}

@@ -56,6 +56,28 @@ def test_a_returning_readers_visit_is_controlled_and_python_comes_through_the_wo
     assert not set(manifest["unpacked"]) & set(served), "read from the cache: not fetched"
 
 
+def test_a_returning_reader_on_a_slow_link_starts_from_the_snapshot_it_keeps(
+    host: Host, browser: BrowserContext,  # noqa: F811 - the fixtures imported above
+) -> None:
+    """A slow link skips the snapshot's download (test_snapshot.py), not the copy the
+    service worker keeps: reading that costs no bytes."""
+    from tests.browser.test_snapshot import slow_link
+
+    first = browser.new_page()
+    visit_and_wait_for_the_worker(first, host.url + PAGE)
+    first.close()
+    page = browser.new_page()
+    slow_link(page)
+    page.goto(host.url + PAGE)
+    wait_ready(page)
+    python = next(worker for worker in page.workers if worker.url.endswith("/assets/sim/worker.js"))
+    assert python.evaluate("self.navigator.connection.effectiveType") == "3g"
+    start = python.evaluate("self.ridgepoint.start")
+    assert start["via"] == "snapshot", start["reason"]
+    manifest = json.loads((host.site / "assets" / "pyodide" / "snapshot.json").read_text())
+    assert manifest["file"] in start["fromCache"]
+
+
 INFLATED = """async ([folder, keys]) => {
     const out = {};
     for (const [name, hash] of Object.entries(keys)) {

@@ -99,6 +99,33 @@ def test_a_snapshot_that_cannot_be_used_falls_back_to_a_normal_start(
         [display(value) for value in values], timeout=15_000)
 
 
+# Round trips this long make Chromium rate the connection "3g" (its effectiveType), in the
+# Python worker too; the bandwidth is left alone, so the test does not wait on bytes.
+SLOW_ROUND_TRIP_MS = 300
+
+
+def slow_link(page: Page) -> None:
+    """Chromium's network emulation on this page and its workers: long round trips."""
+    session = page.context.new_cdp_session(page)
+    session.send("Network.enable")
+    session.send("Network.emulateNetworkConditions", {
+        "offline": False, "latency": SLOW_ROUND_TRIP_MS,
+        "downloadThroughput": -1, "uploadThroughput": -1})
+
+
+def test_on_a_slow_link_python_starts_without_downloading_the_snapshot(
+    page: Page, base_url: str, recorder: Recorder
+) -> None:
+    slow_link(page)
+    worker = open_ready(page, base_url + PATH)
+    assert worker.evaluate("self.navigator.connection.effectiveType") == "3g"
+    start = worker.evaluate("self.ridgepoint.start")
+    assert start["via"] == "fresh"
+    assert "rates this connection 3g" in start["reason"], start["reason"]
+    assert not any("/assets/pyodide/snapshot-" in url for url in recorder.requests)
+    assert shown(page) == expected()
+
+
 def test_small_wasm_wrappers_are_compiled_once_and_larger_modules_as_asked(
     page: Page, base_url: str
 ) -> None:
