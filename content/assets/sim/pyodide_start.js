@@ -68,14 +68,15 @@ async function cachedCopy(name) {
   return hash ? caches.match(`${url.href}?unpacked=${hash}`).catch(() => undefined) : undefined;
 }
 
-// The snapshot trades bytes for start-up: some 4.5 MB more on the wire, against a start
-// several seconds shorter. On a slow link the bytes cost more than the start saves: under
-// Chromium's Slow 4G throttling (180 KB/s, 562 ms round trips) the explainer was ready in
-// 55.8 s with the snapshot and 42.5 s without it, where the plain Pyodide page took 43.5 s;
-// under Fast 4G (1 MB/s, 165 ms) the snapshot won, 10.9 s against 15.3 s (`make bench`,
-// group `slow`, on this project's machine). So a connection the browser rates below 4G
-// (effectiveType, from the round trips it has measured: "3g" from about 270 ms) or a reader
-// asking to save data starts Python without it, unless a returning reader's cache holds it.
+// The snapshot trades bytes for start-up: 4.55 MB more on the wire, against a start
+// several seconds shorter. On a slow link the bytes cost more than the start saves. Under
+// Chromium's Slow 4G throttling (180 KB/s, 562 ms round trips), cold, the batching
+// explainer's Python was ready after 55.8 s with the snapshot (9.2 MB), 35.3 s without it
+// (4.7 MB), where the plain Pyodide page took 42.5-43.5 s (6.5 MB); under Fast 4G (1 MB/s,
+// 165 ms) the snapshot won, 10.9 s against 15.3 s (`make bench`, group `slow`, on this
+// project's machine). So a connection the browser rates below 4G (its effectiveType, from
+// the round trips it has measured: "3g" from about 270 ms) or a reader asking to save data
+// starts Python without it, unless a returning reader's cache holds it.
 const SLOW_LINKS = new Set(["slow-2g", "2g", "3g"]);
 
 /**
