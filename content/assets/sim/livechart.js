@@ -216,9 +216,8 @@ function copies(rows) {
 
 // One change from the view's rows (`before`, held by its tuples in the same order) to
 // `after`, or null if they hold the same values. Row i of both modifies tuple i in place,
-// only the values that differ, so Vega
-// redraws the mark items it already has instead of removing every mark and creating new
-// ones; extra rows are appended or removed at the end. The tuples keep the rows' order, as
+// only the values that differ, so Vega redraws the mark items it already has instead of
+// removing every mark and creating new ones; extra rows are appended or removed at the end. The tuples keep the rows' order, as
 // a new view's would. Rows need not have the same fields: a timeline's bars and ticks do
 // not, and when a run has one bar more, every later row shifts by one. A field the new row
 // lacks is set to undefined, which reads as the missing field it is in a new view's copy.
