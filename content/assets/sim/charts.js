@@ -100,27 +100,27 @@ export function mountCharts(root) {
     const next = lib.live.lift(spec);
     const shape = lib.live.shape(next);
     const current = charts[index];
-    const text = JSON.stringify(next);
-    const kept = current && shape !== null && current.shape === shape;
-    if (kept && text === current.text) return; // the same chart: nothing to draw
     const label = labelOf(spec, `${root.id}-chart${index}`);
-    if (kept) {
-      lib.live.update(current.view, current.lifted, next);
-      await current.view.runAsync();
+    if (current && shape !== null && current.shape === shape) {
+      // A chart the change left alone (the same values, rows and text alternative) is not
+      // drawn again; `update` tells, from the values it would change.
+      const changed = lib.live.update(current.view, current.lifted, next);
+      if (!changed && next.description === current.lifted.description) return;
+      if (changed) await current.view.runAsync();
       if (current.pending) {
         // The prerendered SVG goes; the live one, laid out already, stays where it is.
         for (const child of [...figure.children]) if (child !== current.container) child.remove();
         current.container.className = "sim-chart-live";
       }
       describeChart(current.container, label);
-      charts[index] = { ...current, lifted: next, text, pending: false, label };
+      charts[index] = { ...current, lifted: next, pending: false, label };
       return;
     }
     current?.view.finalize();
     const container = document.createElement("div");
     container.className = "sim-chart-live";
     figure.replaceChildren(container);
-    charts[index] = { ...(await newView(lib, next, container, shape, text)), label };
+    charts[index] = { ...(await newView(lib, next, container, shape)), label };
     describeChart(container, label);
   };
 
@@ -138,7 +138,7 @@ export function mountCharts(root) {
       if (!chart) continue;
       chart.view.finalize();
       try {
-        const view = await newView(lib, chart.lifted, chart.container, chart.shape, chart.text);
+        const view = await newView(lib, chart.lifted, chart.container, chart.shape);
         charts[index] = { ...view, pending: chart.pending, label: chart.label };
         if (chart.label) describeChart(chart.container, chart.label);
       } catch (error) {

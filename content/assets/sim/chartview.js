@@ -21,12 +21,10 @@ const VENDOR_URL = new URL("../vendor/", import.meta.url);
 
 /**
  * @typedef {object} LiveChart a chart's Vega view, drawn into `container`, with its lifted
- *   spec (livechart.js), whose shape says which later specs the view can draw and whose
- *   text says whether one differs
+ *   spec (livechart.js), whose shape says which later specs the view can draw
  * @property {VegaView} view
  * @property {string | null} shape
  * @property {import("./livechart.js").Lifted} lifted
- * @property {string} text
  * @property {HTMLElement} container
  * @property {boolean} [pending] built ahead, hidden behind the prerendered SVG
  * @property {ChartLabel} [label] its text alternative, once shown
@@ -136,16 +134,15 @@ export function themed(spec, ink) {
 }
 
 /**
- * A new view of `lifted`, drawn into `container`. Its shape and text are taken before
- * Vega-Lite compiles it.
+ * A new view of `lifted`, drawn into `container`. Its shape is taken before Vega-Lite
+ * compiles it.
  * @param {ChartLibrary} lib
  * @param {import("./livechart.js").Lifted} lifted
  * @param {HTMLElement} container
  * @param {string | null} shape
- * @param {string} text
  * @returns {Promise<LiveChart>}
  */
-export async function newView(lib, lifted, container, shape = lib.live.shape(lifted), text = JSON.stringify(lifted)) {
+export async function newView(lib, lifted, container, shape = lib.live.shape(lifted)) {
   const ink = getComputedStyle(container).color;
   const compiled = lib.vegaLite.compile(themed(lib.live.sized(lifted), ink)).spec;
   const runtime = lib.vega.parse(compiled, null, { ast: true });
@@ -163,5 +160,5 @@ export async function newView(lib, lifted, container, shape = lib.live.shape(lif
     view.finalize();
     throw error;
   }
-  return { view, shape, lifted, text, container };
+  return { view, shape, lifted, container };
 }

@@ -172,20 +172,38 @@ function legendFields(spec) {
 }
 
 /**
- * Point a kept view at a new lifted spec of the same shape; the caller runs the view.
+ * Point a kept view at a new lifted spec of the same shape; the caller runs the view if it
+ * returns true. False: the new spec draws what the view draws already (the same parameter
+ * values, size and rows), and the view is left as it was. This is how a chart that a change
+ * leaves alone is told apart: comparing the specs whole (JSON text of every row) cost a
+ * many-rowed chart as much again as going through its rows here.
  * @param {VegaView} view
  * @param {Lifted} current
  * @param {Lifted} next
+ * @returns {boolean} whether anything changed
  */
 export function update(view, current, next) {
+  let changed = false;
   for (const [name, value] of Object.entries(next.params)) {
-    if (JSON.stringify(current.params[name]) !== JSON.stringify(value)) view.signal(name, value);
+    if (JSON.stringify(current.params[name]) !== JSON.stringify(value)) {
+      view.signal(name, value);
+      changed = true;
+    }
   }
-  if (typeof next.height === "number" && next.height !== current.height) view.height(next.height);
-  if (typeof next.width === "number" && next.width !== current.width) view.width(next.width);
+  if (typeof next.height === "number" && next.height !== current.height) {
+    view.height(next.height);
+    changed = true;
+  }
+  if (typeof next.width === "number" && next.width !== current.width) {
+    view.width(next.width);
+    changed = true;
+  }
   const name = next.dataName ?? "";
-  view.change(name, rowChanges(view, name, current.rows, next.rows));
+  const change = rowChanges(view, name, current.rows, next.rows);
+  if (change) view.change(name, change);
+  if (!changed && !change) return false;
   view.resize(); // lay out afresh: new labels may need less room as well as more
+  return true;
 }
 
 // The view's data tuples are copies of the rows (Vega adds fields to its tuples), so that
@@ -197,12 +215,13 @@ function copies(rows) {
 }
 
 // One change from the view's rows (`before`, held by its tuples in the same order) to
-// `after`. Row i of both modifies tuple i in place, only the values that differ, so Vega
-// redraws the mark items it already has instead of removing every mark and creating new
-// ones; extra rows are appended or removed at the end. The tuples keep the rows' order, as
+// `after`, or null if they hold the same values. Row i of both modifies tuple i in place,
+// only the values that differ, so Vega redraws the mark items it already has instead of
+// removing every mark and creating new ones; extra rows are appended or removed at the end. The tuples keep the rows' order, as
 // a new view's would. Rows need not have the same fields: a timeline's bars and ticks do
 // not, and when a run has one bar more, every later row shifts by one. A field the new row
 // lacks is set to undefined, which reads as the missing field it is in a new view's copy.
+// Rows are plain objects from JSON: their own fields are all `for ... in` visits.
 /**
  * @param {VegaView} view
  * @param {string} name
@@ -214,15 +233,24 @@ function rowChanges(view, name, before, after) {
   const change = view.changeset();
   if (tuples.length !== before.length) return change.remove(() => true).insert(copies(after));
   const kept = Math.min(before.length, after.length);
+  let changed = before.length !== after.length;
   for (let i = 0; i < kept; i++) {
-    const [old, row] = [before[i], after[i]];
-    for (const key of Object.keys(row)) {
-      if (old[key] !== row[key]) change.modify(tuples[i], key, row[key]);
+    const old = before[i];
+    const row = after[i];
+    for (const key in row) {
+      if (old[key] !== row[key]) {
+        change.modify(tuples[i], key, row[key]);
+        changed = true;
+      }
     }
-    for (const key of Object.keys(old)) {
-      if (!Object.hasOwn(row, key)) change.modify(tuples[i], key, undefined);
+    for (const key in old) {
+      if (!Object.hasOwn(row, key)) {
+        change.modify(tuples[i], key, undefined);
+        changed = true;
+      }
     }
   }
+  if (!changed) return null;
   return change.remove(tuples.slice(kept)).insert(copies(after.slice(kept)));
 }
 
