@@ -4,7 +4,7 @@
 // (sims already imported), and the normal start when there is none or it cannot be restored.
 // Importing this module starts the downloads; `startPython` waits for them.
 
-import { download, inflateHeap, inflated, undoDelta } from "./unpack.js";
+import { download, inflateHeap, inflated, linkRate, metered, undoDelta } from "./unpack.js";
 
 const PYODIDE_URL = new URL("../pyodide/", import.meta.url).href;
 const WASM_URL = new URL("pyodide.asm.wasm", PYODIDE_URL).href; // what Pyodide asks for (runtime.py WASM)
@@ -26,7 +26,8 @@ const mark = (/** @type {string} */ step) => { startInfo.marks[step] = performan
 // their inflated copies are kept under (`unpacked`), Pyodide's lock without packages.
 /**
  * @typedef {object} Manifest
- * @property {string | null} file @property {number} size the heap's, in bytes
+ * @property {string | null} file @property {number} bytes the file's
+ * @property {number} size the heap's, in bytes
  * @property {string[]} modules @property {number} xor
  * @property {string} stdlib @property {Record<string, string>} unpacked @property {object} lock
  */
@@ -53,7 +54,7 @@ async function runtimeFile(/** @type {string} */ name, /** @type {string} */ typ
     startInfo.fromCache.push(name);
     return inflated(hit, type);
   }
-  return inflated(await download(new URL(name, PYODIDE_URL)), type);
+  return inflated(metered(await download(new URL(name, PYODIDE_URL))), type);
 }
 
 /**
@@ -69,25 +70,42 @@ async function cachedCopy(name) {
 }
 
 // The snapshot trades bytes for start-up: 4.55 MB more on the wire, against a start
-// several seconds shorter. On a slow link the bytes cost more than the start saves. Under
-// Chromium's Slow 4G throttling (180 KB/s, 562 ms round trips), cold, the batching
-// explainer's Python was ready after 55.8 s with the snapshot (9.2 MB), 35.3 s without it
-// (4.7 MB), where the plain Pyodide page took 42.5-43.5 s (6.5 MB); under Fast 4G (1 MB/s,
-// 165 ms) the snapshot won, 10.9 s against 15.3 s (`make bench`, group `slow`, on this
-// project's machine). So a connection the browser rates below 4G (its effectiveType, from
-// the round trips it has measured: "3g" from about 270 ms) or a reader asking to save data
-// starts Python without it, unless a returning reader's cache holds it.
+// SNAPSHOT_SAVES_S shorter. On a slow link the bytes cost more than the start saves. So
+// Python starts without it, unless a returning reader's cache holds it (no bytes), when
+// - the reader asks to save data, or the browser rates the connection below 4G (its
+//   effectiveType, from the round trips it has measured: "3g" from about 270 ms), or
+// - the runtime's own downloads arrive too slowly for the snapshot to come in that time:
+//   "4g" says nothing of the bandwidth, and Chromium's downlink estimate is no help before
+//   it has measured anything (1.5 Mbit/s on loopback, on this project's machine).
+// Cold, on this project's machine (`make bench`, group `slow`): under Chromium's Slow 4G
+// throttling (180 KB/s, 562 ms round trips) the batching explainer's Python was ready after
+// 55.8 s with the snapshot (9.2 MB), 33-35 s without it (4.7 MB), the plain Pyodide page's
+// after 42.4-43.5 s (6.5 MB); under Fast 4G (1 MB/s, 165 ms), 10.7 s with it, 8.4 s
+// without it (the sim's files fetched meanwhile: worker.js), the plain page's 9.7-10.2 s.
 const SLOW_LINKS = new Set(["slow-2g", "2g", "3g"]);
+// What the snapshot saves: cold Python ready on loopback (bytes cost nothing there), on this
+// project's machine, 3.01 s forced to start fresh against 1.07 s from the snapshot (`make
+// bench`, group `page`). So it pays from about 18 Mbit/s. A slower processor makes the
+// fresh start, and so the saving, longer: there the rule errs towards the fresh start.
+const SNAPSHOT_SAVES_S = 2.0;
 
 /**
  * Why the snapshot is not worth downloading on this connection, or null.
- * @returns {string | null}
+ * @param {number} bytes the snapshot's, on the wire
+ * @returns {Promise<string | null>}
  */
-function slowLink() {
+async function costlyLink(bytes) {
   const connection = self.navigator.connection;
   if (connection?.saveData) return "the browser asks to save data";
   const rated = connection?.effectiveType;
-  return rated && SLOW_LINKS.has(rated) ? `the browser rates this connection ${rated}` : null;
+  if (rated && SLOW_LINKS.has(rated)) return `the browser rates this connection ${rated}`;
+  await wasmResponse;
+  if (startInfo.fromCache.includes("pyodide.asm.wasm")) return null; // nothing to measure
+  // The whole wasm compiled before the probe ended: a link as fast as it gets.
+  const rate = await Promise.race([linkRate, wasmModule.then(() => Infinity)]);
+  const seconds = bytes / rate;
+  return seconds > SNAPSHOT_SAVES_S ? `the runtime is arriving at ${(rate / 1e6).toFixed(2)} MB/s, `
+    + `so the snapshot's ${(bytes / 1e6).toFixed(1)} MB would take ${seconds.toFixed(1)} s` : null;
 }
 
 const wasmResponse = runtimeFile("pyodide.asm.wasm", "application/wasm");
@@ -105,21 +123,25 @@ self.fetch = (resource, options) => {
 };
 
 // Everything Python's start needs is asked for at once, as the worker starts: the wasm
-// (compiled while it downloads), Pyodide's loader, Emscripten's module factory and the
-// snapshot. Pyodide alone would take them one after another: the factory once its loader
-// has run, the wasm's compilation once the snapshot is in memory.
+// (compiled while it downloads), Pyodide's loader and Emscripten's module factory, and the
+// snapshot as soon as the link has shown it is worth its bytes (costlyLink). Pyodide alone
+// would take them one after another: the factory once its loader has run, the wasm's
+// compilation once the snapshot is in memory.
 export const wasmModule = compileWasm();
 const loader = import("../pyodide/pyodide.mjs");
 const factory = import("../pyodide/pyodide.asm.mjs");
 const heap = manifest.then(async (known) => {
   if (!known.file) throw new Error("this site was built without a Python snapshot");
-  const slow = slowLink();
-  if (slow && !(await cachedCopy(known.file))) {
-    throw new Error(`${slow}: its download would take longer than the start it saves`);
+  const costly = await costlyLink(known.bytes);
+  if (costly && !(await cachedCopy(known.file))) {
+    throw new Error(`${costly}: its download would take longer than the start it saves`);
   }
   return new Uint8Array(known.size);
 });
 const snapshot = snapshotBytes();
+// Whether Python will start without the snapshot, known before it starts: the worker then
+// fetches its sim's files while the runtime downloads (worker.js).
+export const startsFresh = heap.then(() => false, () => true);
 for (const pending of [heap, snapshot]) pending.catch(() => {}); // handled in start(): not unhandled (see the end)
 for (const [step, promise] of /** @type {const} */ ([["wasm compiled", wasmModule], ["snapshot", snapshot]])) {
   promise.then(() => mark(step), () => {});

@@ -1,6 +1,7 @@
 // @ts-check
-// Python's files as the worker gets them: downloaded (a failure names its file), inflated
-// when the site gzipped them itself, and the snapshot's heap rebuilt.
+// Python's files as the worker gets them: downloaded (a failure names its file, the bytes
+// time the link), inflated when the site gzipped them itself, and the snapshot's heap
+// rebuilt.
 //
 // The build gzips the wasm (kept under its own name, pyodide.asm.wasm), the trimmed
 // standard library and the snapshot (ridgepoint packed.py, stdlib.py, snapshot.py), since a
@@ -28,6 +29,45 @@ export async function download(resource, options) {
   }
   if (!response.ok) throw new Error(`could not download ${name} (HTTP ${response.status})`);
   return response;
+}
+
+// The link's rate, measured on the runtime's own downloads as their bytes arrive: what
+// decides whether the snapshot is worth its bytes (pyodide_start.js). A real link opens
+// slowly (TCP's slow start: the first round trips carry a few tens of KB), so the rate is
+// the one of the probe's second half, all downloads together, once PROBE_BYTES have come.
+const PROBE_BYTES = 1 << 20;
+let received = 0;
+/** @type {{ at: number, bytes: number } | null} */
+let halfway = null;
+/** @type {(rate: number) => void} */
+let settle = () => {};
+/** Bytes per second the runtime's downloads arrived at, together, once the probe is done. */
+export const linkRate = /** @type {Promise<number>} */ (new Promise((resolve) => { settle = resolve; }));
+
+/** @param {number} bytes arrived just now */
+function arrived(bytes) {
+  received += bytes;
+  const now = performance.now();
+  if (!halfway && received >= PROBE_BYTES / 2) halfway = { at: now, bytes: received };
+  else if (halfway && received >= PROBE_BYTES) {
+    const seconds = (now - halfway.at) / 1000;
+    settle(seconds > 0 ? (received - halfway.bytes) / seconds : Infinity);
+  }
+}
+
+/**
+ * `response` with its body counted towards the link's rate as it is read.
+ * @param {Response} response
+ */
+export function metered(response) {
+  const counted = /** @type {ReadableStream<Uint8Array>} */ (response.body).pipeThrough(
+    new TransformStream({
+      transform(/** @type {Uint8Array} */ chunk, controller) {
+        arrived(chunk.length);
+        controller.enqueue(chunk);
+      },
+    }));
+  return new Response(counted, { status: response.status, headers: response.headers });
 }
 
 /**

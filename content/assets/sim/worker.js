@@ -22,7 +22,7 @@
 // at once rather than one after the other (each level of a worker's imports is a round trip
 // once the level before has been parsed).
 import "./unpack.js";
-import { HOME, lastLine, startInfo, startPython, wasmModule } from "./pyodide_start.js";
+import { HOME, lastLine, startInfo, startPython, startsFresh, wasmModule } from "./pyodide_start.js";
 
 const SIMS_URL = new URL("../sims/", import.meta.url);
 const STEPS = 3; // starting Python, loading the sim, first run (the page counts the last)
@@ -31,7 +31,8 @@ function post(/** @type {object} */ message) {
   self.postMessage(message);
 }
 
-const files = new Map(); // sims file -> Promise, so shared modules are fetched once
+const texts = new Map(); // sims file -> Promise of its text, so shared modules are fetched once
+const files = new Map(); // sims file -> Promise of its writing into Python's file system
 const modules = new Map(); // module -> Promise of its import
 
 const python = startPython(
@@ -42,13 +43,22 @@ function progress(/** @type {number} */ step, /** @type {string} */ text) {
   post({ type: "progress", step, of: STEPS, text });
 }
 
-async function fetchFile(/** @type {Awaited<typeof python>} */ pyodide, /** @type {string} */ file) {
+function fileText(/** @type {string} */ file) {
+  if (!texts.has(file)) {
+    const text = fetch(new URL(file, SIMS_URL)).then((response) => response.text());
+    text.catch(() => {}); // fetched ahead: a failure is met by writeFile, which awaits it
+    texts.set(file, text);
+  }
+  return texts.get(file);
+}
+
+async function writeFile(/** @type {Awaited<typeof python>} */ pyodide, /** @type {string} */ file) {
   if (!files.has(file)) {
     files.set(file, (async () => {
-      const response = await fetch(new URL(file, SIMS_URL));
+      const text = await fileText(file);
       const path = `${HOME}/sims/${file}`;
       pyodide.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
-      pyodide.FS.writeFile(path, await response.text());
+      pyodide.FS.writeFile(path, text);
     })());
   }
   return files.get(file);
@@ -57,12 +67,15 @@ async function fetchFile(/** @type {Awaited<typeof python>} */ pyodide, /** @typ
 function loadModule(/** @type {string} */ module, /** @type {string[]} files it imports */ needed) {
   if (!modules.has(module)) {
     modules.set(module, (async () => {
+      // Without the snapshot, the sim's files come while the runtime downloads, not after:
+      // on a slow link they are some thirty round trips, six at a time.
+      if (await startsFresh) needed.forEach(fileText);
       const pyodide = await python;
       progress(2, "Loading the simulation");
       // A restored snapshot has already imported its sims: nothing to fetch for those.
       const restored = ["sims.kit.runner", `sims.${module}`];
       if (!restored.every((name) => startInfo.snapshotModules.includes(name))) {
-        await Promise.all(needed.map((file) => fetchFile(pyodide, file)));
+        await Promise.all(needed.map((file) => writeFile(pyodide, file)));
         pyodide.runPython("import importlib; importlib.invalidate_caches()");
       }
       const runner = pyodide.pyimport("sims.kit.runner");
