@@ -151,7 +151,7 @@ def test_on_a_narrow_link_rated_4g_python_starts_without_the_snapshot_and_fetche
         assert worker.evaluate("self.navigator.connection.effectiveType") == "4g"
         start = worker.evaluate("self.ridgepoint.start")
         assert start["via"] == "fresh", start["reason"]
-        assert "the runtime is arriving at" in start["reason"], start["reason"]
+        assert "the runtime arrived at" in start["reason"], start["reason"]
         assert not any("/assets/pyodide/snapshot-" in url for url in requests)
         # The sim's files were asked for while the runtime downloaded, before Python started.
         asked = worker.evaluate("""performance.getEntriesByType("resource")

@@ -102,10 +102,28 @@ async function costlyLink(bytes) {
   await wasmResponse;
   if (startInfo.fromCache.includes("pyodide.asm.wasm")) return null; // nothing to measure
   // The whole wasm compiled before the probe ended: a link as fast as it gets.
-  const rate = await Promise.race([linkRate, wasmModule.then(() => Infinity)]);
+  const early = await Promise.race([linkRate, wasmModule.then(() => Infinity)]);
+  if (bytes / early <= SNAPSHOT_SAVES_S) return null; // the estimate errs only towards slow
+  // Slow, or this thread was busy: the network's own timing of the runtime's downloads
+  // decides, once the wasm has come.
+  await wasmModule;
+  const rate = runtimeRate();
   const seconds = bytes / rate;
-  return seconds > SNAPSHOT_SAVES_S ? `the runtime is arriving at ${(rate / 1e6).toFixed(2)} MB/s, `
+  return seconds > SNAPSHOT_SAVES_S ? `the runtime arrived at ${(rate / 1e6).toFixed(2)} MB/s, `
     + `so the snapshot's ${(bytes / 1e6).toFixed(1)} MB would take ${seconds.toFixed(1)} s` : null;
+}
+
+/**
+ * Bytes per second the runtime's downloads came at, together, as the browser's network
+ * timed them (Resource Timing), from the first one's first byte to the last one's end.
+ */
+function runtimeRate() {
+  const runtime = /** @type {PerformanceResourceTiming[]} */ (performance.getEntriesByType("resource"))
+    .filter((entry) => entry.name.startsWith(PYODIDE_URL) && entry.transferSize > 0);
+  const bytes = runtime.reduce((sum, entry) => sum + entry.transferSize, 0);
+  const seconds = (Math.max(...runtime.map((entry) => entry.responseEnd))
+    - Math.min(...runtime.map((entry) => entry.responseStart))) / 1000;
+  return runtime.length && seconds > 0 ? bytes / seconds : Infinity;
 }
 
 const wasmResponse = runtimeFile("pyodide.asm.wasm", "application/wasm");
