@@ -73,7 +73,7 @@ class Ledger:
 # Python's files, ours and the reference page's (pageload.REFERENCE_DIR): the worker's
 # scripts, Pyodide's files, the sims' sources.
 PYTHON = ("/assets/pyodide/", "/assets/sims/", "/bench-reference/pyodide/",
-          "/assets/sim/worker.js", "/assets/sim/unpack.js")
+          "/assets/sim/worker.js", "/assets/sim/unpack.js", "/assets/sim/link.js")
 
 
 def python_bytes(sent: list[Sent]) -> int:

@@ -203,8 +203,9 @@ def test_every_restore_draws_fresh_random_numbers(page: Page, base_url: str) -> 
 
 # What Python's start fetches, and nothing else: Pyodide's loaders, the wasm, the trimmed
 # standard library and the snapshot (gzipped by the build), the manifest naming them.
-PYTHON_FILES = {"worker.js", "pyodide_start.js", "unpack.js", "pyodide.mjs", "pyodide.asm.mjs",
-                "snapshot.json", "pyodide.asm.wasm", "snapshot-*.bin", "python_stdlib-*.zip.gz"}
+PYTHON_FILES = {"worker.js", "pyodide_start.js", "unpack.js", "link.js", "pyodide.mjs",
+                "pyodide.asm.mjs", "snapshot.json", "pyodide.asm.wasm", "snapshot-*.bin",
+                "python_stdlib-*.zip.gz"}
 GZIPPED = ("pyodide.asm.wasm", "snapshot-*.bin", "python_stdlib-*.zip.gz")
 
 
@@ -226,7 +227,7 @@ def test_python_s_big_files_travel_gzipped_from_a_host_that_compresses_nothing(
         context.remove_listener("response", keep)
     python = [r for r in responses if "/assets/pyodide/" in r.url
               or r.url.endswith(("/assets/sim/worker.js", "/assets/sim/pyodide_start.js",
-                                 "/assets/sim/unpack.js"))]
+                                 "/assets/sim/unpack.js", "/assets/sim/link.js"))]
     names = {r.url.rsplit("/", 1)[1] for r in python}
     assert {next((p for p in PYTHON_FILES if fnmatch(name, p)), name) for name in names} \
         == PYTHON_FILES

@@ -4,7 +4,8 @@
 // (sims already imported), and the normal start when there is none or it cannot be restored.
 // Importing this module starts the downloads; `startPython` waits for them.
 
-import { download, inflateHeap, inflated, linkRate, metered, undoDelta } from "./unpack.js";
+import { costlyLink, metered } from "./link.js";
+import { download, inflateHeap, inflated, undoDelta } from "./unpack.js";
 
 const PYODIDE_URL = new URL("../pyodide/", import.meta.url).href;
 const WASM_URL = new URL("pyodide.asm.wasm", PYODIDE_URL).href; // what Pyodide asks for (runtime.py WASM)
@@ -69,63 +70,6 @@ async function cachedCopy(name) {
   return hash ? caches.match(`${url.href}?unpacked=${hash}`).catch(() => undefined) : undefined;
 }
 
-// The snapshot trades bytes for start-up: 4.55 MB more on the wire, against a start
-// SNAPSHOT_SAVES_S shorter. On a slow link the bytes cost more than the start saves. So
-// Python starts without it, unless a returning reader's cache holds it (no bytes), when
-// - the reader asks to save data, or the browser rates the connection below 4G (its
-//   effectiveType, from the round trips it has measured: "3g" from about 270 ms), or
-// - the runtime's own downloads arrive too slowly for the snapshot to come in that time:
-//   "4g" says nothing of the bandwidth, and Chromium's downlink estimate is no help before
-//   it has measured anything (1.5 Mbit/s on loopback, on this project's machine).
-// Cold, on this project's machine (`make bench`, group `slow`): under Chromium's Slow 4G
-// throttling (180 KB/s, 562 ms round trips) the batching explainer's Python was ready after
-// 55.8 s with the snapshot (9.2 MB), 33-35 s without it (4.7 MB), the plain Pyodide page's
-// after 42.4-43.5 s (6.5 MB); under Fast 4G (1 MB/s, 165 ms), 10.7 s with it, 8.4 s
-// without it (the sim's files fetched meanwhile: worker.js), the plain page's 9.7-10.2 s.
-const SLOW_LINKS = new Set(["slow-2g", "2g", "3g"]);
-// What the snapshot saves: cold Python ready on loopback (bytes cost nothing there), on this
-// project's machine, 3.01 s forced to start fresh against 1.07 s from the snapshot (`make
-// bench`, group `page`). So it pays from about 18 Mbit/s. A slower processor makes the
-// fresh start, and so the saving, longer: there the rule errs towards the fresh start.
-const SNAPSHOT_SAVES_S = 2.0;
-
-/**
- * Why the snapshot is not worth downloading on this connection, or null.
- * @param {number} bytes the snapshot's, on the wire
- * @returns {Promise<string | null>}
- */
-async function costlyLink(bytes) {
-  const connection = self.navigator.connection;
-  if (connection?.saveData) return "the browser asks to save data";
-  const rated = connection?.effectiveType;
-  if (rated && SLOW_LINKS.has(rated)) return `the browser rates this connection ${rated}`;
-  await wasmResponse;
-  if (startInfo.fromCache.includes("pyodide.asm.wasm")) return null; // nothing to measure
-  // The whole wasm compiled before the probe ended: a link as fast as it gets.
-  const early = await Promise.race([linkRate, wasmModule.then(() => Infinity)]);
-  if (bytes / early <= SNAPSHOT_SAVES_S) return null; // the estimate errs only towards slow
-  // Slow, or this thread was busy: the network's own timing of the runtime's downloads
-  // decides, once the wasm has come.
-  await wasmModule;
-  const rate = runtimeRate();
-  const seconds = bytes / rate;
-  return seconds > SNAPSHOT_SAVES_S ? `the runtime arrived at ${(rate / 1e6).toFixed(2)} MB/s, `
-    + `so the snapshot's ${(bytes / 1e6).toFixed(1)} MB would take ${seconds.toFixed(1)} s` : null;
-}
-
-/**
- * Bytes per second the runtime's downloads came at, together, as the browser's network
- * timed them (Resource Timing), from the first one's first byte to the last one's end.
- */
-function runtimeRate() {
-  const runtime = /** @type {PerformanceResourceTiming[]} */ (performance.getEntriesByType("resource"))
-    .filter((entry) => entry.name.startsWith(PYODIDE_URL) && entry.transferSize > 0);
-  const bytes = runtime.reduce((sum, entry) => sum + entry.transferSize, 0);
-  const seconds = (Math.max(...runtime.map((entry) => entry.responseEnd))
-    - Math.min(...runtime.map((entry) => entry.responseStart))) / 1000;
-  return runtime.length && seconds > 0 ? bytes / seconds : Infinity;
-}
-
 const wasmResponse = runtimeFile("pyodide.asm.wasm", "application/wasm");
 // Pyodide's own requests: its wasm gets the response already being compiled (below), a
 // gzipped file (the standard library) comes from runtimeFile, any other passes through. A
@@ -150,7 +94,10 @@ const loader = import("../pyodide/pyodide.mjs");
 const factory = import("../pyodide/pyodide.asm.mjs");
 const heap = manifest.then(async (known) => {
   if (!known.file) throw new Error("this site was built without a Python snapshot");
-  const costly = await costlyLink(known.bytes);
+  const costly = await costlyLink({
+    bytes: known.bytes, runtime: PYODIDE_URL, compiled: wasmModule,
+    downloading: wasmResponse.then(() => !startInfo.fromCache.includes("pyodide.asm.wasm")),
+  });
   if (costly && !(await cachedCopy(known.file))) {
     throw new Error(`${costly}: its download would take longer than the start it saves`);
   }

@@ -92,7 +92,7 @@ function giveUp(reason) {
 // are cacheable) or on their way when the worker asks. Not under a service worker: there a
 // returning reader's files come from its cache, and each request waits its turn on its
 // thread.
-const AHEAD = ["pyodide_start.js", "unpack.js", "../pyodide/snapshot.json"];
+const AHEAD = ["pyodide_start.js", "unpack.js", "link.js", "../pyodide/snapshot.json"];
 
 function fetchAhead() {
   if (navigator.serviceWorker?.controller) return;

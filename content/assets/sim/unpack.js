@@ -1,7 +1,6 @@
 // @ts-check
-// Python's files as the worker gets them: downloaded (a failure names its file, the bytes
-// give a first estimate of the link's rate), inflated when the site gzipped them itself, and the snapshot's heap
-// rebuilt.
+// Python's files as the worker gets them: downloaded (a failure names its file), inflated
+// when the site gzipped them itself, and the snapshot's heap rebuilt.
 //
 // The build gzips the wasm (kept under its own name, pyodide.asm.wasm), the trimmed
 // standard library and the snapshot (ridgepoint packed.py, stdlib.py, snapshot.py), since a
@@ -29,50 +28,6 @@ export async function download(resource, options) {
   }
   if (!response.ok) throw new Error(`could not download ${name} (HTTP ${response.status})`);
   return response;
-}
-
-// A first estimate of the link's rate, from the runtime's own downloads as their bytes
-// arrive: what decides whether the snapshot is worth its bytes (pyodide_start.js). It can
-// err only towards slow: it counts from the first bytes, so a real link's slow opening (TCP's
-// slow start) weighs in, and it is timed on this thread, so a moment the thread was busy
-// looks like a pause of the link.
-const PROBE_BYTES = 1 << 20;
-let received = 0;
-/** @type {{ at: number, bytes: number } | null} */
-let first = null;
-/** @type {(rate: number) => void} */
-let settle = () => {};
-/** Bytes per second the runtime's downloads arrived at, together, once PROBE_BYTES came. */
-export const linkRate = /** @type {Promise<number>} */ (new Promise((resolve) => { settle = resolve; }));
-
-/** @param {number} bytes arrived just now */
-function arrived(bytes) {
-  received += bytes;
-  const now = performance.now();
-  if (!first) first = { at: now, bytes };
-  else if (received >= PROBE_BYTES) {
-    const seconds = (now - first.at) / 1000;
-    settle(seconds > 0 ? (received - first.bytes) / seconds : Infinity);
-  }
-}
-
-// Read as the bytes come, not as their reader takes them (the wasm's compiler takes them at
-// its own pace): room for a whole runtime file between the two.
-const AS_THEY_COME = new ByteLengthQueuingStrategy({ highWaterMark: 1 << 24 });
-
-/**
- * `response` with its body counted towards the link's rate as it is read.
- * @param {Response} response
- */
-export function metered(response) {
-  const counted = /** @type {ReadableStream<Uint8Array>} */ (response.body).pipeThrough(
-    new TransformStream({
-      transform(/** @type {Uint8Array} */ chunk, controller) {
-        arrived(chunk.length);
-        controller.enqueue(chunk);
-      },
-    }, undefined, AS_THEY_COME));
-  return new Response(counted, { status: response.status, headers: response.headers });
 }
 
 /**

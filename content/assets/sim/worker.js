@@ -18,9 +18,10 @@
 //                {type: "read", id, payload}          payload: JSON text from sims.kit.runner.read
 //                {type: "fatal", message}             Python could not start at all
 
-// unpack.js is pyodide_start.js's import, named here too so that the worker fetches both
-// at once rather than one after the other (each level of a worker's imports is a round trip
-// once the level before has been parsed).
+// unpack.js and link.js are pyodide_start.js's imports, named here too so that the worker
+// fetches all three at once rather than one after the other (each level of a worker's
+// imports is a round trip once the level before has been parsed).
+import "./link.js";
 import "./unpack.js";
 import { HOME, lastLine, startInfo, startPython, startsFresh, wasmModule } from "./pyodide_start.js";
 
