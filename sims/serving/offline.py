@@ -4,8 +4,8 @@ can, what engines' throughput benchmarks measure (trtllm-bench, vLLM's offline b
 Every request is waiting at the start; the replica (sims.serving.replica) admits as many as
 its batch limit, its token budget and its KV room allow, chunks their prompts into the
 decode steps, and takes new ones as others finish. The figure is output tokens over the run,
-per GPU. Under data-parallel attention ("ep"), the GPUs' KV rooms add up: each holds its own
-sequences.
+per GPU. Under data-parallel attention ("ep"), each GPU is an attention rank: the ranks' KV
+rooms, batch limits and token budgets add up, each rank holding its own sequences.
 """
 
 from __future__ import annotations
@@ -33,14 +33,14 @@ def offline_tokens_per_s_per_gpu(gpu: Gpu, model: Model, gpus: int, precision: P
     if space.token_slots() < sequence:
         raise ValueError(f"one request of {prompt_tokens + output_tokens} tokens does not fit "
                          f"in the KV room of {'a' if layout == 'ep' else gpus} {gpu.name}")
-    # Under data-parallel attention each GPU holds whole sequences in its own room.
-    rooms = gpus if layout == "ep" else 1
-    held = rooms * (space.token_slots() // sequence)
-    slots = rooms * space.token_slots()
-    batch = min(max_batch, held)
+    # Under data-parallel attention each GPU is an attention rank with its own scheduler:
+    # whole sequences in its own room, its own batch limit and token budget (TensorRT-LLM's
+    # max_batch_size and max_num_tokens apply per rank), pooled as deploy pools them.
+    ranks = gpus if layout == "ep" else 1
+    pooled = Policy.of_replica(space, ranks, token_budget, max_batch, chunked=True)
+    batch = min(pooled.max_batch, ranks * (space.token_slots() // sequence))
     count = max(MIN_REQUESTS, BACKLOG_BATCHES * batch)
     requests = [Request(0.0, prompt_tokens, output_tokens)] * count
-    policy = Policy(token_budget, batch, slots, space.window_slots(), True,
-                    window_curve=space.window_slot_curve())
+    policy = pooled._replace(max_batch=batch)
     served = serve(requests, policy, step_table(gpu, model, gpus, precision, layout))
     return count * output_tokens / max(served.finished) / gpus

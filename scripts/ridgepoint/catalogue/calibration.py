@@ -138,7 +138,8 @@ def price(sims: Physics, point: CalibrationPoint, gpu: Gpu, models: dict[str, Mo
 
 
 # How trtllm-bench's runs are taken to be configured where the publication does not say:
-# its default token budget per step, and a batch limited by the KV room (up to this many).
+# its default token budget per step, and a batch limited by the KV room (up to this many),
+# each per attention rank (every GPU of a data-parallel-attention run schedules its own).
 # Engine profiles (issue 39) will hold these as content.
 THROUGHPUT_TOKEN_BUDGET, THROUGHPUT_MAX_BATCH = 8192, 2048
 

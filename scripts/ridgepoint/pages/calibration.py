@@ -194,13 +194,25 @@ def _throughput(site: Site, rows: Sequence[Row]) -> list[str]:
     dense = [row.ratio for row in runs if not _is_moe(site, row.point.case.model)]
     text = (f"Offline throughput: the engines' own batch limits and per-step overheads. A run "
             f"is priced with as many sequences as the KV cache holds, at most "
-            f"{THROUGHPUT_MAX_BATCH:,}, and {THROUGHPUT_TOKEN_BUDGET:,} tokens a step.")
+            f"{THROUGHPUT_MAX_BATCH:,}, and {THROUGHPUT_TOKEN_BUDGET:,} tokens a step, for each "
+            f"attention rank: one under tensor parallelism, every GPU under data-parallel "
+            f"attention, where each GPU schedules its own sequences.")
     if len(moe) >= 4 and dense:
         low, median, high = statistics.quantiles(moe, n=4)
         text += (f" Mixture-of-experts models' runs {_against([median])}: ours / measured "
                  f"(time per output token) {median:.2f} at the median over {len(moe)} runs, "
                  f"half of them between {low:.2f} and {high:.2f}, where dense models' "
                  f"{len(dense)} runs give {statistics.median(dense):.2f}.")
+    spread = {profile: [row.ratio for row in runs if (row.point.case.ep or 0) > 1
+                        and row.category.profile == profile] for profile in ("hopper", "blackwell")}
+    if all(len(ratios) >= 4 for ratios in spread.values()):
+        hopper, blackwell = (statistics.median(spread[key]) for key in ("hopper", "blackwell"))
+        text += (f" Those with the experts spread over the GPUs and attention data-parallel "
+                 f"{_against([hopper, blackwell])}: ours / measured {hopper:.2f} at the median "
+                 f"over {len(spread['hopper'])} runs on Hopper and {blackwell:.2f} over "
+                 f"{len(spread['blackwell'])} on Blackwell. The model leaves out what slows "
+                 f"them: neither the engines' batch limits, nor skewed routing, nor steps that "
+                 f"wait for one rank's whole prompt match these runs.")
     return [text]
 
 
