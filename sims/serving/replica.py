@@ -79,6 +79,7 @@ class _Replica(Schedule):
         # (a, b) of StepTable.coefficients(decodes, 0) by decodes: the plain decode steps'
         # cost, looked up on every leap.
         self.decode_cost: dict[int, tuple[float, float]] = {}
+        self.coefficients = table.coefficients
 
     # -- one step -------------------------------------------------------------------
 
@@ -94,7 +95,10 @@ class _Replica(Schedule):
         # that one chunk would do among itself beyond what these chunks do (StepTable).
         reach -= (tokens * tokens - squares) / 2
         context = self.base_sum + decodes * self.clock if decodes else 0
-        seconds = self.table.time_s(decodes, context, tokens, reach)
+        # StepTable.time_s's sum, written out: the step always carries prompt tokens, and
+        # this runs once a step, hundreds of times a run.
+        a, b, c, d = self.coefficients(decodes, tokens)
+        seconds = a + b * context + (c + d * context) * reach
         if decodes and self.gaps is not None:
             self.gaps.append((seconds, decodes))
         self.now += seconds
@@ -247,11 +251,15 @@ class _Replica(Schedule):
         policy = self.policy
         chunked, kv_slots = policy.chunked, policy.kv_slots
         count = len(arrivals)
+        closed = self.loop is not None  # an open loop's arrivals are known from the start
+        prefilling, to_prefill, done_prefill = self.prefilling, self.to_prefill, self.done_prefill
         while True:
             index, now = self.next_arrival, self.now
-            self.next_due(index)
+            if closed:
+                self.next_due(index)
             while index < count and arrivals[index] <= now:
-                self.take_in(index)
+                if closed:
+                    self.take_in(index)
                 if not refused[index]:
                     waiting.append(index)
                 index += 1
@@ -269,13 +277,13 @@ class _Replica(Schedule):
             decoders = self.decoders
             if self.reserved + self.base_sum + decoders * (self.clock + 1) > kv_slots:
                 self._make_room()
-            if chunked and self.prefilling:
-                first = self.prefilling[0]
+            if chunked and prefilling:
+                first = prefilling[0]
                 # Cheap test first: a run needs a prompt that fills at least two more steps.
-                if (self.to_prefill[first] - self.done_prefill[first] > 2 * (
+                if (to_prefill[first] - done_prefill[first] > 2 * (
                         policy.token_budget - self.decoders) and self._run_chunks()):
                     continue
-            chunks = self._plan_chunks() if chunked and (self.prefilling or waiting) else None
+            chunks = self._plan_chunks() if chunked and (prefilling or waiting) else None
             if chunks:
                 self._run_prefill_step(chunks, with_decodes=True)
             elif self.decoders:

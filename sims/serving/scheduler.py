@@ -189,19 +189,22 @@ class Schedule:
     def _plan_chunks(self) -> list[tuple[int, int]]:
         """(request, prompt tokens) for this step's prefill work, within what the budget
         leaves after one token for every decoding request."""
-        budget = self.policy.token_budget - self.decoders
+        decoders = self.decoders
+        budget = self.policy.token_budget - decoders
         chunks = []
+        to_prefill, done_prefill = self.to_prefill, self.done_prefill
         for request in self.prefilling:
             if budget <= 0:
                 return chunks
-            take = min(budget, self.to_prefill[request] - self.done_prefill[request])
+            take = min(budget, to_prefill[request] - done_prefill[request])
             chunks.append((request, take))
             budget -= take
-        while budget > 0:
-            request = self._admit_head(self.decoders)
+        waiting = self.waiting
+        while budget > 0 and waiting:  # (an empty queue admits nobody: no call to ask)
+            request = self._admit_head(decoders)
             if request is None:
                 break
-            take = min(budget, self.to_prefill[request])
+            take = min(budget, to_prefill[request])
             chunks.append((request, take))
             budget -= take
         return chunks
