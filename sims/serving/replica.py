@@ -455,7 +455,7 @@ def serve(requests: Sequence[Request], policy: Policy, table: StepTable, rate: f
     `intake_s` after it is sent (in a closed loop, that on average: Schedule)."""
     replica = _Replica(requests, policy, table, rate, concurrency, intake_s, keep_gaps, seed)
     replica.serve()
-    return Served(replica.first, replica.finished, replica.refused, replica.preemptions,
+    return Served(replica.first, replica.finished, list(replica.refused), replica.preemptions,
                   replica.steps, replica.busy, tuple(replica.gaps or ()),
                   tuple(at - intake for at, intake in zip(replica.arrivals, replica.intake,
                                                            strict=True)))
