@@ -44,16 +44,15 @@ class Run(NamedTuple):
     tpot_attainment: float  # ...within the per-token SLO
     throughput_rps: float  # see Scenario.run
     goodput_rps: float
+    # Median and 99th percentile of the served requests' TTFT and TPOT (0, 0 if none served)
+    ttft_percentiles: tuple[float, float]
+    tpot_percentiles: tuple[float, float]
 
     @property
     def attainment(self) -> float:
         """Share of requests meeting both SLOs."""
         return sum(self.met) / len(self.met)
 
-    def percentiles(self, values: list[float]) -> tuple[float, float]:
-        """Median and 99th percentile of the served requests' `values` (0, 0 if none)."""
-        ordered = sorted(v for v in values if v >= 0)
-        return (percentile(ordered, 0.5), percentile(ordered, 0.99)) if ordered else (0., 0.)
 
 
 @dataclass(frozen=True)
@@ -84,8 +83,8 @@ class Scenario:
         """Serve the requests at `rate`. Throughput and goodput are as serving benchmarks
         count them: requests completed (all, or those within the SLO) over the run's
         duration, from the first arrival to the last token."""
-        served, ttft, tpot, waits, gaps = _measured(self.requests, self.policy, self.table,
-                                                    rate, self.intake_s)
+        served, ttft, tpot, waits, gaps, tails = _measured(self.requests, self.policy,
+                                                           self.table, rate, self.intake_s)
         # Held against the SLO in whole lists: the latencies are the run's (kept with it),
         # only these comparisons are the SLO's, and a slider on the SLO redoes just them.
         early = [wait <= self.slo.ttft_s for wait in waits]
@@ -96,7 +95,7 @@ class Scenario:
         per_second = 1 / duration if duration > 0 else 0.0
         count = len(self.requests)
         return Run(rate, self.requests, served, ttft, tpot, met, sum(early) / count,
-                   sum(steady) / count, done * per_second, good * per_second)
+                   sum(steady) / count, done * per_second, good * per_second, *tails)
 
     def saturation_rps(self, prompt_mean: float, output_mean: float) -> float:
         """The arrival rate at which the replica is never idle: with as many requests
@@ -130,10 +129,12 @@ RUNS_KEPT = 2 * (RATE_POINTS + 1)
 @memo.kept(maxsize=RUNS_KEPT)
 def _measured(requests: tuple[Request, ...], policy: Policy, table: StepTable, rate: float,
               intake_s: float
-              ) -> tuple[Served, list[float], list[float], list[float], list[float]]:
+              ) -> tuple[Served, list[float], list[float], list[float], list[float],
+                         tuple[tuple[float, float], tuple[float, float]]]:
     """`serve`, remembered, with its requests' latencies: TTFT and TPOT as Run keeps them
-    (-1 if refused; TPOT 0 for a one-token answer), and the same with a refused request at
-    infinity, so that it meets no SLO.
+    (-1 if refused; TPOT 0 for a one-token answer), the same with a refused request at
+    infinity, so that it meets no SLO, and the median and 99th percentile of each (the
+    sweep's charts read them off every run on every change).
 
     A run and its latencies depend on the traffic, the replica and the rate alone, not on
     the SLO nor on which rate the reader picked: moving one of those (the page's main
@@ -157,7 +158,13 @@ def _measured(requests: tuple[Request, ...], policy: Policy, table: StepTable, r
         tpot.append(per_token)
         waits.append(wait)
         gaps.append(per_token)
-    return served, ttft, tpot, waits, gaps
+    return served, ttft, tpot, waits, gaps, (_median_and_tail(ttft), _median_and_tail(tpot))
+
+
+def _median_and_tail(values: list[float]) -> tuple[float, float]:
+    """Median and 99th percentile of the served requests' `values` (0, 0 if none)."""
+    ordered = sorted(v for v in values if v >= 0)
+    return (percentile(ordered, 0.5), percentile(ordered, 0.99)) if ordered else (0., 0.)
 
 
 def sweep_rates(saturation: float) -> list[float]:
