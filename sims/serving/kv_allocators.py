@@ -178,13 +178,19 @@ def paged(requests: Sequence[Request], slots: int, window_slots: int, block_size
         final_blocks -= blocks_for(length0[number] + remaining[number])
         phases[(length0[number] - admitted[number]) % size] -= 1
 
+    # The head of the queue and the blocks its prompt needs: asked every step while it waits
+    # (most steps, in a backlog), so worked out once for each head.
+    head, head_need = -1, 0
     while (waiting or running) and step < MAX_STEPS:
         while waiting:  # first come, first served, while the head's blocks are free
             number = waiting[0]
-            need = blocks_for(length0[number])
+            if number != head:
+                head, head_need = number, blocks_for(length0[number])
+            need = head_need
             if held + need > blocks:
                 break
             waiting.popleft()
+            head = -1  # if it comes back to the head, preempted, it needs more
             active[number] = True
             admitted[number] = step
             running += 1
