@@ -142,22 +142,15 @@ def _measured(requests: tuple[Request, ...], policy: Policy, table: StepTable, r
     serves nothing. `serve` keeps no state, so a remembered run is the run it would make;
     its lists are only read (Scenario.run, goodput_charts)."""
     served = serve(requests, policy, table, rate, intake_s=intake_s)
-    ttft, tpot, waits, gaps = [], [], [], []
-    for request, first, last, refused in zip(requests, served.first_token, served.finished,
-                                             served.refused, strict=True):
-        if refused:
-            ttft.append(-1.0)
-            tpot.append(-1.0)
-            waits.append(math.inf)
-            gaps.append(math.inf)
-            continue
-        wait = first - request.arrival / rate
-        per_token = (last - first) / (request.output_tokens - 1) \
-            if request.output_tokens > 1 else 0.0
-        ttft.append(wait)
-        tpot.append(per_token)
-        waits.append(wait)
-        gaps.append(per_token)
+    refused = served.refused
+    ttft = [-1.0 if no else first - request.arrival / rate
+            for request, first, no in zip(requests, served.first_token, refused, strict=True)]
+    tpot = [-1.0 if no else ((last - first) / (request.output_tokens - 1)
+                             if request.output_tokens > 1 else 0.0)
+            for request, first, last, no in zip(requests, served.first_token, served.finished,
+                                                 refused, strict=True)]
+    waits = [math.inf if no else wait for wait, no in zip(ttft, refused, strict=True)]
+    gaps = [math.inf if no else gap for gap, no in zip(tpot, refused, strict=True)]
     return served, ttft, tpot, waits, gaps, (_median_and_tail(ttft), _median_and_tail(tpot))
 
 

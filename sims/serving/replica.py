@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import operator
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -457,5 +458,4 @@ def serve(requests: Sequence[Request], policy: Policy, table: StepTable, rate: f
     replica.serve()
     return Served(replica.first, replica.finished, list(replica.refused), replica.preemptions,
                   replica.steps, replica.busy, tuple(replica.gaps or ()),
-                  tuple(at - intake for at, intake in zip(replica.arrivals, replica.intake,
-                                                           strict=True)))
+                  tuple(map(operator.sub, replica.arrivals, replica.intake)))
