@@ -107,7 +107,8 @@ def contiguous(requests: Sequence[Request], slots: int, window_slots: int,
             held_base += request.prompt_tokens + window_slots - step
             reserved += size
             never += max_output_tokens - request.output_tokens
-        max_running = max(max_running, running)
+        if running > max_running:
+            max_running = running
         if not ends:  # cannot happen: an empty room holds any request that was not refused
             raise RuntimeError("a request waits with nothing running")
         span = min(ends[0][0], MAX_STEPS) - step

@@ -23,7 +23,9 @@ the newest request and runs decodes alone; such steps go back to back (`_run_dec
 without the loop's planning, the same steps the loop would take. Under the chunked
 scheduler in an open loop (the goodput sim's sweep: a few hundred passes a run, nine runs a
 change), the loop's common pass, planning a step's chunks and running it, is written out
-with the counts in locals (`_serve_chunked`). A test runs the scheduler one step at a time
+with the counts in locals (`_serve_chunked`); there, as in `_run_decodes`, a smaller or
+larger of two is a comparison rather than min() or max(), whose call costs more than the
+comparison (under Pyodide most). A test runs the scheduler one step at a time
 beside this one (tests/sims/test_load_parts.py).
 """
 
@@ -69,7 +71,8 @@ def _steps_to_reach(gap: float, first: float, growth: float) -> int:
         return math.ceil(gap / first)
     # j first + growth j (j - 1) / 2 >= gap, solved for j
     half = first - growth / 2
-    return max(1, math.ceil((-half + math.sqrt(half * half + 2 * growth * gap)) / growth))
+    steps = math.ceil((-half + math.sqrt(half * half + 2 * growth * gap)) / growth)
+    return steps if steps > 1 else 1
 
 
 class _Replica(Schedule):
@@ -186,8 +189,9 @@ class _Replica(Schedule):
             if closed:
                 self.next_due(index)
             if not waiting and index < count and arrivals[index] < math.inf:
-                steps = min(steps, _steps_to_reach(arrivals[index] - now, a + b * context,
-                                                   b * decodes))
+                reach = _steps_to_reach(arrivals[index] - now, a + b * context, b * decodes)
+                if reach < steps:
+                    steps = reach
             seconds = steps * (a + b * (context + decodes * (steps - 1) / 2))
             if gaps is not None:
                 gaps.append((seconds / steps, decodes * steps))
@@ -310,7 +314,9 @@ class _Replica(Schedule):
             for request in prefilling:
                 if budget <= 0:
                     break
-                take = min(budget, to_prefill[request] - done_prefill[request])
+                take = to_prefill[request] - done_prefill[request]
+                if budget < take:
+                    take = budget
                 chunks.append((request, take))
                 budget -= take
             else:
@@ -325,7 +331,9 @@ class _Replica(Schedule):
                     admitted.append(request)
                     prefilling.append(request)
                     reserved += need
-                    take = min(budget, to_prefill[request])
+                    take = to_prefill[request]
+                    if budget < take:
+                        take = budget
                     chunks.append((request, take))
                     budget -= take
             if not chunks:
