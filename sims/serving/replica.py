@@ -269,7 +269,8 @@ class _Replica(Schedule):
         decoding, base, finish_at = self.decoding, self.base, self.finish_at
         generated, outputs = self.generated, self.outputs
         first_token, finishing, gaps = self.first, self.finishing, self.gaps
-        coefficients, ended = self.coefficients, self._ended
+        coefficients, made = self.coefficients, self.table.made
+        finished = self.finished  # Schedule._ended, without reserve or a closed loop
         count = len(arrivals)
         now, clock, busy, steps = self.now, self.clock, self.busy, self.steps
         decodes, base_sum, reserved = self.decoders, self.base_sum, self.reserved
@@ -356,7 +357,7 @@ class _Replica(Schedule):
             reach -= (tokens * tokens - squares) / 2
             stepped = decodes  # this step's decodes; prompts ending in it decode from the next
             context = base_sum + stepped * clock if stepped else 0
-            a, b, c, d = coefficients(stepped, tokens)
+            a, b, c, d = made.get((stepped, tokens)) or coefficients(stepped, tokens)
             seconds = a + b * context + (c + d * context) * reach
             if stepped and gaps is not None:
                 gaps.append((seconds, stepped))
@@ -381,7 +382,7 @@ class _Replica(Schedule):
                         active[request] = False
                         running -= 1
                         reserved -= windows[request]
-                        ended(request, now)
+                        finished[request] = now
                         continue
                     decoding[request] = True
                     decodes += 1
@@ -400,7 +401,7 @@ class _Replica(Schedule):
                     base_sum -= base[request]
                     reserved -= windows[request]
                     generated[request] = outputs[request]
-                    ended(request, now)
+                    finished[request] = now
         self.now, self.clock, self.busy, self.steps = now, clock, busy, steps
         self.decoders, self.base_sum, self.reserved = decodes, base_sum, reserved
         self.running, self.next_arrival = running, index
