@@ -182,8 +182,8 @@ def simulate(
     runs = [scenario.run(rate) for rate in sweep_rates(saturation)]
     chosen = scenario.run(request_rate)
     peak = max(runs, key=lambda run: run.goodput_rps)
-    p50_ttft, p99_ttft = chosen.percentiles(chosen.ttft)
-    p50_tpot, p99_tpot = chosen.percentiles(chosen.tpot)
+    p50_ttft, p99_ttft = chosen.ttft_percentiles
+    p50_tpot, p99_tpot = chosen.tpot_percentiles
     p99_prompt = round(percentile(sorted(r.prompt_tokens for r in drawn), 0.99))
     step = saturated_step(policy, prompt_tokens, output_tokens)
     regime = step_regime(chip, shape, precision, group, parallel, [step])

@@ -125,8 +125,8 @@ def _rows(runs: list[Run]) -> list[dict[str, Any]]:
     rows = []
     for run in runs:
         served = any(t >= 0 for t in run.ttft)
-        p50_ttft, p99_ttft = run.percentiles(run.ttft)
-        p50_tpot, p99_tpot = run.percentiles(run.tpot)
+        p50_ttft, p99_ttft = run.ttft_percentiles
+        p50_tpot, p99_tpot = run.tpot_percentiles
         rows.append({
             "rate": run.rate,
             "p50_ttft_s": p50_ttft if served else None,

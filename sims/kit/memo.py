@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 Function = TypeVar("Function", bound=Callable[..., Any])
 
-_KEPT: list[Any] = []
+_CLEARS: list[Callable[[], None]] = []  # each kept thing's way to empty itself
 
 
 def kept(maxsize: int) -> Callable[[Function], Function]:
@@ -29,13 +29,19 @@ def kept(maxsize: int) -> Callable[[Function], Function]:
 
     def wrap(function: Function) -> Function:
         cached = lru_cache(maxsize=maxsize)(function)
-        _KEPT.append(cached)
+        _CLEARS.append(cached.cache_clear)
         return cached  # type: ignore[return-value]
 
     return wrap
 
 
+def forgotten_with(clear: Callable[[], None]) -> None:
+    """Have `forget` call `clear` too: for a store kept another way than `kept` (the rounded
+    floats of sims.kit.rounding)."""
+    _CLEARS.append(clear)
+
+
 def forget() -> None:
-    """Empty every kept function's results."""
-    for cached in _KEPT:
-        cached.cache_clear()
+    """Empty every kept function's results, and every store registered with `forgotten_with`."""
+    for clear in _CLEARS:
+        clear()

@@ -12,6 +12,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from sims.kit import memo
+
 # Results are rounded to this many significant digits. Enough for every figure a page
 # shows, and it absorbs last-bit differences between the C maths libraries of CPython and
 # Pyodide, so the same inputs give the same JSON in both.
@@ -31,11 +33,20 @@ def normalise(value: Any, where: str = "result") -> Any:
     case (plain dicts, lists, floats) takes a fast path that builds no error text; only a
     value that must be refused is walked again, to name where it is.
     """
+    if len(_KEPT) > KEPT_FLOATS:
+        _KEPT.clear()
     try:
-        return _fast(value, {})
+        return _fast(value, _KEPT)
     except (ArithmeticError, TypeError):
         return _checked(value, where)  # raises, naming the place
 
+
+# The floats rounded lately, whatever result they were in: a reader's change often brings
+# back figures of the run before (a load sim's kept runs, under a new SLO or a move back),
+# and rounding one is a few microseconds in a browser. Emptied past this many.
+KEPT_FLOATS = 20_000
+_KEPT: dict[float, float] = {}
+memo.forgotten_with(_KEPT.clear)  # the native bench times rounding, not a lookup
 
 # printf-style: the quickest way to the same digits as format(value, ".6g").
 _SIGNIFICANT = f"%.{SIGNIFICANT_DIGITS}g"
@@ -52,9 +63,9 @@ _PLAIN = frozenset((str, int, bool, type(None)))  # kept as they are
 
 
 def _rounded(value: float, rounded: dict[float, float]) -> float:
-    """A float rounded, remembered in `rounded` (the floats of one result): rounding costs a
-    few microseconds in a browser, and a timeline repeats most of its times (one span ends
-    where the next starts)."""
+    """A float rounded, remembered in `rounded` (_KEPT): rounding costs a few microseconds
+    in a browser, and a timeline repeats most of its times (one span ends where the next
+    starts)."""
     done = rounded.get(value)
     if done is None:
         if not math.isfinite(value):
@@ -64,7 +75,7 @@ def _rounded(value: float, rounded: dict[float, float]) -> float:
 
 
 def _fast(value: Any, rounded: dict[float, float]) -> Any:
-    """normalise's walk, with the floats already rounded in this result in `rounded`."""
+    """normalise's walk, with the floats already rounded in `rounded`."""
     kind = type(value)
     if kind is dict:
         # Charts' rows are dicts of plain values and floats: those are handled here,

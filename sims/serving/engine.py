@@ -34,6 +34,8 @@ from sims.physics import Gpu, Model, Precision, Work, step_cost
 # A decode batch's mean context is priced to a bucket of this many tokens, or of a 64th to a
 # 128th of the context where that is more: attention's share of a step is linear in it.
 CONTEXT_BUCKET = 32
+_BUCKET_SHIFT = CONTEXT_BUCKET.bit_length() - 1  # CONTEXT_BUCKET == 1 << _BUCKET_SHIFT
+assert CONTEXT_BUCKET == 1 << _BUCKET_SHIFT, "the bucket is a power of two"
 # Most steps one clock keeps priced. A run prices a few hundred; a clock lives as long as the
 # page (step_clock), so a long session of changes would otherwise grow it without end.
 PRICED_KEPT = 50_000
@@ -52,7 +54,10 @@ class StepClock:
         `slices` of (tokens, tokens already prefilled, is it the prompt's last slice)."""
         mean = 0
         if decodes:  # the mean context, to the nearest bucket
-            bucket = max(CONTEXT_BUCKET, 1 << max(0, (context_sum // decodes).bit_length() - 7))
+            # 1 << (bits - 7), a 64th to a 128th of the mean, or CONTEXT_BUCKET if that is
+            # more (written without max(): this runs for every step of every run)
+            shift = (context_sum // decodes).bit_length() - 7
+            bucket = 1 << shift if shift > _BUCKET_SHIFT else CONTEXT_BUCKET
             mean = (2 * context_sum + decodes * bucket) // (2 * decodes * bucket) * bucket
         key = (decodes, mean, slices)
         cached = self._cache.get(key)
@@ -107,7 +112,7 @@ def prompt_slices(prefilling: Iterable[Job], budget_tokens: int) -> list[tuple[i
     as StepClock.step_s prices them."""
     slices, left = [], budget_tokens
     for job in prefilling:
-        take = min(left, job.to_prefill)
+        take = job.to_prefill if job.to_prefill < left else left
         slices.append((take, job.prompt_tokens - job.to_prefill, take == job.to_prefill))
         left -= take
         if not left:
@@ -164,7 +169,9 @@ def serve(jobs: Iterable[Job], clock: StepClock, budget_tokens: int, max_sequenc
             first = step_s(decodes, base_sum + decodes * ticks, ())
             steps = running[0][0] - ticks
             if pending and held < max_sequences:
-                steps = max(1, min(steps, math.ceil((pending[0].ready_s - now) / first)))
+                until = math.ceil((pending[0].ready_s - now) / first)
+                steps = until if until < steps else steps
+                steps = steps if steps > 1 else 1
             step = first if steps < CONTEXT_BUCKET else step_s(
                 decodes, base_sum + decodes * (ticks + steps // 2), ())
         start, now, ticks = now, now + steps * step, ticks + steps

@@ -87,9 +87,13 @@ def contiguous(requests: Sequence[Request], slots: int, window_slots: int,
         while waiting:  # first come, first served, while the head finds a range
             request = requests[waiting[0]]
             size = need(request)
-            if not sizes or max(sizes) < size:
-                break
-            index = next(i for i, free in enumerate(sizes) if free >= size)
+            index = 0  # first fit, in one pass over the ranges
+            for free in sizes:
+                if free >= size:
+                    break
+                index += 1
+            else:
+                break  # no range holds it (or none is free): it waits
             number = waiting.popleft()
             start = starts[index]
             if sizes[index] == size:
@@ -103,7 +107,8 @@ def contiguous(requests: Sequence[Request], slots: int, window_slots: int,
             held_base += request.prompt_tokens + window_slots - step
             reserved += size
             never += max_output_tokens - request.output_tokens
-        max_running = max(max_running, running)
+        if running > max_running:
+            max_running = running
         if not ends:  # cannot happen: an empty room holds any request that was not refused
             raise RuntimeError("a request waits with nothing running")
         span = min(ends[0][0], MAX_STEPS) - step
@@ -161,7 +166,9 @@ def paged(requests: Sequence[Request], slots: int, window_slots: int, block_size
     tokens_base = 0  # over running sequences: length at admission - admission step
     final_blocks = 0  # blocks the running sequences will hold at their last token
     # Over the steps while requests wait, and over all steps: tokens, blocks held, running.
-    queued, every = [0, 0, 0, 0], [0, 0, 0, 0]
+    # (in locals: the loop runs thousands of steps, each adding to all eight)
+    queued_tokens = queued_held = queued_running = queued_steps = 0
+    all_tokens = all_held = all_running = all_steps = 0
 
     def leave(number: int) -> None:
         nonlocal running, held, tokens_base, final_blocks
@@ -172,13 +179,19 @@ def paged(requests: Sequence[Request], slots: int, window_slots: int, block_size
         final_blocks -= blocks_for(length0[number] + remaining[number])
         phases[(length0[number] - admitted[number]) % size] -= 1
 
+    # The head of the queue and the blocks its prompt needs: asked every step while it waits
+    # (most steps, in a backlog), so worked out once for each head.
+    head, head_need = -1, 0
     while (waiting or running) and step < MAX_STEPS:
         while waiting:  # first come, first served, while the head's blocks are free
             number = waiting[0]
-            need = blocks_for(length0[number])
+            if number != head:
+                head, head_need = number, blocks_for(length0[number])
+            need = head_need
             if held + need > blocks:
                 break
             waiting.popleft()
+            head = -1  # if it comes back to the head, preempted, it needs more
             active[number] = True
             admitted[number] = step
             running += 1
@@ -190,7 +203,7 @@ def paged(requests: Sequence[Request], slots: int, window_slots: int, block_size
             finishing.setdefault(step + remaining[number], []).append(number)
         if running > max_running:
             max_running = running
-        if not waiting and final_blocks <= blocks and queued[3]:
+        if not waiting and final_blocks <= blocks and queued_steps:
             break  # every running sequence can finish with the blocks there are
         # Sequences whose length passes a multiple of the block size in the next step.
         phase = -step % size
@@ -207,23 +220,24 @@ def paged(requests: Sequence[Request], slots: int, window_slots: int, block_size
         step += 1
         held += phases[phase]
         tokens = tokens_base + running * step
-        every[0] += tokens
-        every[1] += held
-        every[2] += running
-        every[3] += 1
+        all_tokens += tokens
+        all_held += held
+        all_running += running
+        all_steps += 1
         if waiting:
-            queued[0] += tokens
-            queued[1] += held
-            queued[2] += running
-            queued[3] += 1
+            queued_tokens += tokens
+            queued_held += held
+            queued_running += running
+            queued_steps += 1
         if step % stride == 0:
             _paged_sample(meter, step, running, tokens_base + running * step, held, blocks,
                           size, window_blocks)
-        ended = finishing.pop(step, None)
-        if ended:
-            for number in ended:
+        if step in finishing:  # a lookup rather than pop()'s call: most steps end nobody
+            for number in finishing.pop(step):
                 if active[number] and admitted[number] + remaining[number] == step:
                     leave(number)
+    queued = (queued_tokens, queued_held, queued_running, queued_steps)
+    every = (all_tokens, all_held, all_running, all_steps)
     for kept, (tokens, held_steps, running_steps, steps) in ((meter.waiting, queued),
                                                              (meter.all, every)):
         windows = running_steps * window_blocks * size

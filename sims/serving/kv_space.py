@@ -23,6 +23,7 @@ rooms side by side.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import NamedTuple
 
 from sims.physics import Gpu, Model, Precision, host_link_time, memory_fit, prefill
@@ -100,10 +101,14 @@ def along(curve: tuple[tuple[int, float], ...], tokens: int, beyond: float) -> f
     return beyond
 
 
+@lru_cache(maxsize=64)
 def kv_space(gpu: Gpu, model: Model, tp: int, precision: Precision,
              layout: str = "tp") -> KvSpace:
     """The room for KV on each GPU of `tp` GPUs serving `model` in `precision`, laid out as
-    `layout` ("ep": each GPU holds whole sequences, so a token takes its full KV there)."""
+    `layout` ("ep": each GPU holds whole sequences, so a token takes its full KV there).
+
+    Kept per setup, as the step table is: it fits the model a few times over (about a
+    millisecond natively), and a reader's change rarely touches the setup."""
     empty = memory_fit(gpu, model, 0, 0, tp, precision, layout)
     past = max(_PAST_WINDOWS, model.horizon)
     long = memory_fit(gpu, model, 1, past, tp, precision, layout)

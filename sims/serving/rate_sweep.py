@@ -9,6 +9,7 @@ draws the runs.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple
@@ -43,16 +44,15 @@ class Run(NamedTuple):
     tpot_attainment: float  # ...within the per-token SLO
     throughput_rps: float  # see Scenario.run
     goodput_rps: float
+    # Median and 99th percentile of the served requests' TTFT and TPOT (0, 0 if none served)
+    ttft_percentiles: tuple[float, float]
+    tpot_percentiles: tuple[float, float]
 
     @property
     def attainment(self) -> float:
         """Share of requests meeting both SLOs."""
         return sum(self.met) / len(self.met)
 
-    def percentiles(self, values: list[float]) -> tuple[float, float]:
-        """Median and 99th percentile of the served requests' `values` (0, 0 if none)."""
-        ordered = sorted(v for v in values if v >= 0)
-        return (percentile(ordered, 0.5), percentile(ordered, 0.99)) if ordered else (0., 0.)
 
 
 @dataclass(frozen=True)
@@ -83,34 +83,19 @@ class Scenario:
         """Serve the requests at `rate`. Throughput and goodput are as serving benchmarks
         count them: requests completed (all, or those within the SLO) over the run's
         duration, from the first arrival to the last token."""
-        served = _served(self.requests, self.policy, self.table, rate, self.intake_s)
-        ttft, tpot, met = [], [], []
-        slo_ttft, slo_tpot = self.slo.ttft_s, self.slo.tpot_s
-        done = good = first_ok = later_ok = 0
-        for request, first, last, refused in zip(self.requests, served.first_token,
-                                                 served.finished, served.refused, strict=True):
-            if refused:
-                ttft.append(-1.0)
-                tpot.append(-1.0)
-                met.append(False)
-                continue
-            wait = first - request.arrival / rate
-            per_token = (last - first) / (request.output_tokens - 1) \
-                if request.output_tokens > 1 else 0.0
-            early, steady = wait <= slo_ttft, per_token <= slo_tpot
-            ok = early and steady
-            first_ok += early
-            later_ok += steady
-            ttft.append(wait)
-            tpot.append(per_token)
-            met.append(ok)
-            done += 1
-            good += ok
+        served, ttft, tpot, waits, gaps, tails = _measured(self.requests, self.policy,
+                                                           self.table, rate, self.intake_s)
+        # Held against the SLO in whole lists: the latencies are the run's (kept with it),
+        # only these comparisons are the SLO's, and a slider on the SLO redoes just them.
+        early = [wait <= self.slo.ttft_s for wait in waits]
+        steady = [gap <= self.slo.tpot_s for gap in gaps]
+        met = [a and b for a, b in zip(early, steady, strict=True)]
+        done, good = len(waits) - sum(served.refused), sum(met)
         duration = max(served.finished)  # the first request arrives at 0
         per_second = 1 / duration if duration > 0 else 0.0
         count = len(self.requests)
-        return Run(rate, self.requests, served, ttft, tpot, met, first_ok / count,
-                   later_ok / count, done * per_second, good * per_second)
+        return Run(rate, self.requests, served, ttft, tpot, met, sum(early) / count,
+                   sum(steady) / count, done * per_second, good * per_second, *tails)
 
     def saturation_rps(self, prompt_mean: float, output_mean: float) -> float:
         """The arrival rate at which the replica is never idle: with as many requests
@@ -142,14 +127,37 @@ RUNS_KEPT = 2 * (RATE_POINTS + 1)
 
 
 @memo.kept(maxsize=RUNS_KEPT)
-def _served(requests: tuple[Request, ...], policy: Policy, table: StepTable, rate: float,
-            intake_s: float) -> Served:
-    """`serve`, remembered. A run depends on the traffic, the replica and the rate alone, not
-    on the SLO nor on which rate the reader picked: moving one of those (the page's main
+def _measured(requests: tuple[Request, ...], policy: Policy, table: StepTable, rate: float,
+              intake_s: float
+              ) -> tuple[Served, list[float], list[float], list[float], list[float],
+                         tuple[tuple[float, float], tuple[float, float]]]:
+    """`serve`, remembered, with its requests' latencies: TTFT and TPOT as Run keeps them
+    (-1 if refused; TPOT 0 for a one-token answer), the same with a refused request at
+    infinity, so that it meets no SLO, and the median and 99th percentile of each (the
+    sweep's charts read them off every run on every change).
+
+    A run and its latencies depend on the traffic, the replica and the rate alone, not on
+    the SLO nor on which rate the reader picked: moving one of those (the page's main
     controls) serves one run or none instead of the sweep's nine, and moving an input back
     serves nothing. `serve` keeps no state, so a remembered run is the run it would make;
     its lists are only read (Scenario.run, goodput_charts)."""
-    return serve(requests, policy, table, rate, intake_s=intake_s)
+    served = serve(requests, policy, table, rate, intake_s=intake_s)
+    refused = served.refused
+    ttft = [-1.0 if no else first - request.arrival / rate
+            for request, first, no in zip(requests, served.first_token, refused, strict=True)]
+    tpot = [-1.0 if no else ((last - first) / (request.output_tokens - 1)
+                             if request.output_tokens > 1 else 0.0)
+            for request, first, last, no in zip(requests, served.first_token, served.finished,
+                                                 refused, strict=True)]
+    waits = [math.inf if no else wait for wait, no in zip(ttft, refused, strict=True)]
+    gaps = [math.inf if no else gap for gap, no in zip(tpot, refused, strict=True)]
+    return served, ttft, tpot, waits, gaps, (_median_and_tail(ttft), _median_and_tail(tpot))
+
+
+def _median_and_tail(values: list[float]) -> tuple[float, float]:
+    """Median and 99th percentile of the served requests' `values` (0, 0 if none)."""
+    ordered = sorted(v for v in values if v >= 0)
+    return (percentile(ordered, 0.5), percentile(ordered, 0.99)) if ordered else (0., 0.)
 
 
 def sweep_rates(saturation: float) -> list[float]:

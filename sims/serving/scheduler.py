@@ -36,6 +36,7 @@ from collections import deque
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from sims.kit import memo
 from sims.serving.closed_loop import ClosedLoop
 from sims.serving.kv_space import KvSpace, along
 from sims.serving.step_table import StepTable
@@ -72,6 +73,30 @@ class Policy(NamedTuple):
                    space.window_slots(), chunked, reserve, space.window_slot_curve())
 
 
+class _Known(NamedTuple):
+    """What a run knows of its requests before it starts, whatever the rate: their arrivals
+    at rate 1, prompts, answers, window shares (for the length each will reach) and
+    whether each is refused (too long for the cache even alone)."""
+
+    arrivals: list[float]
+    prompts: list[int]
+    outputs: list[int]
+    windows: list[int]
+    refused: list[bool]
+
+
+@memo.kept(maxsize=4)
+def _known(requests: tuple[Request, ...], policy: Policy) -> _Known:
+    """The requests' _Known, made once for a sweep's runs (they share requests and policy,
+    and a window share is a few microseconds a request). Only read."""
+    windows = [policy.window_for(r.prompt_tokens + r.output_tokens) for r in requests]
+    return _Known(
+        [r.arrival for r in requests], [r.prompt_tokens for r in requests],
+        [r.output_tokens for r in requests], windows,
+        [r.prompt_tokens + r.output_tokens + window > policy.kv_slots
+         for r, window in zip(requests, windows, strict=True)])
+
+
 class Schedule:
     """The scheduler's state while a replica serves one list of requests: its decisions;
     the replica (sims.serving.replica) runs and times the steps they make."""
@@ -86,27 +111,25 @@ class Schedule:
         time is known, and the replica refreshes the next one from the loop."""
         self.requests, self.policy, self.table = requests, policy, table
         count = len(requests)
+        known = _known(tuple(requests), policy)
         self.loop = ClosedLoop(concurrency, count, intake_s, seed) if concurrency else None
         if self.loop is not None:
             self.arrivals = [math.inf] * count
             self.intake = [0.0] * count  # filled as each is taken in
         else:
-            self.arrivals = [r.arrival / rate + intake_s for r in requests]
+            self.arrivals = [arrival / rate + intake_s for arrival in known.arrivals]
             self.intake = [intake_s] * count
-        self.outputs = [r.output_tokens for r in requests]
+        self.outputs = known.outputs  # only read, as are the windows and refusals
         self.first = [-1.0] * count
         self.finished = [-1.0] * count
         self.generated = [0] * count
-        self.to_prefill = [r.prompt_tokens for r in requests]  # prompt (+ tokens, if preempted)
+        self.to_prefill = list(known.prompts)  # prompt (+ tokens, if preempted)
         self.done_prefill = [0] * count
         self.base = [0] * count  # a decoding request's context is base + self.clock
         self.finish_at = [0] * count  # ...and it is done when self.clock reaches this
         self.decoding = [False] * count
         self.active = [False] * count  # admitted and not yet finished or preempted
-        # Each request's window share, for the length it will reach.
-        self.windows = [policy.window_for(r.prompt_tokens + r.output_tokens) for r in requests]
-        self.refused = [r.prompt_tokens + r.output_tokens + window > policy.kv_slots
-                        for r, window in zip(requests, self.windows, strict=True)]
+        self.windows, self.refused = known.windows, known.refused
         if self.loop is not None and any(self.refused):
             raise ValueError("a closed loop needs every request to fit: a refused one would "
                              "never end and its user would wait forever")
@@ -189,19 +212,22 @@ class Schedule:
     def _plan_chunks(self) -> list[tuple[int, int]]:
         """(request, prompt tokens) for this step's prefill work, within what the budget
         leaves after one token for every decoding request."""
-        budget = self.policy.token_budget - self.decoders
+        decoders = self.decoders
+        budget = self.policy.token_budget - decoders
         chunks = []
+        to_prefill, done_prefill = self.to_prefill, self.done_prefill
         for request in self.prefilling:
             if budget <= 0:
                 return chunks
-            take = min(budget, self.to_prefill[request] - self.done_prefill[request])
+            take = min(budget, to_prefill[request] - done_prefill[request])
             chunks.append((request, take))
             budget -= take
-        while budget > 0:
-            request = self._admit_head(self.decoders)
+        waiting = self.waiting
+        while budget > 0 and waiting:  # (an empty queue admits nobody: no call to ask)
+            request = self._admit_head(decoders)
             if request is None:
                 break
-            take = min(budget, self.to_prefill[request])
+            take = min(budget, to_prefill[request])
             chunks.append((request, take))
             budget -= take
         return chunks

@@ -82,7 +82,10 @@ class StepTable:
         # The priced points, shared by every table of this setup whatever its overhead
         # (the costly part; a fit that tries overheads reprices nothing).
         self._points = _points(gpu, model, tp, precision, layout, all_reduce)
-        self._coefficients: dict[tuple[int, int], tuple[float, float, float, float]] = {}
+        # The coefficients made so far, by (decodes, prefill): a run that prices hundreds
+        # of steps looks here first and calls coefficients() only for a step not yet seen.
+        # Only read outside this class.
+        self.made: dict[tuple[int, int], tuple[float, float, float, float]] = {}
 
     def _price(self, decodes: int, context: int, prefill: int, reach: int) -> float:
         work = []
@@ -120,7 +123,7 @@ class StepTable:
         and `prefill` prompt tokens reaching R positions takes a + b S + c R + d S R seconds:
         the four corners' figures around (decodes, prefill), interpolated, made once."""
         key = (decodes, prefill)
-        found = self._coefficients.get(key)
+        found = self.made.get(key)
         if found is not None:
             return found
         d0, d1, wd = _bracket(decodes)
@@ -136,7 +139,7 @@ class StepTable:
                     per_reach += weight * corner[2]
                     cross += weight * corner[3]
         offset = decodes * C0  # the corners' figures are at decode context C0
-        found = self._coefficients[key] = (
+        found = self.made[key] = (
             base - per_context * offset + self.overhead.of(decodes, prefill), per_context,
             per_reach - cross * offset, cross)
         return found

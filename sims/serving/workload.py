@@ -55,12 +55,30 @@ class Request(NamedTuple):
 def lognormal(rng: random.Random, mean: float, spread: float, cap: int) -> int:
     """One length with this mean and coefficient of variation, in [1, cap] tokens."""
     if spread <= 0:
-        return max(1, min(cap, round(mean)))
+        return _fixed(mean, cap)
+    return _length(_normal(rng), *_shape(mean, spread), cap)
+
+
+def _fixed(mean: float, cap: int) -> int:
+    """Every length, when lengths do not spread."""
+    return max(1, min(cap, round(mean)))
+
+
+def _normal(rng: random.Random) -> float:
+    """One standard normal draw, by Box-Muller from two uniforms; 1 - u keeps the logarithm's
+    argument above zero."""
+    return math.sqrt(-2 * math.log(1 - rng.random())) * math.cos(2 * math.pi * rng.random())
+
+
+def _shape(mean: float, spread: float) -> tuple[float, float]:
+    """The log-normal's location and scale for this mean and coefficient of variation."""
     sigma2 = math.log1p(spread * spread)
-    # Box-Muller from two uniforms; 1 - u keeps the logarithm's argument above zero.
-    z = math.sqrt(-2 * math.log(1 - rng.random())) * math.cos(2 * math.pi * rng.random())
-    value = math.exp(math.log(mean) - sigma2 / 2 + math.sqrt(sigma2) * z)
-    return max(1, min(cap, round(value)))
+    return math.log(mean) - sigma2 / 2, math.sqrt(sigma2)
+
+
+def _length(normal: float, location: float, scale: float, cap: int) -> int:
+    """The length a standard normal draw gives, in [1, cap] tokens."""
+    return max(1, min(cap, round(math.exp(location + scale * normal))))
 
 
 def gap(rng: random.Random, arrivals: str) -> float:
@@ -82,14 +100,36 @@ def draw(
     gets the very same requests, which the load sims' own caches of runs are keyed by."""
     if arrivals not in ARRIVALS:
         raise ValueError(f"arrivals must be one of {', '.join(ARRIVALS)}, got {arrivals!r}")
+    clocks, prompt_normals, output_normals = _stream(count, seed, arrivals, spread > 0)
+    if spread > 0:
+        location, scale = _shape(prompt_mean, spread)
+        prompts = [_length(z, location, scale, prompt_cap) for z in prompt_normals]
+        location, scale = _shape(output_mean, spread)
+        outputs = [_length(z, location, scale, output_cap) for z in output_normals]
+    else:
+        prompts = [_fixed(prompt_mean, prompt_cap)] * count
+        outputs = [_fixed(output_mean, output_cap)] * count
+    return tuple(map(Request, clocks, prompts, outputs))
+
+
+@memo.kept(maxsize=8)
+def _stream(count: int, seed: int, arrivals: str, spread: bool
+            ) -> tuple[list[float], list[float], list[float]]:
+    """The random part of `draw`, which the lengths' means and spread do not change: each
+    request's arrival at rate 1 and, if the lengths spread, the standard normal draws its
+    prompt and answer come from, in the generator's order (gap, prompt, answer). Kept, so
+    that moving a mean or the spread redraws nothing. Only read."""
     rng = random.Random(seed)
-    requests, clock = [], 0.0
+    clocks, prompts, outputs = [], [], []
+    clock = 0.0
     for index in range(count):
         if index:
             clock += gap(rng, arrivals)
-        requests.append(Request(clock, lognormal(rng, prompt_mean, spread, prompt_cap),
-                                lognormal(rng, output_mean, spread, output_cap)))
-    return tuple(requests)
+        clocks.append(clock)
+        if spread:
+            prompts.append(_normal(rng))
+            outputs.append(_normal(rng))
+    return clocks, prompts, outputs
 
 
 def percentile(ordered: list[float], share: float) -> float:

@@ -1,4 +1,4 @@
-"""The load sims keep their runs (sims.kit.memo: sims.serving.rate_sweep._served, sims.kv_memory's
+"""The load sims keep their runs (sims.kit.memo: sims.serving.rate_sweep._measured, sims.kv_memory's
 _paged and _contiguous, sims.serving.workload.draw): a reader's change that leaves a run's inputs
 alone reuses it. What is checked: every result made with kept runs is the result a fresh
 process makes, and the changes the pages are about (goodput's arrival rate and SLO,
@@ -74,7 +74,7 @@ def misses(run: Callable[[], Any], cache: _lru_cache_wrapper) -> int:
 def test_goodput_serves_one_run_for_a_new_rate_and_none_for_an_slo() -> None:
     simulate = sims.load("goodput").simulate
     memo.forget()
-    served = rate_sweep._served
+    served = rate_sweep._measured
     assert misses(simulate, served) == rate_sweep.RATE_POINTS + 1  # the sweep and the rate
     assert misses(lambda: simulate(request_rate=12.5), served) == 1
     assert misses(lambda: simulate(slo_ttft_s=1.0, slo_tpot_s=0.1, slo_target=0.8), served) == 0
