@@ -20,20 +20,14 @@ prompt tokens are priced one by one. Decoding requests are kept on one shared cl
 count of decode steps), so a run advances every one of them without touching each.
 When the cache is full and the head of the queue cannot be admitted, every step preempts
 the newest request and runs decodes alone; such steps go back to back (`_run_decodes`),
-without the loop's planning, the same steps the loop would take. Under the chunked
-scheduler in an open loop (the goodput sim's sweep: a few hundred passes a run, nine runs a
-change), the loop's common pass, planning a step's chunks and running it, is written out
-with the counts in locals (`_serve_chunked`); there, as in `_run_decodes`, a smaller or
-larger of two is a comparison rather than min() or max(), whose call costs more than the
-comparison (under Pyodide most). A test runs the scheduler one step at a time
-beside this one (tests/sims/test_load_parts.py).
+without the loop's planning, the same steps the loop would take. A test runs the scheduler
+one step at a time beside this one (tests/sims/test_load_parts.py).
 """
 
 from __future__ import annotations
 
 import heapq
 import math
-import operator
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -71,8 +65,7 @@ def _steps_to_reach(gap: float, first: float, growth: float) -> int:
         return math.ceil(gap / first)
     # j first + growth j (j - 1) / 2 >= gap, solved for j
     half = first - growth / 2
-    steps = math.ceil((-half + math.sqrt(half * half + 2 * growth * gap)) / growth)
-    return steps if steps > 1 else 1
+    return max(1, math.ceil((-half + math.sqrt(half * half + 2 * growth * gap)) / growth))
 
 
 class _Replica(Schedule):
@@ -86,7 +79,6 @@ class _Replica(Schedule):
         # (a, b) of StepTable.coefficients(decodes, 0) by decodes: the plain decode steps'
         # cost, looked up on every leap.
         self.decode_cost: dict[int, tuple[float, float]] = {}
-        self.coefficients = table.coefficients
 
     # -- one step -------------------------------------------------------------------
 
@@ -102,10 +94,7 @@ class _Replica(Schedule):
         # that one chunk would do among itself beyond what these chunks do (StepTable).
         reach -= (tokens * tokens - squares) / 2
         context = self.base_sum + decodes * self.clock if decodes else 0
-        # StepTable.time_s's sum, written out: the step always carries prompt tokens, and
-        # this runs once a step, hundreds of times a run.
-        a, b, c, d = self.coefficients(decodes, tokens)
-        seconds = a + b * context + (c + d * context) * reach
+        seconds = self.table.time_s(decodes, context, tokens, reach)
         if decodes and self.gaps is not None:
             self.gaps.append((seconds, decodes))
         self.now += seconds
@@ -189,9 +178,8 @@ class _Replica(Schedule):
             if closed:
                 self.next_due(index)
             if not waiting and index < count and arrivals[index] < math.inf:
-                reach = _steps_to_reach(arrivals[index] - now, a + b * context, b * decodes)
-                if reach < steps:
-                    steps = reach
+                steps = min(steps, _steps_to_reach(arrivals[index] - now, a + b * context,
+                                                   b * decodes))
             seconds = steps * (a + b * (context + decodes * (steps - 1) / 2))
             if gaps is not None:
                 gaps.append((seconds / steps, decodes * steps))
@@ -254,175 +242,16 @@ class _Replica(Schedule):
 
     # -- the loop --------------------------------------------------------------------
 
-    def _serve_chunked(self) -> None:
-        """serve's loop for the chunked scheduler under an open loop that may preempt (the
-        goodput sim's case): the same passes, with the scheduler's counts in locals and
-        the common pass (plan the step's chunks, run it) written out, since a run is a few
-        hundred such passes and each would otherwise make half a dozen calls. A pass that
-        must make room or may run a prompt's chunks in one go, and a pass that only
-        decodes, is handed to the methods serve calls, with the counts put back first."""
-        arrivals, refused, waiting = self.arrivals, self.refused, self.waiting
-        policy = self.policy
-        kv_slots, token_budget, limit = policy.kv_slots, policy.token_budget, self.limit
-        prefilling, to_prefill, done_prefill = self.prefilling, self.to_prefill, self.done_prefill
-        active, admitted, windows = self.active, self.admitted, self.windows
-        decoding, base, finish_at = self.decoding, self.base, self.finish_at
-        generated, outputs = self.generated, self.outputs
-        first_token, finishing, gaps = self.first, self.finishing, self.gaps
-        coefficients, made = self.coefficients, self.table.made
-        finished = self.finished  # Schedule._ended, without reserve or a closed loop
-        count = len(arrivals)
-        now, clock, busy, steps = self.now, self.clock, self.busy, self.steps
-        decodes, base_sum, reserved = self.decoders, self.base_sum, self.reserved
-        running, index = self.running, self.next_arrival
-        while True:
-            while index < count and arrivals[index] <= now:
-                if not refused[index]:
-                    waiting.append(index)
-                index += 1
-            if not running and not waiting:
-                if index == count:
-                    break
-                now = arrivals[index]
-                continue
-            if reserved + base_sum + decodes * (clock + 1) > kv_slots or (prefilling and (
-                    to_prefill[prefilling[0]] - done_prefill[prefilling[0]]
-                    > 2 * (token_budget - decodes))):
-                # The pass as serve makes it, by its methods.
-                self.now, self.clock, self.busy, self.steps = now, clock, busy, steps
-                self.decoders, self.base_sum, self.reserved = decodes, base_sum, reserved
-                self.running, self.next_arrival = running, index
-                if reserved + base_sum + decodes * (clock + 1) > kv_slots:
-                    self._make_room()
-                first = prefilling[0] if prefilling else -1
-                if not (first >= 0 and to_prefill[first] - done_prefill[first] > 2 * (
-                        token_budget - self.decoders) and self._run_chunks()):
-                    chunks = self._plan_chunks() if prefilling or waiting else None
-                    if chunks:
-                        self._run_prefill_step(chunks, with_decodes=True)
-                    elif self.decoders:
-                        self._run_decodes()
-                    else:
-                        raise RuntimeError("the replica is idle with requests waiting")
-                now, clock, busy, steps = self.now, self.clock, self.busy, self.steps
-                decodes, base_sum, reserved = self.decoders, self.base_sum, self.reserved
-                running, index = self.running, self.next_arrival
-                continue
-            # _plan_chunks: one token for every decode, then the prompts under way, then
-            # the head of the queue while it is admitted (_admit_head, without reserve).
-            budget = token_budget - decodes
-            chunks = []
-            for request in prefilling:
-                if budget <= 0:
-                    break
-                take = to_prefill[request] - done_prefill[request]
-                if budget < take:
-                    take = budget
-                chunks.append((request, take))
-                budget -= take
-            else:
-                while budget > 0 and waiting and running < limit:
-                    request = waiting[0]
-                    need = to_prefill[request] + windows[request]
-                    if reserved + base_sum + decodes * clock + decodes + need > kv_slots:
-                        break
-                    waiting.popleft()
-                    active[request] = True
-                    running += 1
-                    admitted.append(request)
-                    prefilling.append(request)
-                    reserved += need
-                    take = to_prefill[request]
-                    if budget < take:
-                        take = budget
-                    chunks.append((request, take))
-                    budget -= take
-            if not chunks:
-                if not decodes:
-                    raise RuntimeError("the replica is idle with requests waiting")
-                self.now, self.clock, self.busy, self.steps = now, clock, busy, steps
-                self.decoders, self.base_sum, self.reserved = decodes, base_sum, reserved
-                self.running, self.next_arrival = running, index
-                self._run_decodes()
-                now, clock, busy, steps = self.now, self.clock, self.busy, self.steps
-                decodes, base_sum, reserved = self.decoders, self.base_sum, self.reserved
-                running, index = self.running, self.next_arrival
-                continue
-            # _run_prefill_step with the decodes, then _start_decoding and _retire.
-            tokens = squares = reach = 0
-            for request, take in chunks:
-                tokens += take
-                squares += take * take
-                reach += take * done_prefill[request]
-            reach -= (tokens * tokens - squares) / 2
-            stepped = decodes  # this step's decodes; prompts ending in it decode from the next
-            context = base_sum + stepped * clock if stepped else 0
-            a, b, c, d = made.get((stepped, tokens)) or coefficients(stepped, tokens)
-            seconds = a + b * context + (c + d * context) * reach
-            if stepped and gaps is not None:
-                gaps.append((seconds, stepped))
-            now += seconds
-            busy += seconds
-            steps += 1
-            if stepped:
-                clock += 1
-            for request, take in chunks:
-                done_prefill[request] += take
-                if done_prefill[request] == to_prefill[request]:
-                    if prefilling[0] == request:
-                        del prefilling[0]
-                    else:
-                        prefilling.remove(request)
-                    generated[request] += 1
-                    if first_token[request] < 0:
-                        first_token[request] = now
-                    reserved -= to_prefill[request]
-                    remaining = outputs[request] - generated[request]
-                    if remaining <= 0:
-                        active[request] = False
-                        running -= 1
-                        reserved -= windows[request]
-                        finished[request] = now
-                        continue
-                    decoding[request] = True
-                    decodes += 1
-                    base[request] = to_prefill[request] - clock
-                    base_sum += base[request]
-                    finish_at[request] = clock + remaining
-                    heapq.heappush(finishing, (finish_at[request], request))
-            if stepped:
-                while finishing and finishing[0][0] <= clock:
-                    at, request = heapq.heappop(finishing)
-                    if not decoding[request] or finish_at[request] != at:
-                        continue  # preempted since: a stale entry
-                    decoding[request] = active[request] = False
-                    decodes -= 1
-                    running -= 1
-                    base_sum -= base[request]
-                    reserved -= windows[request]
-                    generated[request] = outputs[request]
-                    finished[request] = now
-        self.now, self.clock, self.busy, self.steps = now, clock, busy, steps
-        self.decoders, self.base_sum, self.reserved = decodes, base_sum, reserved
-        self.running, self.next_arrival = running, index
-
     def serve(self) -> None:
-        policy = self.policy
-        if policy.chunked and not policy.reserve and self.loop is None:
-            self._serve_chunked()
-            return
         arrivals, refused, waiting = self.arrivals, self.refused, self.waiting
+        policy = self.policy
         chunked, kv_slots = policy.chunked, policy.kv_slots
         count = len(arrivals)
-        closed = self.loop is not None  # an open loop's arrivals are known from the start
-        prefilling, to_prefill, done_prefill = self.prefilling, self.to_prefill, self.done_prefill
         while True:
             index, now = self.next_arrival, self.now
-            if closed:
-                self.next_due(index)
+            self.next_due(index)
             while index < count and arrivals[index] <= now:
-                if closed:
-                    self.take_in(index)
+                self.take_in(index)
                 if not refused[index]:
                     waiting.append(index)
                 index += 1
@@ -440,13 +269,13 @@ class _Replica(Schedule):
             decoders = self.decoders
             if self.reserved + self.base_sum + decoders * (self.clock + 1) > kv_slots:
                 self._make_room()
-            if chunked and prefilling:
-                first = prefilling[0]
+            if chunked and self.prefilling:
+                first = self.prefilling[0]
                 # Cheap test first: a run needs a prompt that fills at least two more steps.
-                if (to_prefill[first] - done_prefill[first] > 2 * (
+                if (self.to_prefill[first] - self.done_prefill[first] > 2 * (
                         policy.token_budget - self.decoders) and self._run_chunks()):
                     continue
-            chunks = self._plan_chunks() if chunked and (prefilling or waiting) else None
+            chunks = self._plan_chunks() if chunked and (self.prefilling or waiting) else None
             if chunks:
                 self._run_prefill_step(chunks, with_decodes=True)
             elif self.decoders:
@@ -467,4 +296,5 @@ def serve(requests: Sequence[Request], policy: Policy, table: StepTable, rate: f
     replica.serve()
     return Served(replica.first, replica.finished, list(replica.refused), replica.preemptions,
                   replica.steps, replica.busy, tuple(replica.gaps or ()),
-                  tuple(map(operator.sub, replica.arrivals, replica.intake)))
+                  tuple(at - intake for at, intake in zip(replica.arrivals, replica.intake,
+                                                           strict=True)))

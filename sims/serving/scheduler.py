@@ -36,8 +36,8 @@ from collections import deque
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from sims.kit import memo
 from sims.serving.closed_loop import ClosedLoop
+from sims.serving.known import known_requests
 from sims.serving.kv_space import KvSpace, along
 from sims.serving.step_table import StepTable
 from sims.serving.workload import Request
@@ -73,30 +73,6 @@ class Policy(NamedTuple):
                    space.window_slots(), chunked, reserve, space.window_slot_curve())
 
 
-class _Known(NamedTuple):
-    """What a run knows of its requests before it starts, whatever the rate: their arrivals
-    at rate 1, prompts, answers, window shares (for the length each will reach) and
-    whether each is refused (too long for the cache even alone)."""
-
-    arrivals: list[float]
-    prompts: list[int]
-    outputs: list[int]
-    windows: list[int]
-    refused: list[bool]
-
-
-@memo.kept(maxsize=4)
-def _known(requests: tuple[Request, ...], policy: Policy) -> _Known:
-    """The requests' _Known, made once for a sweep's runs (they share requests and policy,
-    and a window share is a few microseconds a request). Only read."""
-    windows = [policy.window_for(r.prompt_tokens + r.output_tokens) for r in requests]
-    return _Known(
-        [r.arrival for r in requests], [r.prompt_tokens for r in requests],
-        [r.output_tokens for r in requests], windows,
-        [r.prompt_tokens + r.output_tokens + window > policy.kv_slots
-         for r, window in zip(requests, windows, strict=True)])
-
-
 class Schedule:
     """The scheduler's state while a replica serves one list of requests: its decisions;
     the replica (sims.serving.replica) runs and times the steps they make."""
@@ -111,7 +87,7 @@ class Schedule:
         time is known, and the replica refreshes the next one from the loop."""
         self.requests, self.policy, self.table = requests, policy, table
         count = len(requests)
-        known = _known(tuple(requests), policy)
+        known = known_requests(tuple(requests), policy)
         self.loop = ClosedLoop(concurrency, count, intake_s, seed) if concurrency else None
         if self.loop is not None:
             self.arrivals = [math.inf] * count
