@@ -17,7 +17,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import sims
@@ -536,7 +536,10 @@ def test_an_unknown_input_is_refused_by_name(name: str, data: st.DataObject) -> 
 
 @pytest.mark.parametrize(("name", "index"), [(name, index) for name in sorted(CROSS_CHECKS)
                                              for index in range(len(CROSS_CHECKS[name]))])
-@settings(max_examples=30, deadline=None)
+# The other checks must hold (one refusal at a time), and most draws break one of them:
+# disaggregation's five, with a model drawn from 22 on any GPU and tp, kept 8 draws of 58 on
+# one seed. Filtering is the point here, so Hypothesis is told not to fail for it.
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(data=st.data())
 def test_inputs_valid_alone_but_not_together_are_refused_by_name(
     name: str, index: int, data: st.DataObject
