@@ -5,7 +5,8 @@ often leaves most of those runs' inputs alone (the SLO, which run is shown), and
 often moves an input back. `kept` remembers a pure function's last results by its
 arguments (`functools.lru_cache`), so such a change reruns only what it changed.
 
-`forget` empties every kept function: the native bench calls it before each timed run, so
+`forget` empties every kept function (and the rounded floats sims.kit.rounding keeps
+across results): the native bench calls it before each timed run, so
 that it times the work a run does rather than a lookup, and tests call it to compare a
 result made from kept runs with a fresh process's. The physics' own caches (the step table's
 priced points, the serving engine's step clocks, a shape's matrices) are not kept here: they
@@ -18,9 +19,11 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, TypeVar
 
+from sims.kit import rounding
+
 Function = TypeVar("Function", bound=Callable[..., Any])
 
-_CLEARS: list[Callable[[], None]] = []  # each kept thing's way to empty itself
+_KEPT: list[Any] = []
 
 
 def kept(maxsize: int) -> Callable[[Function], Function]:
@@ -29,19 +32,14 @@ def kept(maxsize: int) -> Callable[[Function], Function]:
 
     def wrap(function: Function) -> Function:
         cached = lru_cache(maxsize=maxsize)(function)
-        _CLEARS.append(cached.cache_clear)
+        _KEPT.append(cached)
         return cached  # type: ignore[return-value]
 
     return wrap
 
 
-def forgotten_with(clear: Callable[[], None]) -> None:
-    """Have `forget` call `clear` too: for a store kept another way than `kept` (the rounded
-    floats of sims.kit.rounding)."""
-    _CLEARS.append(clear)
-
-
 def forget() -> None:
-    """Empty every kept function's results, and every store registered with `forgotten_with`."""
-    for clear in _CLEARS:
-        clear()
+    """Empty every kept function's results, and the floats sims.kit.rounding keeps."""
+    for cached in _KEPT:
+        cached.cache_clear()
+    rounding.forget()

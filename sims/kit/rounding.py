@@ -12,8 +12,6 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from sims.kit import memo
-
 # Results are rounded to this many significant digits. Enough for every figure a page
 # shows, and it absorbs last-bit differences between the C maths libraries of CPython and
 # Pyodide, so the same inputs give the same JSON in both.
@@ -46,7 +44,13 @@ def normalise(value: Any, where: str = "result") -> Any:
 # and rounding one is a few microseconds in a browser. Emptied past this many.
 KEPT_FLOATS = 20_000
 _KEPT: dict[float, float] = {}
-memo.forgotten_with(_KEPT.clear)  # the native bench times rounding, not a lookup
+
+
+def forget() -> None:
+    """Empty the floats kept (sims.kit.memo.forget calls this: the native bench times
+    rounding, not a lookup)."""
+    _KEPT.clear()
+
 
 # printf-style: the quickest way to the same digits as format(value, ".6g").
 _SIGNIFICANT = f"%.{SIGNIFICANT_DIGITS}g"
