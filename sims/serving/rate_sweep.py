@@ -9,7 +9,6 @@ draws the runs.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple
@@ -54,7 +53,6 @@ class Run(NamedTuple):
         return sum(self.met) / len(self.met)
 
 
-
 @dataclass(frozen=True)
 class Scenario:
     """Everything a run needs but the rate."""
@@ -83,14 +81,16 @@ class Scenario:
         """Serve the requests at `rate`. Throughput and goodput are as serving benchmarks
         count them: requests completed (all, or those within the SLO) over the run's
         duration, from the first arrival to the last token."""
-        served, ttft, tpot, waits, gaps, tails = _measured(self.requests, self.policy,
-                                                           self.table, rate, self.intake_s)
+        served, ttft, tpot, tails = _measured(self.requests, self.policy, self.table, rate,
+                                              self.intake_s)
         # Held against the SLO in whole lists: the latencies are the run's (kept with it),
-        # only these comparisons are the SLO's, and a slider on the SLO redoes just them.
-        early = [wait <= self.slo.ttft_s for wait in waits]
-        steady = [gap <= self.slo.tpot_s for gap in gaps]
+        # only these comparisons are the SLO's, and a slider on the SLO redoes just them. A
+        # refused request (latencies -1) meets no SLO.
+        refused = served.refused
+        early = [wait <= self.slo.ttft_s and not no for wait, no in zip(ttft, refused, strict=True)]
+        steady = [gap <= self.slo.tpot_s and not no for gap, no in zip(tpot, refused, strict=True)]
         met = [a and b for a, b in zip(early, steady, strict=True)]
-        done, good = len(waits) - sum(served.refused), sum(met)
+        done, good = len(ttft) - sum(refused), sum(met)
         duration = max(served.finished)  # the first request arrives at 0
         per_second = 1 / duration if duration > 0 else 0.0
         count = len(self.requests)
@@ -129,12 +129,11 @@ RUNS_KEPT = 2 * (RATE_POINTS + 1)
 @memo.kept(maxsize=RUNS_KEPT)
 def _measured(requests: tuple[Request, ...], policy: Policy, table: StepTable, rate: float,
               intake_s: float
-              ) -> tuple[Served, list[float], list[float], list[float], list[float],
+              ) -> tuple[Served, list[float], list[float],
                          tuple[tuple[float, float], tuple[float, float]]]:
     """`serve`, remembered, with its requests' latencies: TTFT and TPOT as Run keeps them
-    (-1 if refused; TPOT 0 for a one-token answer), the same with a refused request at
-    infinity, so that it meets no SLO, and the median and 99th percentile of each (the
-    sweep's charts read them off every run on every change).
+    (-1 if refused; TPOT 0 for a one-token answer), and the median and 99th percentile of
+    each (the sweep's charts read them off every run on every change).
 
     A run and its latencies depend on the traffic, the replica and the rate alone, not on
     the SLO nor on which rate the reader picked: moving one of those (the page's main
@@ -149,9 +148,7 @@ def _measured(requests: tuple[Request, ...], policy: Policy, table: StepTable, r
                              if request.output_tokens > 1 else 0.0)
             for request, first, last, no in zip(requests, served.first_token, served.finished,
                                                  refused, strict=True)]
-    waits = [math.inf if no else wait for wait, no in zip(ttft, refused, strict=True)]
-    gaps = [math.inf if no else gap for gap, no in zip(tpot, refused, strict=True)]
-    return served, ttft, tpot, waits, gaps, (_median_and_tail(ttft), _median_and_tail(tpot))
+    return served, ttft, tpot, (_median_and_tail(ttft), _median_and_tail(tpot))
 
 
 def _median_and_tail(values: list[float]) -> tuple[float, float]:
