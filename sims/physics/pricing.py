@@ -60,6 +60,7 @@ from sims.physics.step import (
 DECODE_MAX_NEW_TOKENS = 32
 LAYOUTS = ("tp", "ep")
 ALLREDUCE_BYTES = 2  # partial sums travel in BF16 whatever the activations' format
+MATMULS_KEPT = 4096  # matmul shapes a Pricer remembers (sims.physics.pricing.Pricer.matmul)
 
 
 class _Attention:
@@ -101,6 +102,10 @@ class Pricer:
         tp = gpus if layout == "tp" else 1
         self.tp = tp  # the ways each dense matrix is cut
         self.heads = max(1, model.heads // tp)
+        # Each matmul's (FLOPs, bytes, Op) by its shape: steps of one size recur (every
+        # decode step of a batch), and pricing them is most of a light sim's run.
+        self._matmuls: dict[tuple[float, float, float, str, bool, bool],
+                            tuple[float, float, kernels.Op]] = {}
 
     def price(self, work: Iterable[Work]) -> StepCost:
         """What one step over `work` costs."""
@@ -198,17 +203,23 @@ class Pricer:
         """`layers` copies of a (tokens x k) @ (k x n) matmul cut `self.tp` ways (n, or k when
         `split_k`: the rows of a matrix whose output is then all-reduced), or run whole by
         every GPU (`replicated`)."""
-        weight_bytes = {"weights": self.w, "experts": self.e, "edges": self.edge}[kind]
-        fmt = self.formats[kind]
-        ways = 1 if replicated else self.tp
-        k_gpu, n_gpu = (k / ways, n) if split_k else (k, n / ways)
-        # The activations enter in the matmul's own format: a BF16 matmul (the output head,
-        # BF16 weights) reads them in BF16 and quantizes nothing.
-        a = bytes_per_value(fmt) if self.a < bytes_per_value(fmt) else self.a
-        op = kernels.gemm(self.profile, fmt, self.peaks, self.bandwidth, tokens, k_gpu, n_gpu,
-                          weight_bytes, a)
-        step.add(part, layers, 2 * tokens * k * n,
-                 k * n * weight_bytes + tokens * (k + n) * a, op)
+        key = (tokens, k, n, kind, split_k, replicated)
+        known = self._matmuls.get(key)
+        if known is None:
+            weight_bytes = {"weights": self.w, "experts": self.e, "edges": self.edge}[kind]
+            fmt = self.formats[kind]
+            ways = 1 if replicated else self.tp
+            k_gpu, n_gpu = (k / ways, n) if split_k else (k, n / ways)
+            # The activations enter in the matmul's own format: a BF16 matmul (the output
+            # head, BF16 weights) reads them in BF16 and quantizes nothing.
+            a = bytes_per_value(fmt) if self.a < bytes_per_value(fmt) else self.a
+            op = kernels.gemm(self.profile, fmt, self.peaks, self.bandwidth, tokens, k_gpu,
+                              n_gpu, weight_bytes, a)
+            if len(self._matmuls) >= MATMULS_KEPT:
+                self._matmuls.clear()
+            known = self._matmuls[key] = (
+                2 * tokens * k * n, k * n * weight_bytes + tokens * (k + n) * a, op)
+        step.add(part, layers, *known)
 
     def _edges(self, step: _Step, new: float, logits: float) -> None:
         """The embedding gather and the output head (only at the positions sampled)."""
