@@ -15,6 +15,11 @@ GPT-OSS on Hopper, whose "(FP8)" label the page does not explain (its checkpoint
 "total" (Total Output Throughput of the run) is divided by the run's GPUs (TP x PP, PP being
 1 in every kept column). The script checks that the page says the unit it is given.
 
+Each run's size: the page's dataset table gives the requests generated for each ISL/OSL pair
+("Number of Requests" or "$num_requests"); a point of a listed pair carries it as
+`requests`, since a run of a few thousand requests spends a good part of its time filling
+its batch and draining it (sims.serving.offline). A pair the table does not list has none.
+
 Training and held-out sets: the ISL/OSL pairs, in the order the page first lists them, take
 turns (training, held-out, training, ...); a pair within 3% of the one before it in both
 lengths (1024/1024 after 1000/1000) shares its turn, so near-duplicates sit in one set.
@@ -116,6 +121,24 @@ def cells(text: str) -> list[Cell]:
     return found
 
 
+def requests_by_pair(text: str) -> dict[tuple[int, int], int]:
+    """The page's dataset table: requests generated for each ISL/OSL pair. Its header names
+    the input and output lengths first and the count last."""
+    found: dict[tuple[int, int], int] = {}
+    counting = False
+    for line in text.splitlines():
+        if not line.startswith("|"):
+            counting = False
+            continue
+        parts = [part.strip() for part in line.strip().strip("|").split("|")]
+        if parts[0] == "Input Length":
+            counting = "Requests" in parts[-1] or "num_requests" in parts[-1]
+            continue
+        if counting and parts[0].isdigit() and parts[1].isdigit() and parts[-1].isdigit():
+            found[(int(parts[0]), int(parts[1]))] = int(parts[-1])
+    return found
+
+
 def turns(pairs: list[tuple[int, int]]) -> dict[tuple[int, int], str]:
     """Training or held-out for each ISL/OSL pair, taking turns in page order (see above)."""
     sets: dict[tuple[int, int], str] = {}
@@ -138,7 +161,7 @@ def kv_fp8(text: str, label: str) -> bool:
 
 
 def point(cell: Cell, args: argparse.Namespace, sets: dict[tuple[int, int], str],
-          text: str) -> dict | None:
+          text: str, sizes: dict[tuple[int, int], int]) -> dict | None:
     """The calibration point of one cell, or None for a column or model that is left out."""
     model = model_of(cell.heading)
     column = COLUMN.match(cell.column.replace("**", ""))
@@ -175,6 +198,11 @@ def point(cell: Cell, args: argparse.Namespace, sets: dict[tuple[int, int], str]
     else:
         layout_text = f"tensor parallel {size}" if size > 1 else "one GPU"
     case.update({"isl": cell.isl, "osl": cell.osl})
+    size_text = ""
+    if (cell.isl, cell.osl) in sizes:
+        case["requests"] = sizes[(cell.isl, cell.osl)]
+        size_text = (f"; the page's dataset table: {case['requests']} requests of "
+                     f"{cell.isl}/{cell.osl}")
     if slug == "gpt-oss-120b":
         case["weights"] = "fp4"
         quant = "MXFP4 expert weights (the checkpoint's own; the activations' format not given)"
@@ -204,7 +232,7 @@ def point(cell: Cell, args: argparse.Namespace, sets: dict[tuple[int, int], str]
                  f"trtllm-bench at maximum load (PyTorch backend)"),
         "gpu": GPUS[gpu_name],
         "where": (f"table under \"{cell.heading}\", row {cell.isl}/{cell.osl}, column "
-                  f"\"{cell.column.replace('<br/>', ' ')}\": {arithmetic}"),
+                  f"\"{cell.column.replace('<br/>', ' ')}\": {arithmetic}{size_text}"),
         "measured_tokens_per_s_per_gpu": per_gpu,
         "set": sets[(cell.isl, cell.osl)],
         "case": case,
@@ -225,7 +253,8 @@ def main(argv: list[str] | None = None) -> int:
     found = cells(text)
     pairs = list(dict.fromkeys((cell.isl, cell.osl) for cell in found))
     sets = turns(pairs)
-    points = [p for cell in found if (p := point(cell, args, sets, text)) is not None]
+    sizes = requests_by_pair(text)
+    points = [p for cell in found if (p := point(cell, args, sets, text, sizes)) is not None]
     held = sorted({f"{isl}/{osl}" for (isl, osl), s in sets.items() if s == "held_out"},
                   key=lambda pair: [int(n) for n in pair.split("/")])
     unit = ("output tokens per second per GPU, as the page prints them" if args.unit == "per-gpu"

@@ -16,17 +16,22 @@ from sims.serving.replica import Policy, serve
 from sims.serving.step_table import step_table
 from sims.serving.workload import Request
 
-# Requests per run: enough that the batch runs full for most of the run, whatever its size
-# (the busiest setups hold a few hundred at once), few enough to run in well under a second.
+# Requests per run where the benchmark's own count is not given: enough that the batch runs
+# full for most of the run, whatever its size (the busiest setups hold a few hundred at
+# once), few enough to run in well under a second.
 BACKLOG_BATCHES = 4
 MIN_REQUESTS = 256
 
 
 def offline_tokens_per_s_per_gpu(gpu: Gpu, model: Model, gpus: int, precision: Precision,
                                  prompt_tokens: int, output_tokens: int, token_budget: int,
-                                 max_batch: int, layout: str = "tp") -> float:
+                                 max_batch: int, layout: str = "tp", requests: int = 0
+                                 ) -> float:
     """Output tokens per second per GPU of a replica of `gpus` GPUs working through a backlog
-    of requests of these lengths."""
+    of requests of these lengths: `requests` of them when given, as a benchmark's run of
+    that many (trtllm-bench's dataset), whose batch fills at the start and drains at the end;
+    a batch that the backlog never fills (a few thousand requests over eight attention ranks
+    that could each hold more) runs below the replica's steady rate for the whole run."""
     check_group(gpu, model, gpus, layout)
     space = kv_space(gpu, model, gpus, precision, layout)
     sequence = prompt_tokens + output_tokens + space.window_slots(prompt_tokens + output_tokens)
@@ -39,7 +44,7 @@ def offline_tokens_per_s_per_gpu(gpu: Gpu, model: Model, gpus: int, precision: P
     ranks = gpus if layout == "ep" else 1
     pooled = Policy.of_replica(space, ranks, token_budget, max_batch, chunked=True)
     batch = min(pooled.max_batch, ranks * (space.token_slots() // sequence))
-    count = max(MIN_REQUESTS, BACKLOG_BATCHES * batch)
+    count = requests or max(MIN_REQUESTS, BACKLOG_BATCHES * batch)
     requests = [Request(0.0, prompt_tokens, output_tokens)] * count
     policy = pooled._replace(max_batch=batch)
     served = serve(requests, policy, step_table(gpu, model, gpus, precision, layout))

@@ -146,14 +146,15 @@ THROUGHPUT_TOKEN_BUDGET, THROUGHPUT_MAX_BATCH = 8192, 2048
 
 def _throughput(sims: Physics, case: CalibrationCase, gpu: Gpu,
                 models: dict[str, Model]) -> float:
-    """Output tokens per second per GPU of an offline run (sims.serving.offline)."""
+    """Output tokens per second per GPU of an offline run (sims.serving.offline), of the
+    run's own number of requests when its source gives it."""
     model = models[case.model]
     layout = "ep" if case.ep and case.ep > 1 else "tp"
     precision = sims.physics.precision_for(gpu, model, case.weights, case.activations,
                                            case.kv or "bf16")
     return sims.offline.offline_tokens_per_s_per_gpu(
         gpu, model, case.tp, precision, case.isl, case.osl, THROUGHPUT_TOKEN_BUDGET,
-        THROUGHPUT_MAX_BATCH, layout)
+        THROUGHPUT_MAX_BATCH, layout, case.requests or 0)
 
 
 # A served run is simulated with this many requests where its source does not say (the
