@@ -197,10 +197,10 @@ def _throughput(site: Site, rows: Sequence[Row]) -> list[str]:
             f"{THROUGHPUT_MAX_BATCH:,}, and {THROUGHPUT_TOKEN_BUDGET:,} tokens a step, for each "
             f"attention rank: one under tensor parallelism, every GPU under data-parallel "
             f"attention, where each GPU schedules its own sequences. It works through as many "
-            f"requests as the page's dataset table says the run had, where the table lists "
-            f"its lengths: a run of a few thousand requests fills its batch at the start and "
-            f"drains it at the end, and spread over eight attention ranks it may never fill "
-            f"it.")
+            f"requests as the run had where its publication says (TensorRT-LLM's dataset "
+            f"table, per pair of lengths): a run of a few thousand requests fills its batch "
+            f"at the start and drains it at the end, and spread over eight attention ranks it "
+            f"may never fill it.")
     if len(moe) >= 4 and dense:
         low, median, high = statistics.quantiles(moe, n=4)
         text += (f" Mixture-of-experts models' runs {_against([median])}: ours / measured "
