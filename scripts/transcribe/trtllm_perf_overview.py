@@ -97,6 +97,11 @@ def model_of(heading: str) -> tuple[str, str, str, bool] | None:
     return MODELS.get(folded)
 
 
+def table_row(line: str) -> list[str]:
+    """A Markdown table row's cells, stripped."""
+    return [part.strip() for part in line.strip().strip("|").split("|")]
+
+
 def cells(text: str) -> list[Cell]:
     """Every non-empty cell of every table, with the heading above it."""
     found: list[Cell] = []
@@ -108,7 +113,7 @@ def cells(text: str) -> list[Cell]:
             continue
         if not line.startswith("|"):
             continue
-        parts = [part.strip() for part in line.strip().strip("|").split("|")]
+        parts = table_row(line)
         if parts[0].startswith("Sequence Length"):
             columns = parts[1:]
             continue
@@ -130,7 +135,7 @@ def requests_by_pair(text: str) -> dict[tuple[int, int], int]:
         if not line.startswith("|"):
             counting = False
             continue
-        parts = [part.strip() for part in line.strip().strip("|").split("|")]
+        parts = table_row(line)
         if parts[0] == "Input Length":
             counting = "Requests" in parts[-1] or "num_requests" in parts[-1]
             continue
