@@ -7,9 +7,10 @@ prints the calibration set (content/catalogue/calibration/<slug>.yaml) on stdout
 Each table sits under a heading naming a model; its rows are ISL/OSL pairs and its columns
 GPUs with their parallelism and precision ("H100<br/>TP2 (FP8)", "B200<br/>DEP4 (FP4)").
 Kept: tables of the models in MODELS (the catalogue holds them or a model of the same shape),
-columns of the GPUs in GPUS, cells with a figure. Left out: GB200, B300, GB300 and RTX 6000
-columns (not in the catalogue), models not in it (Llama 4, GPT-OSS 20B, Mixtral, ...), and
-GPT-OSS on Hopper, whose "(FP8)" label the page does not explain (its checkpoint is MXFP4).
+columns of the GPUs in GPUS (GB200 as one GPU of the catalogue's GB200 NVL72), cells with a
+figure. Left out: the RTX 6000 tables (pipeline-parallel runs, which the sims do not model),
+models not in the catalogue, and GPT-OSS on Hopper, whose "(FP8)" label the page does not
+explain (the checkpoints are MXFP4).
 
 --unit says what the page reports: "per-gpu" (Output Throughput per GPU) is kept as it is;
 "total" (Total Output Throughput of the run) is divided by the run's GPUs (TP x PP, PP being
@@ -48,6 +49,10 @@ MODELS: dict[str, tuple[str, str, str, bool]] = {
     "deepseek r1 0528": ("deepseek-r1-0528", "deepseek-v3",
                          "DeepSeek-R1-0528 (priced as DeepSeek-V3, the same shape)", True),
     "gpt oss 120b": ("gpt-oss-120b", "gpt-oss-120b", "gpt-oss-120b", True),
+    "gpt oss 20b": ("gpt-oss-20b", "gpt-oss-20b", "gpt-oss-20b", True),
+    "llama 4 scout": ("llama-4-scout", "llama-4-scout", "Llama 4 Scout", True),
+    "llama 4 maverick": ("llama-4-maverick", "llama-4-maverick", "Llama 4 Maverick", True),
+    "llama v4 maverick": ("llama-4-maverick", "llama-4-maverick", "Llama 4 Maverick", True),
     "llama v3.3 70b": ("llama-3.3-70b", "llama-3.1-70b",
                        "Llama 3.3 70B (priced as Llama 3.1 70B, the same shape)", False),
     "llama 3.3 70b": ("llama-3.3-70b", "llama-3.1-70b",
@@ -57,7 +62,9 @@ MODELS: dict[str, tuple[str, str, str, bool]] = {
     "qwen3 235b a22b": ("qwen3-235b-a22b", "qwen3-235b-a22b", "Qwen3-235B-A22B", True),
     "qwen3 30b a3b": ("qwen3-30b-a3b", "qwen3-30b-a3b", "Qwen3-30B-A3B", True),
 }
-GPUS = {"H100": "h100", "H200": "h200", "B200": "b200"}
+GPUS = {"H100": "h100", "H200": "h200", "B200": "b200", "GB200": "gb200-nvl72"}
+HOPPER = ("H100", "H200")
+GPT_OSS = ("gpt-oss-120b", "gpt-oss-20b")
 HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*$")
 COLUMN = re.compile(r"^(\w+)<br/>(D?EP|TP)(\d+) \((FP8|FP4)\)$")
 PAIR = re.compile(r"^(\d+)/(\d+)$")
@@ -174,7 +181,7 @@ def point(cell: Cell, args: argparse.Namespace, sets: dict[tuple[int, int], str]
         return None
     slug, catalogue_model, name, moe = model
     gpu_name, layout, size, precision = column[1], column[2], int(column[3]), column[4]
-    if slug == "gpt-oss-120b" and gpu_name != "B200":
+    if slug in GPT_OSS and gpu_name in HOPPER:
         return None
     figure = float(cell.figure.replace(",", ""))
     gpus = size
@@ -208,7 +215,7 @@ def point(cell: Cell, args: argparse.Namespace, sets: dict[tuple[int, int], str]
         case["requests"] = sizes[(cell.isl, cell.osl)]
         size_text = (f"; the page's dataset table: {case['requests']} requests of "
                      f"{cell.isl}/{cell.osl}")
-    if slug == "gpt-oss-120b":
+    if slug in GPT_OSS:
         case["weights"] = "fp4"
         quant = "MXFP4 expert weights (the checkpoint's own; the activations' format not given)"
         if kv_fp8(text, "GPT-OSS:"):
@@ -272,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
             "url": f"https://github.com/{REPO}/blob/{args.commit}/{args.path}",
         },
         "measured_by": ("NVIDIA (TensorRT-LLM's trtllm-bench throughput, PyTorch backend, "
-                        "DGX H100, DGX H200 and DGX B200 systems)"),
+                        "DGX H100, DGX H200 and DGX B200 systems, and GB200 NVL72)"),
         "split": ("By ISL/OSL pair, decided before any prediction was looked at: the pairs, in "
                   "the order the page lists them, take turns, training first; a pair within 3% "
                   "of the one before it (1000/1000 then 1024/1024) shares its turn. Held out: "

@@ -131,14 +131,16 @@ def precision_for(
 def step_cost(
     gpu: Gpu, model: Model, work: Iterable[Work], tp: int = 1,
     precision: Precision | None = None, layout: str = "tp", all_reduce: str = "auto",
+    exchange: str = "all_to_all",
 ) -> StepCost:
     """One forward step over `work` on a group of `tp` GPUs (sims.physics.pricing states how).
 
     `precision` defaults to `precision_for(gpu, model)`: the checkpoint's formats;
-    `all_reduce` to the fastest implementation the GPU's profile has."""
+    `all_reduce` to the fastest implementation the GPU's profile has; `exchange` (an expert-
+    parallel step's token exchange) to all-to-all."""
     check_group(gpu, model, tp, layout)
     return pricer(gpu, model, precision or precision_for(gpu, model), tp, layout,
-                  all_reduce).price(work)
+                  all_reduce, exchange).price(work)
 
 
 def step_series(

@@ -21,7 +21,8 @@ from sims.physics.shapes import Model
 # How a class is named in a sentence, and the smallest share of a step worth naming.
 NAMES = {"gemm": "GEMMs", "prefill_attention": "prefill attention",
          "decode_attention": "decode attention", "moe": "MoE experts",
-         "all_reduce": "all-reduce", "all_to_all": "all-to-all", "elementwise": "element-wise",
+         "all_reduce": "all-reduce", "all_to_all": "all-to-all",
+         "all_gather": "all-gather and reduce-scatter", "elementwise": "element-wise",
          "throughput": "offline throughput"}
 FORMATS = {"bf16": "BF16", "fp8": "FP8", "fp4": "FP4", "w4a16": "with 4-bit weights (W4A16)",
            "w4a8": "with 4-bit weights (W4A8)", "w8a16": "with 8-bit weights (W8A16)",
@@ -74,9 +75,10 @@ def step_note(gpu: Gpu, classes: Mapping[tuple[str, str], float]) -> str:
 
 
 def step_regime(gpu: Gpu, model: Model, precision: Precision, gpus: int, layout: str,
-                work: Iterable[Work]) -> str:
+                work: Iterable[Work], exchange: str = "all_to_all") -> str:
     """step_note for one step over `work`, priced as the sims price it."""
-    return step_note(gpu, pricer(gpu, model, precision, gpus, layout).classes(work))
+    return step_note(gpu, pricer(gpu, model, precision, gpus, layout,
+                                 exchange=exchange).classes(work))
 
 
 def throughput_note(gpu: Gpu, named: bool = True) -> str:

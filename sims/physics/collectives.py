@@ -16,8 +16,8 @@ group, so that two GPUs of a mesh share a single link.
 Implementations: `nccl` (the collective library, its own choice of algorithm), `nvls` (NCCL
 with NVLink SHARP forced, as nccl-tests can be run), and where the profile has one, `custom`:
 the one-shot and two-shot kernels engines use (TensorRT-LLM's, vLLM's). `auto`, what engines
-do, takes custom where the profile has it. All-to-all and sends use NCCL's ring latency and
-share of the links.
+do, takes custom where the profile has it. All-to-all, all-gather, reduce-scatter and sends
+use NCCL's ring latency and share of the links.
 """
 
 from __future__ import annotations
@@ -116,6 +116,14 @@ def all_to_all_time(gpu: Gpu, bytes_per_gpu: float, group: int) -> float:
     ring = _ring(gpu)
     rate = ring.bus_efficiency * link_bytes_per_s(gpu, group)
     return _latency(ring, group) + (group - 1) / group * bytes_per_gpu / rate
+
+
+def all_gather_time(gpu: Gpu, total_bytes: float, group: int) -> float:
+    """One all-gather over `group` GPUs that ends with `total_bytes` on every GPU (each
+    brought its 1/n and receives the other (n-1)/n), or one reduce-scatter of `total_bytes`
+    on every GPU (each sends (n-1)/n of it away and keeps its reduced 1/n): NCCL's ring
+    latency plus that traffic at its share of the links."""
+    return all_to_all_time(gpu, total_bytes, group)
 
 
 def p2p_time(gpu: Gpu, message_bytes: float) -> float:

@@ -22,8 +22,13 @@ Parallel layouts over a group of n GPUs:
 - "ep": expert parallel with data-parallel attention, for a mixture of experts: each GPU
   serves whole sequences (attention, dense layers and shared experts with all their
   weights; the busiest GPU has ceil(sequences / n) of them), holds 1/n of the routed
-  experts, and each MoE layer dispatches tokens to their experts and combines the results
-  with two all-to-alls. Routing is taken as balanced.
+  experts, and each MoE layer dispatches tokens to their experts and combines the results,
+  in one of two ways (EXCHANGES). "all_to_all" sends each token only to the GPUs of its k
+  experts and brings the results back the same way (DeepEP; TensorRT-LLM across a
+  multi-node NVLink domain). "gather", what vLLM, SGLang and TensorRT-LLM do by default
+  within a node: every GPU gathers every GPU's tokens (in the activations' format), runs
+  its experts on those routed to them, and a reduce-scatter in BF16 returns each GPU its
+  tokens' sums. Routing is taken as balanced.
 
 Left out, on purpose: the scheduler's own time, sampling, the CPU launching kernels (engines
 replay CUDA graphs), overlap of communication with computation, imbalance between experts.
@@ -36,7 +41,12 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from sims.physics import kernels
-from sims.physics.collectives import all_to_all_time, allreduce_implementation, allreduce_time
+from sims.physics.collectives import (
+    all_gather_time,
+    all_to_all_time,
+    allreduce_implementation,
+    allreduce_time,
+)
 from sims.physics.hardware import Gpu
 from sims.physics.layers import price_layers
 from sims.physics.precision import Precision, bytes_per_value, wider
@@ -59,6 +69,7 @@ from sims.physics.step import (
 # the decode attention kernel (and latent attention in its absorbed form).
 DECODE_MAX_NEW_TOKENS = 32
 LAYOUTS = ("tp", "ep")
+EXCHANGES = ("all_to_all", "gather")  # how an "ep" step's MoE layers move tokens (see above)
 ALLREDUCE_BYTES = 2  # partial sums travel in BF16 whatever the activations' format
 MATMULS_KEPT = 4096  # matmul shapes a Pricer remembers (sims.physics.pricing.Pricer.matmul)
 
@@ -81,13 +92,17 @@ class Pricer:
     (GPU, model, precision, group): formats, peaks, bytes per value, each GPU's shares.
 
     `all_reduce` is the implementation a tensor-parallel step's all-reduces run on
-    (sims.physics.collectives: auto, nccl, custom or nvls); an engine's profile names it."""
+    (sims.physics.collectives: auto, nccl, custom or nvls), and `exchange` how an expert-
+    parallel step's MoE layers move tokens (EXCHANGES); an engine's profile names both."""
 
     def __init__(self, gpu: Gpu, model: Model, precision: Precision, gpus: int,
-                 layout: str, all_reduce: str = "auto") -> None:
+                 layout: str, all_reduce: str = "auto", exchange: str = "all_to_all") -> None:
+        if exchange not in EXCHANGES:
+            raise ValueError(f"exchange must be one of {EXCHANGES}, not {exchange!r}")
         self.gpu, self.model, self.precision, self.gpus, self.layout = (
             gpu, model, precision, gpus, layout)
         self.all_reduce = allreduce_implementation(gpu, all_reduce)
+        self.exchange = exchange
         gpu.flops(precision.activations)  # refuses a format the GPU cannot compute in
         self.profile, self.bandwidth = gpu.kernels, gpu.hbm_bytes_per_s
         self.peaks = gpu.dense_flops
@@ -121,7 +136,8 @@ class Pricer:
 
     def classes(self, work: Iterable[Work]) -> dict[tuple[str, str], float]:
         """One GPU's time for the step by kernel class and format ("gemm", "fp8"), and its
-        collectives by implementation ("all_reduce", "custom"; "all_to_all", "nccl")."""
+        collectives by implementation ("all_reduce", "custom"; "all_to_all" or "all_gather",
+        "nccl")."""
         classes: dict[tuple[str, str], float] = {}
         cost = self._price(work, None, classes=classes)
         if cost.collective_s:
@@ -234,7 +250,7 @@ class Pricer:
     def _collective_class(self) -> tuple[str, str]:
         """The collective a step waits for, and its implementation."""
         if self.layout == "ep":
-            return ("all_to_all", "nccl")
+            return ("all_gather" if self.exchange == "gather" else "all_to_all", "nccl")
         return ("all_reduce", self.all_reduce)
 
     def _collectives(self, new: int) -> tuple[int, float]:
@@ -245,17 +261,24 @@ class Pricer:
             calls = 2 * model.layers
             return calls, calls * allreduce_time(self.gpu, new * model.hidden * ALLREDUCE_BYTES,
                                                  gpus, self.all_reduce)
-        per_gpu = new / gpus * model.experts_per_token * model.hidden * self.a
         calls = 2 * model.moe_layers  # dispatch and combine
+        if self.exchange == "gather":
+            # Every GPU ends with every token (each GPU's new / gpus), and sends back the
+            # sums for every token, in BF16, keeping its own share.
+            gathered = all_gather_time(self.gpu, new * model.hidden * self.a, gpus)
+            scattered = all_gather_time(self.gpu, new * model.hidden * ALLREDUCE_BYTES, gpus)
+            return calls, model.moe_layers * (gathered + scattered)
+        per_gpu = new / gpus * model.experts_per_token * model.hidden * self.a
         return calls, calls * all_to_all_time(self.gpu, per_gpu, gpus)
 
 
 @lru_cache(maxsize=512)
 def pricer(gpu: Gpu, model: Model, precision: Precision, gpus: int, layout: str,
-           all_reduce: str = "auto") -> Pricer:
-    """The Pricer for this (GPU, model, precision, group, layout, all-reduce), made once."""
-    return Pricer(gpu, model, precision, gpus, layout, all_reduce)
+           all_reduce: str = "auto", exchange: str = "all_to_all") -> Pricer:
+    """The Pricer for this (GPU, model, precision, group, layout, collectives), made once."""
+    return Pricer(gpu, model, precision, gpus, layout, all_reduce, exchange)
 
 
-__all__ = ["ATTENTION", "DECODE_MAX_NEW_TOKENS", "EDGES", "ELEMENTWISE", "EXPERTS", "LAYOUTS",
-           "MLP", "PROJECTIONS", "Pricer", "StepCost", "Work", "pricer", "touched_experts"]
+__all__ = ["ATTENTION", "DECODE_MAX_NEW_TOKENS", "EDGES", "ELEMENTWISE", "EXCHANGES", "EXPERTS",
+           "LAYOUTS", "MLP", "PROJECTIONS", "Pricer", "StepCost", "Work", "pricer",
+           "touched_experts"]

@@ -101,7 +101,8 @@ class Curve:
     def __init__(self, gpu: Gpu, model: Model, gpus: int, layout: str, precision: Precision,
                  engine: Engine, space: KvSpace, traffic: Traffic, chunk: int,
                  closed: bool = False) -> None:
-        self.pricer = pricer(gpu, model, precision, gpus, layout, engine.all_reduce_on(gpu))
+        self.pricer = pricer(gpu, model, precision, gpus, layout, engine.all_reduce_on(gpu),
+                             engine.exchange_on(gpu, model, gpus))
         self.overhead = engine.step_overhead
         self.engine, self.space, self.traffic = engine, space, traffic
         self.ranks = gpus if layout == "ep" else 1

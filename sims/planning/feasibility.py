@@ -81,7 +81,8 @@ def lone(gpu: Gpu, model: Model, gpus: int, layout: str, precision: Precision,
     prompt never prefills faster) and its decode at batch one with its prompt's context plus
     half its answer, each step priced as `serve`'s step table prices it up to the table's
     interpolation (TABLE_TOLERANCE), with the engine's overhead per step."""
-    price = pricer(gpu, model, precision, gpus, layout, engine.all_reduce_on(gpu)).price
+    price = pricer(gpu, model, precision, gpus, layout, engine.all_reduce_on(gpu),
+                   engine.exchange_on(gpu, model, gpus)).price
     overhead = engine.step_overhead
     prompts, context = lone_lengths(requests, share)
     low, high, weight = _order_statistics(prompts, share)

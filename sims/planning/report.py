@@ -161,6 +161,7 @@ def accuracy_note(ask: Ask, groups: dict[tuple, Group], verified: list[dict[str,
     decoding = max(1, min(4096, round(best["estimated_capacity"]["concurrency"])))
     context = round(ask.isl + ask.osl / 2)
     regime = step_regime(group.gpu, ask.model, group.precision, group.gpus, group.layout,
-                         [Work(1, context, count=decoding)])
+                         [Work(1, context, count=decoding)],
+                         ask.engine.exchange_on(group.gpu, ask.model, group.gpus))
     return (f"Decode step of the cheapest set-up at batch {decoding}, about {context:,} "
             f"tokens each: {regime}. {throughput_note(group.gpu, named=False)}. {engine}")

@@ -136,7 +136,7 @@ def served_run(gpu: Gpu, model: Model, engine: Engine, gpus: int, layout: str,
                                max_batch or engine.max_batch, chunked=True,
                                reserve=engine.admission == "reserve")
     table = step_table(gpu, model, gpus, precision, layout, engine.all_reduce_on(gpu),
-                       engine.step_overhead)
+                       engine.step_overhead, engine.exchange_on(gpu, model, gpus))
     served = serve(requests, policy, table, rate, concurrency, engine.request_overhead_s,
                    keep_gaps=True, seed=seed)
     return served, [r.output_tokens for r in requests]

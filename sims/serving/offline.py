@@ -25,13 +25,15 @@ MIN_REQUESTS = 256
 
 def offline_tokens_per_s_per_gpu(gpu: Gpu, model: Model, gpus: int, precision: Precision,
                                  prompt_tokens: int, output_tokens: int, token_budget: int,
-                                 max_batch: int, layout: str = "tp", requests: int = 0
-                                 ) -> float:
+                                 max_batch: int, layout: str = "tp", requests: int = 0,
+                                 exchange: str = "all_to_all") -> float:
     """Output tokens per second per GPU of a replica of `gpus` GPUs working through a backlog
     of requests of these lengths: `requests` of them when given, as a benchmark's run of
     that many (trtllm-bench's dataset), whose batch fills at the start and drains at the end;
     a batch that the backlog never fills (a few thousand requests over eight attention ranks
-    that could each hold more) runs below the replica's steady rate for the whole run."""
+    that could each hold more) runs below the replica's steady rate for the whole run.
+    `exchange` is how its engine moves tokens to experts spread over the GPUs
+    (sims.physics.pricing.EXCHANGES)."""
     check_group(gpu, model, gpus, layout)
     space = kv_space(gpu, model, gpus, precision, layout)
     sequence = prompt_tokens + output_tokens + space.window_slots(prompt_tokens + output_tokens)
@@ -47,5 +49,6 @@ def offline_tokens_per_s_per_gpu(gpu: Gpu, model: Model, gpus: int, precision: P
     count = requests or max(MIN_REQUESTS, BACKLOG_BATCHES * batch)
     requests = [Request(0.0, prompt_tokens, output_tokens)] * count
     policy = pooled._replace(max_batch=batch)
-    served = serve(requests, policy, step_table(gpu, model, gpus, precision, layout))
+    table = step_table(gpu, model, gpus, precision, layout, exchange=exchange)
+    served = serve(requests, policy, table)
     return count * output_tokens / max(served.finished) / gpus

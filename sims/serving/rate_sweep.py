@@ -71,11 +71,12 @@ class Scenario:
     all_reduce: str = "auto"
     overhead: StepOverhead = NO_OVERHEAD
     intake_s: float = 0.0
+    exchange: str = "all_to_all"  # how an "ep" step's MoE layers move tokens
 
     @cached_property
     def table(self) -> StepTable:
         return step_table(self.gpu, self.model, self.tp, self.precision, self.layout,
-                          self.all_reduce, self.overhead)
+                          self.all_reduce, self.overhead, self.exchange)
 
     def run(self, rate: float) -> Run:
         """Serve the requests at `rate`. Throughput and goodput are as serving benchmarks

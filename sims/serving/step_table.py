@@ -71,17 +71,18 @@ NO_OVERHEAD = StepOverhead(0.0, 0.0, 0)
 
 
 class StepTable:
-    """Step times for one (GPU, model, group, formats, all-reduce, engine overhead), from
+    """Step times for one (GPU, model, group, formats, collectives, engine overhead), from
     `step_cost` on a grid."""
 
     def __init__(self, gpu: Gpu, model: Model, tp: int, precision: Precision,
                  layout: str = "tp", all_reduce: str = "auto",
-                 overhead: StepOverhead = NO_OVERHEAD) -> None:
+                 overhead: StepOverhead = NO_OVERHEAD, exchange: str = "all_to_all") -> None:
         self.gpu, self.model, self.tp, self.precision = gpu, model, tp, precision
         self.layout, self.all_reduce, self.overhead = layout, all_reduce, overhead
+        self.exchange = exchange
         # The priced points, shared by every table of this setup whatever its overhead
         # (the costly part; a fit that tries overheads reprices nothing).
-        self._points = _points(gpu, model, tp, precision, layout, all_reduce)
+        self._points = _points(gpu, model, tp, precision, layout, all_reduce, exchange)
         # The coefficients made so far, by (decodes, prefill): a run that prices hundreds
         # of steps looks here first and calls coefficients() only for a step not yet seen.
         # Only read outside this class.
@@ -94,7 +95,7 @@ class StepTable:
         if prefill:
             work.append(Work(prefill, reach, logit_tokens=1))
         return step_cost(self.gpu, self.model, work, self.tp, self.precision,
-                         self.layout, self.all_reduce).time_s
+                         self.layout, self.all_reduce, self.exchange).time_s
 
     def _point(self, decodes: int, prefill: int) -> tuple[float, float, float, float]:
         """At one grid point: the time at the reference contexts (decodes at C0, the chunk
@@ -180,8 +181,8 @@ class StepTable:
 
 
 @lru_cache(maxsize=64)
-def _points(gpu: Gpu, model: Model, tp: int, precision: Precision, layout: str,
-            all_reduce: str) -> dict[tuple[int, int], tuple[float, float, float, float]]:
+def _points(gpu: Gpu, model: Model, tp: int, precision: Precision, layout: str, all_reduce: str,
+            exchange: str) -> dict[tuple[int, int], tuple[float, float, float, float]]:
     """The grid points one setup has priced, kept for every table of it."""
     return {}
 
@@ -197,6 +198,7 @@ def _bracket(value: int) -> tuple[int, int, float]:
 
 @lru_cache(maxsize=64)
 def step_table(gpu: Gpu, model: Model, tp: int, precision: Precision, layout: str = "tp",
-               all_reduce: str = "auto", overhead: StepOverhead = NO_OVERHEAD) -> StepTable:
+               all_reduce: str = "auto", overhead: StepOverhead = NO_OVERHEAD,
+               exchange: str = "all_to_all") -> StepTable:
     """The table for this setup, made once: its priced points serve every later run."""
-    return StepTable(gpu, model, tp, precision, layout, all_reduce, overhead)
+    return StepTable(gpu, model, tp, precision, layout, all_reduce, overhead, exchange)

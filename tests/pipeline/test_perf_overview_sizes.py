@@ -39,7 +39,7 @@ def test_the_dataset_table_gives_each_pairs_requests_in_both_shapes() -> None:
 def test_a_backlog_too_small_to_fill_every_rank_runs_slower() -> None:
     """3,000 requests over eight attention ranks that could each hold more never fill
     them: the run's rate per GPU is below the same replica's with a long backlog."""
-    gpu, model = GPUS["h200"], MODELS["deepseek-v3"]
+    gpu, model = GPUS["h200"], MODELS["llama-4-maverick"]
     precision = precision_for(gpu, model, "fp8", "fp8", "fp8")
     steady = offline_tokens_per_s_per_gpu(gpu, model, 8, precision, 1000, 1000, 8192, 2048,
                                           "ep")

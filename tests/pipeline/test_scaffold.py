@@ -59,7 +59,7 @@ FILLS: dict[str, dict[str, str]] = {
     "engine": {"name": "A test engine", "version": "v1", "sources": "{code: {title: Its code}}",
                **{f"{setting}.{field}": value for setting, given in (
                    ("admission", "preempt"), ("token_budget", "8192"), ("max_batch", "256"),
-                   ("cuda_graphs", "256"), ("all_reduce", "custom"))
+                   ("cuda_graphs", "256"), ("all_reduce", "custom"), ("expert_exchange", "gather"))
                   for field, value in (("value", given), ("source", "code"),
                                        ("row", "its defaults"))},
                "step_overhead.graph_us": "10", "step_overhead.eager_us": "100",

@@ -244,7 +244,7 @@ def page_figures() -> list[Claim]:
         ("weights take {} GB of each H100", h100.weights_per_gpu_bytes / 1e9, ".1f"),
         ("add {} GB more per GPU", h100.kv_per_gpu_bytes / 1e9, ".1f"),
         ("past the {} GB an engine", h100.usable_per_gpu_bytes / 1e9, ".0f"),
-        ("An H200 has {} GB", GPUS["h200"].hbm_bytes / 1e9, ".0f"),
+        ("An H200 has {} GB", GPUS["h200"].hbm_bytes / 2**30, ".0f"),  # the datasheet's GiB
         ("reads all {} GB of weights again", 2 * (layer_weights + 128256 * 8192) / 1e9, ".0f"),
     ]
 

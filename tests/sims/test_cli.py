@@ -105,7 +105,8 @@ def test_catalogue_prints_every_gpu_and_model_with_its_figures(
     h100, a100 = printed["gpus"]["h100"], printed["gpus"]["a100"]
     assert h100["dense_flops"] == {"bf16": 989e12, "fp8": 1979e12}  # no FP4: absent
     assert "fp8" not in a100["dense_flops"]
-    assert h100["hbm_bytes"] == 80e9 and h100["interconnect_bytes_per_s"] == 450e9
+    assert h100["hbm_bytes"] == pytest.approx(80 * 2**30, rel=1e-5)
+    assert h100["interconnect_bytes_per_s"] == 450e9
     assert h100["peak_ridge_flops_per_byte"] == pytest.approx(989 / 3.35, rel=1e-5)
     assert printed["gpus"]["mi300x"]["topology"] == "mesh" and h100["topology"] == "switch"
     # The MI300X borrows Hopper's NCCL fit, in-switch algorithm and all, but has no switch.

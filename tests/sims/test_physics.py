@@ -65,26 +65,27 @@ BF16 = 2  # bytes a BF16 value takes; a matmul writes its output in BF16 whateve
     ("key", "rates", "capacity", "bandwidth", "link", "domain", "host", "network"),
     [
         # A100 SXM 80 GB: 312 TFLOPS BF16 dense (624 sparse), no FP8; NVLink 600 GB/s both
-        # ways; PCIe Gen4 64 GB/s both ways; DGX A100: one 200 Gb/s port per GPU.
-        ("a100", {"bf16": 312e12}, 80e9, 2039e9, 300e9, 8, 32e9, 25e9),
+        # ways; PCIe Gen4 64 GB/s both ways; DGX A100: one 200 Gb/s port per GPU. Memory as
+        # NVIDIA's aiconfigurator records it, in bytes: the datasheets' GB are binary.
+        ("a100", {"bf16": 312e12}, 80 * 2**30, 2039e9, 300e9, 8, 32e9, 25e9),
         # H100 SXM: 1,979 / 3,958 TFLOPS BF16 / FP8 with sparsity; NVLink 900 GB/s; PCIe Gen5
         # 128 GB/s; DGX H100: one 400 Gb/s port per GPU.
-        ("h100", {"bf16": 989e12, "fp8": 1979e12}, 80e9, 3.35e12, 450e9, 8, 64e9, 50e9),
-        ("h200", {"bf16": 989e12, "fp8": 1979e12}, 141e9, 4.8e12, 450e9, 8, 64e9, 50e9),
+        ("h100", {"bf16": 989e12, "fp8": 1979e12}, 80 * 2**30, 3.35e12, 450e9, 8, 64e9, 50e9),
+        ("h200", {"bf16": 989e12, "fp8": 1979e12}, 141 * 2**30, 4.8e12, 450e9, 8, 64e9, 50e9),
         # HGX B200: 36 / 72 / 144 PFLOPS sparse for eight GPUs; DGX B200 memory and NVLink.
-        ("b200", {"bf16": 2.25e15, "fp8": 4.5e15, "fp4": 9e15}, 180e9, 8e12, 900e9, 8, None,
+        ("b200", {"bf16": 2.25e15, "fp8": 4.5e15, "fp4": 9e15}, 180 * 2**30, 8e12, 900e9, 8, None,
          50e9),
         ("mi300x", {"bf16": 1307.4e12, "fp8": 2614.9e12}, 192e9, 5.3e12, 448e9, 8, 64e9, None),
         # L40S: no NVLink, a PCIe card: a scale-up domain of one.
         ("l40s", {"bf16": 362.05e12, "fp8": 733e12}, 48e9, 864e9, 32e9, 1, 32e9, None),
         # HGX B300 per GPU, dense (FP4 13.125 of 18 sparse); FP6 is on the page, not priced.
-        ("b300", {"bf16": 2.25e15, "fp8": 4.5e15, "fp4": 13.125e15}, 288e9, 8e12, 900e9, 8,
+        ("b300", {"bf16": 2.25e15, "fp8": 4.5e15, "fp4": 13.125e15}, 275040 * 2**20, 8e12, 900e9, 8,
          None, 100e9),
         # Rack-scale: 72 GPUs on one NVLink domain.
-        ("gb200-nvl72", {"bf16": 2.5e15, "fp8": 5e15, "fp4": 10e15}, 186e9, 8e12, 900e9, 72,
-         None, 50e9),
-        ("gb300-nvl72", {"bf16": 2.5e15, "fp8": 5e15, "fp4": 15e15}, 288e9, 8e12, 900e9, 72,
-         None, None),
+        ("gb200-nvl72", {"bf16": 2.5e15, "fp8": 5e15, "fp4": 10e15}, 189471 * 2**20, 8e12,
+         900e9, 72, None, 50e9),
+        ("gb300-nvl72", {"bf16": 2.5e15, "fp8": 5e15, "fp4": 15e15}, 284208 * 2**20, 8e12,
+         900e9, 72, None, None),
         # Export variants of Hopper: the H20's compute cut, the H800's NVLink cut.
         ("h20", {"bf16": 148e12, "fp8": 294e12}, 96e9, 4e12, 450e9, 8, 64e9, None),
         ("h800", {"bf16": 989e12, "fp8": 1978e12}, 80 * 2**30, 3.35e12, 200e9, 8, 64e9, 50e9),
@@ -880,6 +881,29 @@ def test_expert_parallel_dispatches_and_combines_per_moe_layer() -> None:
     assert cost.collective_s == pytest.approx(116 * all_to_all_time(H100, per_gpu, 8))
 
 
+def test_a_gathering_exchange_moves_every_token_to_every_gpu_whatever_its_top_k() -> None:
+    # The engines' default (sims.serving.engines): every GPU gathers all 64 tokens' hidden
+    # states in FP8 and reduce-scatters the experts' sums in BF16, once per MoE layer each.
+    work = [Work(1, 1000, count=64)]
+    cost = step_cost(H100, DEEPSEEK, work, 8, layout="ep", exchange="gather")
+    assert cost.collectives == 2 * 58
+    ring = next(a for a in H100.kernels.all_reduce["nccl"].algorithms if a.traffic == "ring")
+    links, latency = ring.bus_efficiency * _link(H100, 8), ring.latency_s[8]
+    gather = latency + 7 / 8 * 64 * 7168 * 1 / links
+    scatter = latency + 7 / 8 * 64 * 7168 * BF16 / links
+    assert cost.collective_s == pytest.approx(58 * (gather + scatter))
+    # An all-to-all carries a token to its k experts only: a top-1 model's exchange costs
+    # far less that way, a top-8 model's about as much.
+    maverick = MODELS["llama-4-maverick"]
+    def exchanged(model, exchange):  # noqa: E306
+        return step_cost(H100, model, [Work(2048, 0)], 8, layout="ep",
+                         exchange=exchange).collective_s
+    assert exchanged(maverick, "gather") > 3 * exchanged(maverick, "all_to_all")
+    assert 0.5 < exchanged(DEEPSEEK, "gather") / exchanged(DEEPSEEK, "all_to_all") < 2
+    with pytest.raises(ValueError, match="exchange must be one of"):
+        step_cost(H100, DEEPSEEK, work, 8, layout="ep", exchange="broadcast")
+
+
 def test_groups_beyond_the_domain_or_the_heads_are_refused_by_name() -> None:
     assert tp_degrees(L40S) == (1,)
     assert tp_degrees(H100) == (1, 2, 4, 8)
@@ -940,7 +964,7 @@ def test_70b_does_not_fit_one_80gb_gpu_but_fits_two() -> None:
 
 
 def test_kv_can_push_a_model_off_its_gpus() -> None:
-    room = (0.9 * 80e9 - 2 * 8_030_261_248) / 131_072  # about 427,000 tokens
+    room = (0.9 * 80 * 2**30 - 2 * 8_030_261_248) / 131_072  # about 467,000 tokens
     assert memory_fit(H100, L8B, 1, int(room)).fits
     assert not memory_fit(H100, L8B, 1, int(room) + 1).fits
 

@@ -258,7 +258,7 @@ def page_figures() -> list[tuple[str, float, str]]:
         ("ms to {} ms, a speedup", fp8_fill.time_s * 1e3, ".1f"),
         ("a speedup of {}. 5.", plain_fill.time_s / fp8_fill.time_s, ".2f"),
         ("uses {}% of each GPU's", USABLE_MEMORY_FRACTION * 100, ".0f"),
-        ("GPU's 80 GB, {} GB.", fit.usable_per_gpu_bytes / 1e9, ".1f"),
+        ("GPU's 80 GiB (86 GB), {} GB.", fit.usable_per_gpu_bytes / 1e9, ".1f"),
         ("cache of 4,096 tokens is {} GB", MODEL.kv_bytes(CONTEXT, "bf16") / 1e9, ".2f"),
         ("KV heads: {} GB each", fit.kv_per_gpu_bytes / 1e9, ".3f"),
         ("room for {} requests", sequences_that_fit(GPU, MODEL, CONTEXT, TP, BF16), "d"),

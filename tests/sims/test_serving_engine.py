@@ -222,3 +222,21 @@ def test_no_samples_have_no_percentile() -> None:
     with pytest.raises(ValueError):
         weighted_percentile([], 0.5)
     assert math.isfinite(weighted_percentile([(2.0, 1)], 0.5))
+
+
+def test_each_engine_gathers_tokens_for_its_experts_unless_its_rule_says_otherwise() -> None:
+    from sims.serving.engines import ENGINES
+
+    h200, nvl72 = GPUS["h200"], GPUS["gb200-nvl72"]
+    maverick, deepseek = MODELS["llama-4-maverick"], MODELS["deepseek-v3"]
+    trtllm = ENGINES["trtllm"]
+    # TensorRT-LLM: all-to-all only across a multi-node NVLink domain, and only when the
+    # experts are spread over more GPUs than a token picks (Maverick's 1 of 128).
+    assert nvl72.scale_up_gpus > 8 >= h200.scale_up_gpus
+    assert trtllm.exchange_on(nvl72, maverick, 4) == "all_to_all"
+    assert trtllm.exchange_on(nvl72, deepseek, 8) == "gather"  # 8 GPUs, top-8
+    assert trtllm.exchange_on(nvl72, deepseek, 16) == "all_to_all"
+    assert trtllm.exchange_on(h200, maverick, 8) == "gather"
+    # vLLM and SGLang gather by default, whatever the GPU.
+    for key in ("vllm", "sglang"):
+        assert ENGINES[key].exchange_on(nvl72, maverick, 4) == "gather"

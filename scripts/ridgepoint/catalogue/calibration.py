@@ -152,9 +152,13 @@ def _throughput(sims: Physics, case: CalibrationCase, gpu: Gpu,
     layout = "ep" if case.ep and case.ep > 1 else "tp"
     precision = sims.physics.precision_for(gpu, model, case.weights, case.activations,
                                            case.kv or "bf16")
+    # The engine's token exchange under expert parallelism; a site without that engine's
+    # profile (a test site) prices the physics' default.
+    engine = sims.engines.get(case.engine or "")
+    exchange = engine.exchange_on(gpu, model, case.tp) if engine else "all_to_all"
     return sims.offline.offline_tokens_per_s_per_gpu(
         gpu, model, case.tp, precision, case.isl, case.osl, THROUGHPUT_TOKEN_BUDGET,
-        THROUGHPUT_MAX_BATCH, layout, case.requests or 0)
+        THROUGHPUT_MAX_BATCH, layout, case.requests or 0, exchange)
 
 
 # A served run is simulated with this many requests where its source does not say (the

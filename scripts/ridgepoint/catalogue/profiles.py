@@ -92,6 +92,7 @@ def engine_sims(engine: Engine) -> dict[str, Any]:
         "max_batch": engine.max_batch.value,
         "graph_max_batch": engine.cuda_graphs.value,
         "all_reduce": engine.all_reduce.value,
+        "expert_exchange": engine.expert_exchange.value,
         "graph_overhead_s": engine.step_overhead.graph_us * 1e-6,
         "eager_overhead_s": engine.step_overhead.eager_us * 1e-6,
         "request_overhead_s": engine.request_overhead.ms * 1e-3,

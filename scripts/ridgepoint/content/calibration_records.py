@@ -213,6 +213,7 @@ class Engine:
     max_batch: Count
     cuda_graphs: Count
     all_reduce: Setting
+    expert_exchange: Setting
     step_overhead: StepOverhead
     request_overhead: RequestOverhead
     accuracy: EngineAccuracy | None = None

@@ -84,7 +84,7 @@ def _sources_named(document: Document, places: tuple[tuple[str, ...], ...] = FIG
 # -- serving engines ----------------------------------------------------------------------
 
 ENGINE_SETTINGS = (("admission",), ("token_budget",), ("max_batch",), ("cuda_graphs",),
-                   ("all_reduce",))
+                   ("all_reduce",), ("expert_exchange",))
 
 
 def engines(documents: Documents, other: CrossFile) -> Iterator[ContentError]:

@@ -212,11 +212,15 @@ def _throughput(site: Site, rows: Sequence[Row]) -> list[str]:
     if all(len(ratios) >= 4 for ratios in spread.values()):
         hopper, blackwell = (statistics.median(spread[key]) for key in ("hopper", "blackwell"))
         text += (f" Those with the experts spread over the GPUs and attention data-parallel "
+                 f"move their tokens as TensorRT-LLM does by default: every GPU gathers every "
+                 f"GPU's tokens for its experts and the sums come back by reduce-scatter, "
+                 f"whatever a token's top-k (an all-to-all only across a multi-node NVLink "
+                 f"domain, with the experts on more GPUs than a token picks). They "
                  f"{_against([hopper, blackwell])}: ours / measured {hopper:.2f} at the median "
                  f"over {len(spread['hopper'])} runs on Hopper and {blackwell:.2f} over "
                  f"{len(spread['blackwell'])} on Blackwell. The model leaves out what slows "
-                 f"them: neither the engines' batch limits, nor skewed routing, nor steps that "
-                 f"wait for one rank's whole prompt match these runs.")
+                 f"them further: neither the engines' batch limits, nor skewed routing, nor "
+                 f"steps that wait for one rank's whole prompt match these runs.")
     return [text]
 
 
