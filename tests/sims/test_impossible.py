@@ -51,7 +51,7 @@ from sims.physics import (
 )
 from sims.physics import kernels as kernel_classes
 from sims.physics.cache import INDEXER_PRECISION
-from sims.physics.collectives import IMPLEMENTATIONS, link_bytes_per_s
+from sims.physics.collectives import IMPLEMENTATIONS, all_gather_time, link_bytes_per_s
 from sims.physics.kinds import CHUNKED, COMPRESSED, LINEAR, SPARSE
 from sims.physics.precision import PRECISIONS, bytes_per_value, wider
 from sims.physics.pricing import pricer
@@ -211,6 +211,12 @@ def test_no_collective_moves_bytes_faster_than_its_links(gpu_key: str) -> None:
             bound = (group - 1) / group * size / link
             if _breaks(ours, bound):
                 failures.append(f"all-to-all of {size} B per GPU over {group} GPUs: "
+                                f"{ours:.6g} s < {bound:.6g} s")
+            # An all-gather (or reduce-scatter) of `size` bytes in all: each GPU receives
+            # (or sends) all but its own share.
+            ours = all_gather_time(gpu, size, group)
+            if _breaks(ours, bound):
+                failures.append(f"all-gather of {size} B over {group} GPUs: "
                                 f"{ours:.6g} s < {bound:.6g} s")
     pair = link_bytes_per_s(gpu, 2) if gpu.scale_up_gpus > 1 else None
     for size in MESSAGE_BYTES:
