@@ -173,12 +173,10 @@ def simulate(
     drawn = draw(requests, seed, arrivals, prompt_tokens, output_tokens, length_spread,
                  min(PROMPT_CAP, LENGTH_CAP * prompt_tokens),
                  min(OUTPUT_CAP, LENGTH_CAP * output_tokens))
-    exchange = profile.exchange_on(chip, shape, group) if profile is not None else "all_to_all"
-    adds = ((profile.all_reduce_on(chip), profile.step_overhead, profile.request_overhead_s)
-            if profile is not None else ())
+    adds = ((profile.all_reduce_on(chip), profile.step_overhead, profile.request_overhead_s,
+             profile.exchange_on(chip, shape, group)) if profile is not None else ())
     scenario = Scenario(chip, shape, group, precision, drawn, policy,
-                        Slo(slo_ttft_s, slo_tpot_s, slo_target), space, parallel, *adds,
-                        exchange=exchange)
+                        Slo(slo_ttft_s, slo_tpot_s, slo_target), space, parallel, *adds)
 
     saturation = scenario.saturation_rps(prompt_tokens, output_tokens)
     runs = [scenario.run(rate) for rate in sweep_rates(saturation)]
@@ -188,7 +186,7 @@ def simulate(
     p50_tpot, p99_tpot = chosen.tpot_percentiles
     p99_prompt = round(percentile(sorted(r.prompt_tokens for r in drawn), 0.99))
     step = saturated_step(policy, prompt_tokens, output_tokens)
-    regime = step_regime(chip, shape, precision, group, parallel, [step], exchange)
+    regime = step_regime(chip, shape, precision, group, parallel, [step], scenario.exchange)
     summary = {
         "p50_ttft_s": p50_ttft,
         "p99_ttft_s": p99_ttft,

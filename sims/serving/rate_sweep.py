@@ -66,12 +66,13 @@ class Scenario:
     slo: Slo
     space: KvSpace
     layout: str = "tp"  # or "ep": experts spread, attention data-parallel
-    # What an engine adds (sims.serving.engines): its all-reduce, per-step overheads and the
-    # time a request takes to reach the scheduler; the defaults are the GPU's steps alone.
+    # What an engine adds (sims.serving.engines): its all-reduce, per-step overheads, the
+    # time a request takes to reach the scheduler and its token exchange under expert
+    # parallelism; the defaults are the GPU's steps alone.
     all_reduce: str = "auto"
     overhead: StepOverhead = NO_OVERHEAD
     intake_s: float = 0.0
-    exchange: str = "all_to_all"  # how an "ep" step's MoE layers move tokens
+    exchange: str = "all_to_all"
 
     @cached_property
     def table(self) -> StepTable:
