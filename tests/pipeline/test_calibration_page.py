@@ -14,6 +14,7 @@ import dataclasses
 import functools
 import html
 import re
+import statistics
 from collections import Counter
 from pathlib import Path
 
@@ -27,7 +28,7 @@ from ridgepoint.content.catalogue_records import Citation
 from ridgepoint.content.kinds import KINDS
 from ridgepoint.content.load import load_site
 from ridgepoint.content.model import Site
-from ridgepoint.pages.calibration import LEAVES_OUT, calibration_page
+from ridgepoint.pages.calibration import LEAVES_OUT, LOADED_USERS, calibration_page
 from ridgepoint.pages.calibration_tables import points_id, short_label, verdict
 from tests.repo import LAYOUT, sims_code
 
@@ -183,6 +184,23 @@ def test_what_the_model_leaves_out_is_listed_with_numbers_from_the_points() -> N
               and row.point.case.distribution not in (None, "balanced")]
     assert f"The {len(skewed)} MoE layers measured with skewed routing" in listed
     assert "Offline throughput" in listed
+
+
+def test_first_token_times_are_given_per_deployment_at_a_few_users_and_under_load() -> None:
+    """Each served deployment's first-token ratios, split at LOADED_USERS: where the closed
+    loop's lockstep shows (a deployment's runs on one side only are left out)."""
+    listed = text(section("leaves-out"))
+    nim_70b = [row for row in rows() if row.point.kind == "ttft"
+               and row.point.case.model == "llama-3.1-70b" and row.point.gpu == "h100"]
+    light = [row.ratio for row in nim_70b if row.point.case.concurrency < LOADED_USERS]
+    loaded = [row.ratio for row in nim_70b if row.point.case.concurrency >= LOADED_USERS]
+    assert light and loaded
+    assert (f"Llama 3.1 70B on 2 H100s (TensorRT-LLM) {statistics.median(light):.2f} over "
+            f"{len(light)} runs, and {statistics.median(loaded):.2f} ({min(loaded):.2f} to "
+            f"{max(loaded):.2f}) over {len(loaded)}") in listed
+    groups = {(row.point.case.model, row.point.gpu, row.point.case.engine)
+              for row in rows() if row.point.kind == "ttft"}
+    assert listed.count(" over ") >= 2 * len(groups)
 
 
 # --- Every point, one click from its source -----------------------------------------------

@@ -175,6 +175,7 @@ def _leaves_out(site: Site, code: SimCode, rows: Sequence[Row]) -> list[str]:
     memory = (f"Memory beyond weights and KV: activations, CUDA graphs' pools and the "
               f"allocator's slack are the {free:.0%} of memory every fit keeps free, whatever "
               f"they really need.")
+    shown["engines"] += _first_tokens(site, rows)
     served = [row for row in rows if row.point.kind == "tpot" and row.point.case.engine != "trtllm"]
     if served:
         ratios = [row.ratio for row in served]
@@ -183,6 +184,44 @@ def _leaves_out(site: Site, code: SimCode, rows: Sequence[Row]) -> list[str]:
                              f"token {statistics.median(ratios):.2f} at the median over "
                              f"{len(ratios)} runs.")
     return [*shown.values(), memory, *_throughput(site, rows)]
+
+
+# Served runs at this many users or more are "under load" where their first tokens are told
+# apart from those of the runs at a few users.
+LOADED_USERS = 25
+
+
+def _first_tokens(site: Site, rows: Sequence[Row]) -> str:
+    """How each served deployment's first-token times come out at a few users and under
+    load: where the closed loop's lockstep, and what the engines do that the model does
+    not, show."""
+    groups: dict[tuple[str, str, int, str], tuple[list[float], list[float]]] = {}
+    for row in rows:
+        case = row.point.case
+        if row.point.kind == "ttft" and case.concurrency:
+            light, loaded = groups.setdefault(
+                (case.model or "", row.point.gpu or "", case.tp or 1, case.engine or ""),
+                ([], []))
+            (light if case.concurrency < LOADED_USERS else loaded).append(row.ratio)
+    parts = []
+    for (model, gpu, tp, engine), (light, loaded) in sorted(groups.items()):
+        if not (light and loaded):
+            continue
+        gpus = f"{tp} {gpu.upper()}{'s' if tp > 1 else ''}"
+        served_by = site.engines[engine].name if engine in site.engines else engine
+        parts.append(f"{_model_name(site, model)} on {gpus} ({served_by}) "
+                     f"{statistics.median(light):.2f} over {len(light)} runs, and "
+                     f"{statistics.median(loaded):.2f} ({min(loaded):.2f} to "
+                     f"{max(loaded):.2f}) over {len(loaded)}")
+    if not parts:
+        return ""
+    return (f" First-token times, ours / measured at the median with fewer than "
+            f"{LOADED_USERS} users, then with {LOADED_USERS} or more (and their range): "
+            f"{'; '.join(parts)}.")
+
+
+def _model_name(site: Site, model: str) -> str:
+    return site.models[model].name if model in site.models else model
 
 
 def _throughput(site: Site, rows: Sequence[Row]) -> list[str]:
