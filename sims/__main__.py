@@ -11,6 +11,7 @@
                          --engine vllm|sglang|trtllm --isl I --osl O
                          (--concurrency C | --rate R) [--requests K] [--length_spread S]
                          [--seed X] [--activations F] [--max_batch B] [--token_budget T]
+                         [--warmup W]
     python -m sims plan --model M --isl I --osl O (--rate R | --concurrency C)
                         --ttft_s X --tpot_s Y [--percentile P] [--gpu G,G,...] [--engine E]
                         [--workload chat|reasoning|summarization|long-context-retrieval]

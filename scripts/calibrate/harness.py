@@ -14,7 +14,7 @@ from typing import Any
 
 import sims.physics as physics
 from ridgepoint.base.layout import Layout
-from ridgepoint.catalogue.calibration import Physics, measured_s, price
+from ridgepoint.catalogue.calibration import Physics, deployment_budgets, measured_s, price
 from ridgepoint.catalogue.categories import Category, category
 from ridgepoint.catalogue.profiles import engines_sims
 from ridgepoint.catalogue.units import sims_data
@@ -48,7 +48,9 @@ class Harness:
         self.models = shapes.build_models(model_data)
         self.gpus = hardware.build_gpus(gpu_data, self.profiles)
         self.engines = engines.build_engines(engines_sims(self.site))
-        self.physics = Physics(physics, pricing, alone, offline, deploy, self.engines)
+        self.budgets = deployment_budgets(self.site)
+        self.physics = Physics(physics, pricing, alone, offline, deploy, self.engines,
+                               self.budgets)
         # Each profile key, and the one whose constants it takes (itself, or the one it is like).
         self.source = {key: record.like or key for key, record in self.site.kernels.items()}
         self.points = [
@@ -69,10 +71,14 @@ class Harness:
         return gpus
 
     def ratio(self, point: Point, gpus: Mapping[str, Any] | None = None,
-              engines: Mapping[str, Any] | None = None) -> float:
-        """Ours over measured, as times, under `gpus` and `engines` (default: the
-        catalogue's)."""
+              engines: Mapping[str, Any] | None = None,
+              budgets: Mapping[str, Mapping[tuple[str, int], int]] | None = None) -> float:
+        """Ours over measured, as times, under `gpus`, `engines` and deployment `budgets`
+        (default: the catalogue's)."""
         gpu = (gpus or self.gpus)[point.point.gpu]
-        physics = self.physics if engines is None else dataclasses.replace(
-            self.physics, engines=engines)
+        physics = self.physics
+        if engines is not None:
+            physics = dataclasses.replace(physics, engines=engines)
+        if budgets is not None:
+            physics = dataclasses.replace(physics, budgets=budgets)
         return price(physics, point.point, gpu, self.models) / point.measured_s

@@ -36,7 +36,8 @@ def flow(mapping: dict[str, Any]) -> str:
 
 
 def dump(document: dict[str, Any], written_by: str) -> str:
-    """The whole file: modeline, provenance comment, publication, measured_by, split, points."""
+    """The whole file: modeline, provenance comment, publication, measured_by, split (and
+    whatever else the set gives: a list in flow style), points."""
     lines = [MODELINE, f"# Written by {written_by}; rerun it rather than editing this file."]
     for field, value in document.items():
         if field == "points":
@@ -44,6 +45,8 @@ def dump(document: dict[str, Any], written_by: str) -> str:
         if isinstance(value, dict):
             lines.append(f"{field}:")
             lines.extend(f"  {key}: {scalar(item)}" for key, item in value.items())
+        elif isinstance(value, list):
+            lines.append(f"{field}: [{', '.join(scalar(item) for item in value)}]")
         else:
             lines.append(f"{field}: {scalar(value)}")
     lines.append("points:")

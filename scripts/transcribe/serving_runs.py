@@ -91,8 +91,17 @@ def nim(paths: dict[str, Path]) -> dict[str, Any]:
                        "sets (the fp8 profiles' checkpoints quantize it; the page does not "
                        "say). The figures are taken as means (the page does not name the "
                        "statistic). Throughput is output tokens per second over the whole "
-                       "run and both GPUs: at concurrency 1 it is about 1 / ITL. The NIM "
-                       "server's defaults are taken as TensorRT-LLM's.",
+                       "run and both GPUs: at concurrency 1 it is about 1 / ITL. The "
+                       "latencies are of each run's steady state, its users' first requests "
+                       "(sent all at once) left out (warmup): the page does not say how its "
+                       "client measured, but the runs do. Llama 70B's mean first token at "
+                       "200 users and 1,000-token prompts and replies is 558 ms, where the "
+                       "model's first round alone, 200 prompts arriving together, averages "
+                       "several seconds. The NIM engines' token budgets per step are not "
+                       "published: the calibration fit finds the one each deployment's "
+                       "training runs behave as if they had (the TensorRT-LLM profile's "
+                       "deployments). Their other settings are taken as TensorRT-LLM's.",
+        "fitted": ["token_budget"],
         "points": points}
 
 
@@ -105,7 +114,8 @@ def _nim_points(name: str, model: str, nim_name: str, gpus: int, file: str,
     where = (f"{file} at commit {GUESSTIMATOR_COMMITS[name][:8]}, row input_tokens={isl}, "
              f"output_tokens={osl}, concurrency={users}")
     case = {"model": model, "tp": gpus, "isl": isl, "osl": osl, "weights": "fp8",
-            "activations": "fp8", "kv": "fp8", "engine": "trtllm", "concurrency": users}
+            "activations": "fp8", "kv": "fp8", "engine": "trtllm", "concurrency": users,
+            "warmup": users}
     return [
         {"key": f"{key}-ttft", "kind": "ttft", "what": f"Mean time to first token: {what}",
          "gpu": "h100", "where": f"{where}: TTFT_ms {run['ttft']:g}",

@@ -19,6 +19,12 @@ The figures, each as a benchmark's client computes them:
   (vLLM's inter-token latency), so a long request weighs more than in `tpot_s`;
 - throughput: output tokens over the run, from the first request sent to the last token;
   per GPU over the replica's GPUs; per user as 1 / the mean TPOT.
+
+`warmup` leaves the first requests sent out of the per-request figures (TTFT, TPOT), as a
+client that reports its run's steady state does (genai-perf's stable measurement windows,
+AIPerf's warm-up requests): in a closed loop the first round arrives all at once, and its
+queue is the start of the run, not its steady state. The token gaps and the throughput
+keep the whole run.
 """
 
 from __future__ import annotations
@@ -82,6 +88,9 @@ SERVE_INPUTS = (
     Number("token_budget", "Token budget", default=0, min=0, max=MAX_TOKENS, unit="tokens",
            help="Most tokens one step carries per attention rank "
                 "(max_num_batched_tokens); 0: the engine's own."),
+    Number("warmup", "Warm-up requests", default=0, min=0, max=20_000, unit="requests",
+           help="The first requests sent, left out of TTFT and TPOT (a client reporting "
+                "the steady state); fewer than the requests."),
 )
 
 
@@ -142,12 +151,14 @@ def served_run(gpu: Gpu, model: Model, engine: Engine, gpus: int, layout: str,
     return served, [r.output_tokens for r in requests]
 
 
-def figures(served: Served, outputs: list[int], gpus: int) -> dict[str, Any]:
-    """The benchmark's figures of one run (see the module's docstring)."""
+def figures(served: Served, outputs: list[int], gpus: int, warmup: int = 0) -> dict[str, Any]:
+    """The benchmark's figures of one run, the first `warmup` requests sent left out of
+    the per-request ones (see the module's docstring)."""
     sent = served.sent
-    ttft = [first - at for first, at in zip(served.first_token, sent, strict=True)]
-    tpot = [(end - first) / (count - 1) for first, end, count in
-            zip(served.first_token, served.finished, outputs, strict=True) if count > 1]
+    measured = sorted(range(len(sent)), key=sent.__getitem__)[warmup:]
+    ttft = [served.first_token[i] - sent[i] for i in measured]
+    tpot = [(served.finished[i] - served.first_token[i]) / (outputs[i] - 1)
+            for i in measured if outputs[i] > 1]
     duration = max(served.finished) - min(sent)
     tokens = sum(outputs)
     result: dict[str, Any] = {"ttft_s": _summary(ttft)}
@@ -188,6 +199,10 @@ def serve_json(given: dict[str, Any]) -> dict[str, Any]:
     engine = ENGINES[inputs["engine"]]
     precision = precision_for(gpu, model, inputs["weights"], inputs["activations"],
                               inputs["kv"])
+    if inputs["warmup"] >= inputs["requests"]:
+        raise InputError("warmup", f"the warm-up ({inputs['warmup']:,} requests) leaves none "
+                                   f"of the {inputs['requests']:,} requests to measure: give "
+                                   f"fewer than --requests")
     served, outputs = served_run(gpu, model, engine, inputs["gpus"], inputs["parallel"],
                                  precision, inputs["isl"], inputs["osl"], inputs["requests"],
                                  inputs["length_spread"], inputs["seed"], concurrency, rate,
@@ -196,5 +211,5 @@ def serve_json(given: dict[str, Any]) -> dict[str, Any]:
     if inputs[INPUT]:
         shown[INPUT] = compact(inputs[INPUT])  # the pasted config as a page's URL carries it
     shown.update({"concurrency": concurrency} if concurrency else {"rate": rate})
-    return {"inputs": shown, **figures(served, outputs, inputs["gpus"]),
+    return {"inputs": shown, **figures(served, outputs, inputs["gpus"], inputs["warmup"]),
             "accuracy": accuracy(engine)}

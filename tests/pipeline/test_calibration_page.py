@@ -159,6 +159,14 @@ def test_the_end_to_end_section_gives_the_targets_and_the_pooled_held_out_errors
                           if row.point.kind == kind and row.point.set == "held_out"])
         assert (f"{label} {held.median:.0%} median, {held.p90:.0%} p90 over {held.count} runs"
                 in note)
+    budgets = [budget for engine in site().engines.values() if engine.deployments
+               for budget in engine.deployments.token_budgets]
+    assert budgets  # NIM's deployments, whose budgets the fit finds
+    for budget in budgets:
+        name = site().models[budget.model].name
+        assert (f"{name} on {budget.gpus} GPU{'s' if budget.gpus > 1 else ''} at "
+                f"{budget.tokens:,} tokens") in note
+    assert "its users' first requests, which arrive together, are left out" in note
 
 
 def test_the_verdict_holds_the_held_out_errors_to_the_targets() -> None:

@@ -59,6 +59,7 @@ def test_it_prints_the_contracts_keys(capsys: pytest.CaptureFixture[str]) -> Non
     (["--model", "llama-3.1-405b", "--weights", "bf16"], "gpus: Llama 3.1 405B on 1"),
     (["--model", "llama-3.1-70b", "--gpus", "2", "--weights", "fp8", "--isl", "131072",
       "--osl", "131072"], "isl: a request of 262,144 tokens does not fit"),
+    (["--requests", "16", "--warmup", "16"], "warmup: the warm-up (16 requests) leaves none"),
 ])
 def test_a_bad_input_exits_2_naming_it(argv: list[str], message: str,
                                        capsys: pytest.CaptureFixture[str]) -> None:
@@ -78,6 +79,28 @@ def test_one_user_queues_behind_nobody() -> None:
     assert result["ttft_s"]["mean"] > prefill
     assert result["ttft_s"]["mean"] < prefill + engine.eager_overhead_s + 6 * (
         engine.request_overhead_s)
+
+
+def test_a_warm_up_leaves_the_first_round_out_of_the_per_request_figures() -> None:
+    """With --warmup, TTFT and TPOT are over the requests sent after the first `warmup`
+    (in a closed loop, after the users' first ones, which arrive together and queue); the
+    token gaps and the throughput still cover the whole run."""
+    given = {"model": "llama-3.1-8b", "engine": "trtllm", "weights": "fp8", "kv": "fp8",
+             "isl": 1000, "osl": 100, "concurrency": 32, "requests": 96}
+    whole = deploy.serve_json(given)
+    steady = deploy.serve_json({**given, "warmup": 32})
+    gpu, model = GPUS["h100"], MODELS["llama-3.1-8b"]
+    served, outputs = deploy.served_run(
+        gpu, model, ENGINES["trtllm"], 1, "tp", precision_for(gpu, model, "fp8", "fp8", "fp8"),
+        1000, 100, 96, 0.0, 0, 32, 1.0)
+    later = sorted(range(96), key=served.sent.__getitem__)[32:]
+    assert all(served.sent[i] > 0 for i in later)  # the first round is the 32 sent at 0
+    ttft = [served.first_token[i] - served.sent[i] for i in later]
+    assert steady["ttft_s"]["mean"] == pytest.approx(sum(ttft) / len(ttft), rel=1e-5)
+    assert steady["ttft_s"]["mean"] < whole["ttft_s"]["mean"]  # the first round queued
+    assert steady["itl_s"] == whole["itl_s"]
+    assert steady["output_tokens_per_s"] == whole["output_tokens_per_s"]
+    assert steady["inputs"]["warmup"] == 32
 
 
 def test_more_users_more_throughput_and_slower_tokens() -> None:

@@ -18,8 +18,8 @@ of the sims would charge for it.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -68,6 +68,8 @@ class Physics:
     offline: ModuleType
     deploy: ModuleType
     engines: dict[str, Any]  # the catalogue's engine profiles, as the sims build them
+    # Per engine, the measured deployments' fitted token budgets: (model, GPUs) -> tokens.
+    budgets: Mapping[str, Mapping[tuple[str, int], int]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, code: SimCode, site: Site) -> Physics:
@@ -75,7 +77,15 @@ class Physics:
                                                   "physics.alone", "serving.offline",
                                                   "serving.deploy")]
         build = code.module("serving.engines").build_engines
-        return cls(*modules, build(engines_sims(site)))
+        return cls(*modules, build(engines_sims(site)), deployment_budgets(site))
+
+
+def deployment_budgets(site: Site) -> dict[str, dict[tuple[str, int], int]]:
+    """Each engine's fitted deployment budgets (its profile's `deployments`), by (model,
+    GPUs): the token budget the served runs of that deployment are priced with."""
+    return {key: {(budget.model, budget.gpus): budget.tokens
+                  for budget in engine.deployments.token_budgets}
+            for key, engine in site.engines.items() if engine.deployments}
 
 
 def table(site: Site, code: SimCode) -> list[Row]:
@@ -133,7 +143,8 @@ def price(sims: Physics, point: CalibrationPoint, gpu: Gpu, models: dict[str, Mo
     if kind == "throughput":
         return 1 / _throughput(sims, case, gpu, models)
     if kind in SERVED:
-        return served(sims, kind, case, gpu, models, sims.engines[case.engine])
+        budget = sims.budgets.get(case.engine or "", {}).get((case.model or "", case.tp or 1), 0)
+        return served(sims, kind, case, gpu, models, sims.engines[case.engine], budget)
     return _priced(sims, kind, case, gpu, models)
 
 
@@ -162,28 +173,32 @@ def _throughput(sims: Physics, case: CalibrationCase, gpu: Gpu,
 
 
 # A served run is simulated with this many requests where its source does not say (the
-# runs it stands for send a few hundred); fewer when the load is smaller, as benchmarks do.
+# runs it stands for send a few hundred); fewer when the load is smaller, as benchmarks do,
+# but always this many beyond the ones its warm-up leaves out.
 SERVED_REQUESTS = 400
 SERVED_REQUESTS_PER_USER = 8
+SERVED_MEASURED = 64
 
 
 def served(sims: Physics, kind: str, case: CalibrationCase, gpu: Gpu,
-           models: dict[str, Model], engine: Any) -> float:
+           models: dict[str, Model], engine: Any, token_budget: int = 0) -> float:
     """Our figure for a served run (sims.serving.deploy), as a time: the statistic of its
     first-token times, of its per-request TPOT or of its token gaps, or for its output rate
-    per GPU, the time per output token per GPU. `engine` is the profile it runs with (a fit
-    tries others)."""
+    per GPU, the time per output token per GPU. `engine` is the profile it runs with, and
+    `token_budget` the deployment's own per attention rank (0: the engine's), as a fit tries
+    others. Its first `case.warmup` requests are left out of the per-request figures."""
     model = models[case.model]
     layout = "ep" if case.ep and case.ep > 1 else "tp"
     precision = sims.physics.precision_for(gpu, model, case.weights, case.activations,
                                            case.kv or "bf16")
-    concurrency = case.concurrency or 0
-    count = case.requests or min(SERVED_REQUESTS, max(SERVED_REQUESTS_PER_USER * concurrency,
-                                                      64))
+    concurrency, warmup = case.concurrency or 0, case.warmup or 0
+    count = case.requests or max(
+        min(SERVED_REQUESTS, max(SERVED_REQUESTS_PER_USER * concurrency, SERVED_MEASURED)),
+        warmup + SERVED_MEASURED)
     run, outputs = sims.deploy.served_run(gpu, model, engine, case.tp, layout, precision,
                                           case.isl, case.osl, count, 0.0, 0, concurrency,
-                                          case.rate or 1.0)
-    figures = sims.deploy.figures(run, outputs, case.tp)
+                                          case.rate or 1.0, 0, token_budget)
+    figures = sims.deploy.figures(run, outputs, case.tp, warmup)
     if kind == "serving_throughput":
         return 1 / figures["output_tokens_per_s_per_gpu"]
     statistic = "mean" if case.statistic == "mean" else "p50"

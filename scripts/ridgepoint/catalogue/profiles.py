@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ridgepoint.content.calibration_records import Engine, KernelProfile
+from ridgepoint.content.calibration_records import KernelProfile
+from ridgepoint.content.engine_records import Engine
 from ridgepoint.content.model import Site
 
 _FORMATS = ("bf16", "fp8", "fp4")

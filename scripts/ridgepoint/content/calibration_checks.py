@@ -134,7 +134,24 @@ def _point(document: Document, place: list[Any], point: dict[str, Any], seen: di
     if kind in SERVED_KINDS:
         yield from _one_of(document, [*place, "case"], case, ("concurrency", "rate"),
                            "the run's load: concurrency (users) or rate (requests per second)")
+    yield from _warmup(document, place, case, kind)
     model = case.get("model")
     if isinstance(model, str) and model not in other.documents.get("models", {}):
         yield document.error([*place, "case", "model"], f"{model!r} is not known",
                              f"a model key of {other.folders.get('models', 'the catalogue')}/")
+
+
+def _warmup(document: Document, place: list[Any], case: dict[str, Any], kind: str
+            ) -> Iterator[ContentError]:
+    """A warm-up belongs to a served run, and leaves some of its requests to measure."""
+    warmup, requests = case.get("warmup"), case.get("requests")
+    if warmup is None:
+        return
+    if kind not in SERVED_KINDS:
+        yield document.error([*place, "case", "warmup"], f"given for a {kind} point",
+                             "no warmup: only a served run (ttft, tpot, itl, "
+                             "serving_throughput) leaves requests out")
+    elif isinstance(warmup, int) and isinstance(requests, int) and warmup >= requests:
+        yield document.error([*place, "case", "warmup"],
+                             f"{warmup} leaves none of the run's {requests} requests",
+                             "fewer than requests")

@@ -1,7 +1,7 @@
-"""What the physics is fitted to and checked against, as the files hold them: kernel and
-engine profiles (content/catalogue/kernels/<key>.yaml, content/catalogue/engines/<key>.yaml)
-and calibration sets (content/catalogue/calibration/<key>.yaml), each a publication's
-measurements with the case the physics prices each one under.
+"""What the physics is fitted to and checked against, as the files hold them: kernel
+profiles (content/catalogue/kernels/<key>.yaml) and calibration sets
+(content/catalogue/calibration/<key>.yaml), each a publication's measurements with the case
+the physics prices each one under. Engine profiles are ridgepoint.content.engine_records.
 
 Catalogue kinds (ridgepoint.content.kinds) built generically from their schemas like every
 other (ridgepoint.content.records): each field is a schema property of the same name. Times
@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ridgepoint.content.catalogue_records import Citation, Count
+from ridgepoint.content.catalogue_records import Citation
 
 
 @dataclass(frozen=True)
@@ -166,61 +166,6 @@ class KernelProfile:
 
 
 @dataclass(frozen=True)
-class Setting:
-    """A named choice (preempt or reserve; custom or nccl), its source and row."""
-
-    value: str
-    source: str
-    row: str
-
-
-@dataclass(frozen=True)
-class StepOverhead:
-    graph_us: float
-    eager_us: float
-    source: str
-
-
-@dataclass(frozen=True)
-class RequestOverhead:
-    ms: float
-    source: str
-
-
-@dataclass(frozen=True)
-class MetricAccuracy:
-    metric: str  # ttft | tpot | itl | throughput
-    training: Errors | None = None
-    held_out: Errors | None = None
-
-
-@dataclass(frozen=True)
-class EngineAccuracy:
-    source: str
-    metrics: tuple[MetricAccuracy, ...]
-
-
-@dataclass(frozen=True)
-class Engine:
-    """content/catalogue/engines/<slug>.yaml."""
-
-    slug: str
-    name: str
-    version: str
-    sources: dict[str, Citation]
-    admission: Setting
-    token_budget: Count
-    max_batch: Count
-    cuda_graphs: Count
-    all_reduce: Setting
-    expert_exchange: Setting
-    step_overhead: StepOverhead
-    request_overhead: RequestOverhead
-    accuracy: EngineAccuracy | None = None
-    source: Path | None = None
-
-
-@dataclass(frozen=True)
 class CalibrationCase:
     """The inputs under which the physics prices what was measured (which ones a point
     needs depends on its kind: ridgepoint.content.calibration_checks.CASE_FIELDS)."""
@@ -257,6 +202,7 @@ class CalibrationCase:
     rate: float | None = None  # or requests per second in an open one
     requests: int | None = None  # how many the run sent
     statistic: str | None = None  # which statistic its latency figure is: mean | median
+    warmup: int | None = None  # a served run's first requests its figures leave out
 
 
 @dataclass(frozen=True)
@@ -290,4 +236,5 @@ class CalibrationSet:
     points: tuple[CalibrationPoint, ...]
     split: str | None = None  # how the points with a set were split, decided before fitting
     assumptions: str | None = None  # what the source does not print and the points assume
+    fitted: tuple[str, ...] = ()  # the deployments' settings the fit finds: token_budget
     source: Path | None = None

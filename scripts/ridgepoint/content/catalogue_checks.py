@@ -88,9 +88,26 @@ ENGINE_SETTINGS = (("admission",), ("token_budget",), ("max_batch",), ("cuda_gra
 
 
 def engines(documents: Documents, other: CrossFile) -> Iterator[ContentError]:
-    """Each setting names one of the file's sources."""
+    """Each setting names one of the file's sources; each fitted deployment names a
+    catalogue model, once per number of GPUs."""
+    models = other.documents.get("models", {})
     for document in documents.values():
         yield from _sources_named(document, ENGINE_SETTINGS)
+        budgets = _mapping(document.data, "deployments").get("token_budgets")
+        seen: set[tuple[Any, Any]] = set()
+        for index, budget in enumerate(budgets if isinstance(budgets, list) else []):
+            place = ["deployments", "token_budgets", index]
+            budget = _mapping(budget)
+            model, gpus = budget.get("model"), budget.get("gpus")
+            if isinstance(model, str) and model not in models:
+                folder = other.folders.get("models", "the catalogue")
+                yield document.error([*place, "model"], f"{model!r} is not known",
+                                     f"a model key of {folder}/")
+            if (model, gpus) in seen:
+                yield document.error(place, f"{model} on {gpus} GPU{'s' if gpus != 1 else ''} is "
+                                            "given twice",
+                                     "one budget per model and number of GPUs")
+            seen.add((model, gpus))
 
 
 # -- kernel profiles ----------------------------------------------------------------------

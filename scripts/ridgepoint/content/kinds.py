@@ -43,9 +43,10 @@ from pathlib import Path
 
 from ridgepoint.base.layout import Layout
 from ridgepoint.content import calibration_checks, catalogue_checks, checks, records
-from ridgepoint.content.calibration_records import CalibrationSet, Engine, KernelProfile
+from ridgepoint.content.calibration_records import CalibrationSet, KernelProfile
 from ridgepoint.content.catalogue_records import Gpu, LanguageModel
 from ridgepoint.content.checks import SLUG, Check
+from ridgepoint.content.engine_records import Engine
 from ridgepoint.content.model import Article, Explainer, Hub, Reading, Tag, Term
 from ridgepoint.content.schemafiles import schemas
 

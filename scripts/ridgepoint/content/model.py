@@ -16,8 +16,9 @@ from dataclasses import dataclass, field, fields
 from datetime import date
 from pathlib import Path
 
-from ridgepoint.content.calibration_records import CalibrationSet, Engine, KernelProfile
+from ridgepoint.content.calibration_records import CalibrationSet, KernelProfile
 from ridgepoint.content.catalogue_records import Gpu, LanguageModel
+from ridgepoint.content.engine_records import Engine
 
 
 @dataclass(frozen=True)

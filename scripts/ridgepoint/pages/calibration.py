@@ -82,7 +82,7 @@ def calibration_page(site: Site, code: SimCode, charts: Path | None = None) -> s
                    tables.category_table(kernels, profiles)]
     if served:
         blocks += [heading(2, "End to end: served runs", "end-to-end"),
-                   paragraph(esc(_end_to_end(served)), "rp-note"),
+                   paragraph(esc(_end_to_end(served) + _deployments(site)), "rp-note"),
                    tables.category_table(served, profiles)]
     blocks += [heading(2, "What the model leaves out", "leaves-out"),
                "<ul>" + "".join(f"<li>{esc(item)}</li>" for item in _leaves_out(site, code, rows))
@@ -147,6 +147,25 @@ def _end_to_end(rows: Sequence[Row]) -> str:
                          f"{errors.p90:.0%} p90 over {errors.count} runs")
     return f"{text} {'; '.join(parts)}. An engine without training runs of its own keeps " \
            f"assumed overheads: its rows are shown, not held."
+
+
+def _deployments(site: Site) -> str:
+    """The budgets the fit found for deployments whose publications do not give them, and
+    the runs reported at their steady state."""
+    parts = [f"{_model_name(site, budget.model)} on {budget.gpus} GPU"
+             f"{'s' if budget.gpus > 1 else ''} at {budget.tokens:,} tokens"
+             for engine in site.engines.values() if engine.deployments
+             for budget in engine.deployments.token_budgets]
+    steady = any(point.case.warmup for calibration in site.calibration.values()
+                 for point in calibration.points)
+    text = (" A run whose client reported only its steady state is priced the same way: "
+            "its users' first requests, which arrive together, are left out." if steady
+            else "")
+    if parts:
+        text += (" Where a publication does not give its deployments' token budget per step, "
+                 "each deployment is priced at the one its own training runs fit best: "
+                 + "; ".join(parts) + ".")
+    return text
 
 
 def _leaves_out(site: Site, code: SimCode, rows: Sequence[Row]) -> list[str]:
