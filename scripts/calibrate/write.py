@@ -7,7 +7,7 @@ from typing import Any
 
 from calibrate.accuracy import SETS, CategoryErrors
 from calibrate.fit import Fitted
-from ridgepoint.content.calibration_records import KernelProfile
+from ridgepoint.content.profile_records import KernelProfile
 
 HEADER = ("# yaml-language-server: $schema=../../../scripts/ridgepoint/schemas/"
           "kernels.schema.json\n"

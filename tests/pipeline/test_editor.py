@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from ridgepoint.base.modeline import SCHEMAS
 from ridgepoint.content.kinds import KINDS, VOCABULARY, VOCABULARY_SCHEMA
-from ridgepoint.content.modeline import SCHEMAS
 from ridgepoint.content.schemafiles import SCHEMA_DIR, VALUES, schemas
 from tests.clone import clone, run
 from tests.pipeline.lsp import SERVER, LanguageServer

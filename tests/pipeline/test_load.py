@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import sims
+from ridgepoint.base import modeline
 from ridgepoint.base.errors import ContentError, ContentErrors
-from ridgepoint.content import modeline
 from ridgepoint.content.kinds import KINDS, VOCABULARY_SCHEMA
 from ridgepoint.content.kinds import VOCABULARY as VOCABULARY_PATH
 from ridgepoint.content.load import load_site, split_front_matter

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ridgepoint.content import modeline
+from ridgepoint.base import modeline
 from ridgepoint.content.kinds import KINDS, VOCABULARY
 from tests.clone import clone, run
 from tests.repo import REPO

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import difflib
 
+from ridgepoint.base.modeline import modeline, problems
 from ridgepoint.base.suggest import closest, did_you_mean, plain
-from ridgepoint.content.modeline import modeline, problems
 
 
 def test_a_name_differing_only_in_case_is_found_where_difflib_sees_nothing() -> None:

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ridgepoint.content.calibration_records import KernelProfile
-from ridgepoint.content.engine_records import Engine
 from ridgepoint.content.model import Site
+from ridgepoint.content.profile_records import Engine, KernelProfile
 
 _FORMATS = ("bf16", "fp8", "fp4")
 # Each class's keys: its compute formats, and for MoE layers the weight-only kernels too.

@@ -1,12 +1,10 @@
-"""What the physics is fitted to and checked against, as the files hold them: kernel
-profiles (content/catalogue/kernels/<key>.yaml) and calibration sets
+"""What the physics is checked against, as the files hold them: calibration sets
 (content/catalogue/calibration/<key>.yaml), each a publication's measurements with the case
-the physics prices each one under. Engine profiles are ridgepoint.content.engine_records.
+the physics prices each one under. The profiles fitted to them, kernels and engines, are
+ridgepoint.content.profile_records.
 
-Catalogue kinds (ridgepoint.content.kinds) built generically from their schemas like every
-other (ridgepoint.content.records): each field is a schema property of the same name. Times
-stay in the units the file writes them in (microseconds, nanoseconds);
-ridgepoint.catalogue.units converts them for the sims' data module.
+A catalogue kind (ridgepoint.content.kinds) built generically from its schema like every
+other (ridgepoint.content.records): each field is a schema property of the same name.
 """
 
 from __future__ import annotations
@@ -15,154 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ridgepoint.content.catalogue_records import Citation
-
-
-@dataclass(frozen=True)
-class Exponent:
-    value: float
-    source: str
-
-
-@dataclass(frozen=True)
-class GemmFit:
-    compute_efficiency: float
-    memory_efficiency: float
-    fixed_us: float
-    k_step_ns: float
-    source: str
-
-
-@dataclass(frozen=True)
-class PrefillAttentionFit:
-    compute_efficiency: float
-    memory_passes: float
-    fixed_us: float
-    per_sequence_head_ns: float
-    source: str
-
-
-@dataclass(frozen=True)
-class DecodeAttentionFit:
-    memory_efficiency: float
-    unit_share: float
-    fixed_us: float
-    per_sequence_ns: float
-    source: str
-
-
-@dataclass(frozen=True)
-class MoeFit:
-    memory_efficiency: float
-    fixed_us: float
-    per_row_ns: float
-    tile_rows: int
-    source: str
-
-
-@dataclass(frozen=True)
-class ElementwiseFit:
-    memory_efficiency: float
-    fixed_us: float
-    source: str
-
-
-@dataclass(frozen=True)
-class Latency:
-    gpus: int
-    us: float
-
-
-@dataclass(frozen=True)
-class AllReduceAlgorithm:
-    traffic: str  # one_shot | ring | in_switch
-    latency: tuple[Latency, ...]  # by number of GPUs
-    bus_efficiency: float
-
-
-@dataclass(frozen=True)
-class AllReduceFit:
-    algorithms: tuple[AllReduceAlgorithm, ...]
-    source: str
-
-
-@dataclass(frozen=True)
-class GemmFits:
-    bf16: GemmFit | None = None
-    fp8: GemmFit | None = None
-    fp4: GemmFit | None = None
-
-
-@dataclass(frozen=True)
-class PrefillAttentionFits:
-    bf16: PrefillAttentionFit | None = None
-    fp8: PrefillAttentionFit | None = None
-    fp4: PrefillAttentionFit | None = None
-
-
-@dataclass(frozen=True)
-class DecodeAttentionFits:
-    bf16: DecodeAttentionFit | None = None
-    fp8: DecodeAttentionFit | None = None
-    fp4: DecodeAttentionFit | None = None
-
-
-@dataclass(frozen=True)
-class MoeFits:
-    bf16: MoeFit | None = None
-    fp8: MoeFit | None = None
-    fp4: MoeFit | None = None
-    w4a16: MoeFit | None = None  # weight-only kernels: narrow experts, wider activations
-    w4a8: MoeFit | None = None
-    w8a16: MoeFit | None = None
-
-
-@dataclass(frozen=True)
-class AllReduceFits:
-    nccl: AllReduceFit
-    custom: AllReduceFit | None = None
-
-
-@dataclass(frozen=True)
-class Errors:
-    points: int
-    median: float
-    p90: float
-
-
-@dataclass(frozen=True)
-class CategoryAccuracy:
-    kind: str  # a kernel class, or throughput
-    variant: str | None = None  # its format or all-reduce implementation
-    training: Errors | None = None
-    held_out: Errors | None = None
-
-
-@dataclass(frozen=True)
-class Accuracy:
-    source: str
-    categories: tuple[CategoryAccuracy, ...]
-
-
-@dataclass(frozen=True)
-class KernelProfile:
-    """content/catalogue/kernels/<slug>.yaml: its own constants, or `like` another profile."""
-
-    slug: str
-    name: str
-    like: str | None = None
-    assumption: str | None = None
-    overlap_exponent: Exponent | None = None
-    gemm: GemmFits | None = None
-    prefill_attention: PrefillAttentionFits | None = None
-    decode_attention: DecodeAttentionFits | None = None
-    moe: MoeFits | None = None
-    elementwise: ElementwiseFit | None = None
-    all_reduce: AllReduceFits | None = None
-    accuracy: Accuracy | None = None  # the calibration's errors under these constants
-    source: Path | None = None
-
-
-# -- engine profiles: content/catalogue/engines/<key>.yaml ----------------------------------
 
 
 @dataclass(frozen=True)

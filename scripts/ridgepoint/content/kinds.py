@@ -11,7 +11,7 @@ Adding a kind, e.g. one YAML file per GPU under content/catalogue/gpus/:
 1. Its schema, scripts/ridgepoint/schemas/gpu.schema.json: `additionalProperties: false`,
    a `title` on every property (the title is the "expected ..." of its errors) and a
    `patternErrorMessage` on every pattern (what editors show); each file starts with
-   `# yaml-language-server: $schema=<relative path to the schema>` (ridgepoint.content.modeline;
+   `# yaml-language-server: $schema=<relative path to the schema>` (ridgepoint.base.modeline;
    `make check` requires it). A field naming files of another kind refers to that kind's
    value set (ridgepoint.content.schemafiles), as a term's `related` does to `$defs/term`.
 2. Its record in ridgepoint/content/model.py: a frozen dataclass with `slug: str` (the file name),
@@ -43,11 +43,11 @@ from pathlib import Path
 
 from ridgepoint.base.layout import Layout
 from ridgepoint.content import calibration_checks, catalogue_checks, checks, records
-from ridgepoint.content.calibration_records import CalibrationSet, KernelProfile
+from ridgepoint.content.calibration_records import CalibrationSet
 from ridgepoint.content.catalogue_records import Gpu, LanguageModel
 from ridgepoint.content.checks import SLUG, Check
-from ridgepoint.content.engine_records import Engine
 from ridgepoint.content.model import Article, Explainer, Hub, Reading, Tag, Term
+from ridgepoint.content.profile_records import Engine, KernelProfile
 from ridgepoint.content.schemafiles import schemas
 
 YAML_SUFFIXES = (".yaml", ".yml")

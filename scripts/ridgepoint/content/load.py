@@ -15,9 +15,10 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
+from ridgepoint.base import modeline
 from ridgepoint.base.errors import ContentError, ContentErrors
 from ridgepoint.base.suggest import plain
-from ridgepoint.content import modeline, records
+from ridgepoint.content import records
 from ridgepoint.content.checks import SLUG, CrossFile, Documents, tags_in_vocabulary
 from ridgepoint.content.kinds import (
     KINDS,

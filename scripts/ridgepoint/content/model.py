@@ -16,9 +16,9 @@ from dataclasses import dataclass, field, fields
 from datetime import date
 from pathlib import Path
 
-from ridgepoint.content.calibration_records import CalibrationSet, KernelProfile
+from ridgepoint.content.calibration_records import CalibrationSet
 from ridgepoint.content.catalogue_records import Gpu, LanguageModel
-from ridgepoint.content.engine_records import Engine
+from ridgepoint.content.profile_records import Engine, KernelProfile
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from ridgepoint.base import modeline
 from ridgepoint.base.layout import Layout
-from ridgepoint.content import modeline
 from ridgepoint.content.schemafiles import resolve, schemas
 from ridgepoint.editing.scaffold import Fields, Refused, check_slug, create, kind_of, wrap
 

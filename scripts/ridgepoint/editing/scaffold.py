@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 import sims
+from ridgepoint.base import modeline
 from ridgepoint.base.layout import Layout
 from ridgepoint.base.suggest import plain
-from ridgepoint.content import modeline
 from ridgepoint.content.checks import SLUG
 from ridgepoint.content.kinds import KINDS, SIM_SET, TAG_SET, VOCABULARY, Kind
 from ridgepoint.content.schemafiles import chain, drawn_from, resolve, schemas

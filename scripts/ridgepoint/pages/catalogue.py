@@ -23,9 +23,9 @@ from ridgepoint.catalogue.units import (
     published_params,
     sims_data,
 )
-from ridgepoint.content.calibration_records import AllReduceAlgorithm, AllReduceFit, KernelProfile
 from ridgepoint.content.catalogue_records import Citation, Gpu, LanguageModel
 from ridgepoint.content.model import Site
+from ridgepoint.content.profile_records import AllReduceAlgorithm, AllReduceFit, KernelProfile
 from ridgepoint.pages.catalogue_tables import (
     anchor,
     attention,
