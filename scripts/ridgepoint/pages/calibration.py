@@ -42,9 +42,11 @@ LEAVES_OUT = {
            "overheads per step and per request (the engine profiles), constants where the "
            "real ones vary with the batch.",
     "engines": "Each engine's own kernels: every engine's steps are priced with the same "
-               "kernel profiles, fitted mostly to TensorRT-LLM's kernels. A served run's "
-               "closed loop of identical requests also keeps more in step than real clients "
-               "do (their intake times are drawn, their lengths are not).",
+               "kernel profiles, fitted mostly to TensorRT-LLM's kernels. In a served run's "
+               "closed loop of identical requests, the step's token budget alone decides "
+               "whether requests that arrive together are prefilled together or drift apart "
+               "(their intake times are drawn, their lengths are not); real servers and "
+               "clients have more ways to stay in step or not.",
     "overlap": "Overlap of communication with computation: each collective waits for the "
                "kernels before it, and the next kernel waits for the collective.",
     "experts": "Expert imbalance: routing is taken as balanced, and the experts a batch "
