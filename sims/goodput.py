@@ -24,10 +24,9 @@ target, found by linear interpolation of attainment between it and the rate befo
 
 from __future__ import annotations
 
-from typing import Any
-
 from sims import goodput_charts
 from sims.kit.contract import Choice, Number, simulation
+from sims.kit.phased import LATER, Phased, Rest
 from sims.physics import (
     GPUS,
     LAYOUTS,
@@ -161,7 +160,7 @@ def simulate(
     length_spread: float, slo_ttft_s: float, slo_tpot_s: float, slo_target: float,
     scheduler: str, token_budget: int, max_batch: int, requests: int, seed: int, model: str,
     model_config: str, gpu: str, tp: str, parallel: str, weights: str, engine: str,
-) -> dict[str, Any]:
+) -> Phased:
     chip, shape, group = GPUS[gpu], model_for(model, model_config), int(tp)
     check_group(chip, shape, group, parallel, layout_input="parallel")
     precision = precision_for(chip, shape, weights)
@@ -179,9 +178,7 @@ def simulate(
                         Slo(slo_ttft_s, slo_tpot_s, slo_target), space, parallel, *adds)
 
     saturation = scenario.saturation_rps(prompt_tokens, output_tokens)
-    runs = [scenario.run(rate) for rate in sweep_rates(saturation)]
     chosen = scenario.run(request_rate)
-    peak = max(runs, key=lambda run: run.goodput_rps)
     p50_ttft, p99_ttft = chosen.ttft_percentiles
     p50_tpot, p99_tpot = chosen.tpot_percentiles
     p99_prompt = round(percentile(sorted(r.prompt_tokens for r in drawn), 0.99))
@@ -196,13 +193,13 @@ def simulate(
         "goodput_rps": chosen.goodput_rps,
         "slo_attainment": chosen.attainment,
         "preemptions": chosen.served.preemptions,
-        "capacity_rps": capacity(runs, slo_target),
-        "ttft_capacity_rps": capacity(runs, slo_target, "ttft_attainment"),
-        "tpot_capacity_rps": capacity(runs, slo_target, "tpot_attainment"),
+        "capacity_rps": LATER,
+        "ttft_capacity_rps": LATER,
+        "tpot_capacity_rps": LATER,
         "ttft_attainment": chosen.ttft_attainment,
         "tpot_attainment": chosen.tpot_attainment,
-        "peak_goodput_rps": peak.goodput_rps,
-        "peak_goodput_rate_rps": peak.rate,
+        "peak_goodput_rps": LATER,
+        "peak_goodput_rate_rps": LATER,
         "saturation_rps": saturation,
         "prefill_s": prefill(chip, shape, prompt_tokens, tp=group, precision=precision,
                              layout=parallel).time_s,
@@ -218,8 +215,20 @@ def simulate(
                     f"{throughput_note(chip, named=False)}"
                     + (f". {accuracy(profile)}." if profile is not None else ""),
     }
-    return {
-        "summary": summary,
-        "charts": goodput_charts.charts_for(runs, chosen, scenario.slo, summary["capacity_rps"],
-                                        saturation * SWEEP_HIGH),
-    }
+
+    def rest() -> Rest:
+        """The rate sweep: the capacities, the peak and the four charts over the rate."""
+        runs = [scenario.run(rate) for rate in sweep_rates(saturation)]
+        peak = max(runs, key=lambda run: run.goodput_rps)
+        figures = {
+            "capacity_rps": capacity(runs, slo_target),
+            "ttft_capacity_rps": capacity(runs, slo_target, "ttft_attainment"),
+            "tpot_capacity_rps": capacity(runs, slo_target, "tpot_attainment"),
+            "peak_goodput_rps": peak.goodput_rps,
+            "peak_goodput_rate_rps": peak.rate,
+        }
+        return figures, goodput_charts.sweep_charts(runs, chosen, scenario.slo,
+                                                    figures["capacity_rps"],
+                                                    saturation * SWEEP_HIGH)
+
+    return Phased(summary, [goodput_charts.first_chart(chosen)], rest)

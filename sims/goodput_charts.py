@@ -249,9 +249,15 @@ def _requests_chart(chosen: Run) -> dict[str, Any]:
     )
 
 
-def charts_for(runs: list[Run], chosen: Run, slo: Slo, capacity: float, top: float
-               ) -> list[dict[str, Any]]:
-    """The five charts, over the sweep's `runs` (the rate axis up to `top`)."""
+def first_chart(chosen: Run) -> dict[str, Any]:
+    """The chart of the run at the chosen rate alone: the page shows it with the summary,
+    before the sweep's charts."""
+    return _requests_chart(chosen)
+
+
+def sweep_charts(runs: list[Run], chosen: Run, slo: Slo, capacity: float, top: float
+                 ) -> list[dict[str, Any]]:
+    """The four charts over the sweep's `runs` (the rate axis up to `top`)."""
     rows = _rows(runs)
     top = max(top, chosen.rate) * EDGE_ROOM
     return [
@@ -259,5 +265,4 @@ def charts_for(runs: list[Run], chosen: Run, slo: Slo, capacity: float, top: flo
         _tpot_chart(rows, top, chosen, slo),
         _attainment_chart(rows, top, slo, capacity),
         _goodput_chart(rows, top, chosen),
-        _requests_chart(chosen),
     ]

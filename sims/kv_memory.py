@@ -16,11 +16,10 @@ rate). The block-size sweep reruns the paged allocator at BLOCK_SWEEP sizes.
 
 from __future__ import annotations
 
-from typing import Any
-
 from sims import kv_memory_charts
 from sims.kit import memo
 from sims.kit.contract import Choice, Number, simulation
+from sims.kit.phased import Phased, Rest
 from sims.physics import (
     GPUS,
     TP_DEGREES,
@@ -138,7 +137,7 @@ def simulate(
     *, allocator: str, block_size: str, kv_precision: str, prompt_tokens: int,
     output_tokens: int, max_output_tokens: int, length_spread: float, requests: int,
     preemption: str, seed: int, model: str, model_config: str, gpu: str, tp: str, weights: str,
-) -> dict[str, Any]:
+) -> Phased:
     chip, shape, group, block = GPUS[gpu], model_for(model, model_config), int(tp), int(block_size)
     check_group(chip, shape, group)
     precision = precision_for(chip, shape, weights, kv=kv_precision)
@@ -148,9 +147,9 @@ def simulate(
                    min(PROMPT_CAP, LENGTH_CAP * prompt_tokens),
                    min(max_output_tokens, LENGTH_CAP * output_tokens))
 
-    runs = {"contiguous": _contiguous(backlog, slots, window, max_output_tokens)}
-    sweep = {size: _paged(backlog, slots, window, size) for size in BLOCK_SWEEP}
-    runs["paged"] = sweep.get(block) or _paged(backlog, slots, window, block)
+    # The summary reads two runs; the block-size sweep feeds one chart, after them.
+    runs = {"contiguous": _contiguous(backlog, slots, window, max_output_tokens),
+            "paged": _paged(backlog, slots, window, block)}
     chosen = runs[allocator]
 
     table = step_table(chip, shape, group, precision)
@@ -193,9 +192,10 @@ def simulate(
                     f"tokens each (the requests in flight on average): {regime}. "
                     f"{throughput_note(chip, named=False)}",
     }
-    return {
-        "summary": summary,
-        "charts": kv_memory_charts.charts_for(
-            allocator, runs, sweep, block, table, space, chip,
-            max(prompt_tokens + max_output_tokens, 512)),
-    }
+    longest = max(prompt_tokens + max_output_tokens, 512)
+
+    def rest() -> Rest:
+        sweep = {size: _paged(backlog, slots, window, size) for size in BLOCK_SWEEP}
+        return {}, kv_memory_charts.later_charts(sweep, block, table, space, chip, longest)
+
+    return Phased(summary, kv_memory_charts.first_charts(allocator, runs), rest)

@@ -169,17 +169,17 @@ def _preemption_chart(table: StepTable, space: KvSpace, gpu: Gpu, longest: int
     )
 
 
-def charts_for(allocator: str, runs: dict[str, Outcome], sweep: dict[int, Outcome],
-               block: int, table: StepTable, space: KvSpace, gpu: Gpu, longest: int
-               ) -> list[dict[str, Any]]:
-    """The four charts; every run on one clock of decode steps."""
+def first_charts(allocator: str, runs: dict[str, Outcome]) -> list[dict[str, Any]]:
+    """The charts of the two runs the summary reads (the page shows them first); every run
+    on one clock of decode steps."""
     # A run that served nobody (the weights fill the GPU) spans the longest a run may, so
     # that its clock, like others, does not end on a tick.
     last = max(sample[0] for outcome in runs.values()
                for sample in outcome.samples or [(MAX_STEPS,)]) * EDGE_ROOM
-    return [
-        _memory_chart(allocator, runs[allocator], last),
-        _running_chart(runs, last),
-        _block_chart(sweep, block),
-        _preemption_chart(table, space, gpu, longest),
-    ]
+    return [_memory_chart(allocator, runs[allocator], last), _running_chart(runs, last)]
+
+
+def later_charts(sweep: dict[int, Outcome], block: int, table: StepTable, space: KvSpace,
+                 gpu: Gpu, longest: int) -> list[dict[str, Any]]:
+    """The block-size sweep's chart and the preemption costs, after the first two."""
+    return [_block_chart(sweep, block), _preemption_chart(table, space, gpu, longest)]

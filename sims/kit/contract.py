@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from sims.kit.phased import Phased
 from sims.kit.rounding import normalise
 
 __all__ = ["Choice", "Input", "InputError", "Number", "Text", "defaults", "describe",
@@ -232,19 +233,45 @@ def _check_shape(result: Mapping[str, Any]) -> None:
         raise TypeError("a sim result needs a 'charts' list of Vega-Lite specs")
 
 
+@dataclass(frozen=True)
+class Begun:
+    """A run begun: its `first` result (whole, unless `finish` is set), the summary figures
+    it leaves `pending`, and `finish`, which gives the whole result (sims.kit.phased)."""
+
+    first: dict[str, Any]
+    pending: list[str]
+    finish: Callable[[], dict[str, Any]] | None
+
+
+def _finished(result: dict[str, Any] | Phased) -> dict[str, Any]:
+    whole = result.complete() if isinstance(result, Phased) else result
+    _check_shape(whole)
+    return normalise(whole)
+
+
 def simulation(
     inputs: tuple[Input, ...],
-) -> Callable[[Callable[..., dict[str, Any]]], Callable[..., dict[str, Any]]]:
-    """Wrap a sim's model so that `simulate(**inputs)` validates, fills defaults, normalises."""
+) -> Callable[[Callable[..., dict[str, Any] | Phased]], Callable[..., dict[str, Any]]]:
+    """Wrap a sim's model so that `simulate(**inputs)` validates, fills defaults, normalises;
+    `simulate.begin(**inputs)` does the same for the page, which shows a Phased result's
+    first part before its rest (sims.kit.phased)."""
 
-    def wrap(model: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+    def wrap(model: Callable[..., dict[str, Any] | Phased]) -> Callable[..., dict[str, Any]]:
         @functools.wraps(model)
         def simulate(**given: Any) -> dict[str, Any]:
+            return _finished(model(**validate(inputs, given)))
+
+        def begin(**given: Any) -> Begun:
+            """The page's run (runner.start): a Phased result's first part now, and how to
+            finish it; any other result whole, with nothing to finish."""
             result = model(**validate(inputs, given))
-            _check_shape(result)
-            return normalise(result)
+            if not isinstance(result, Phased):
+                return Begun(_finished(result), [], None)
+            return Begun(normalise(result.first()), result.pending(),
+                         lambda: _finished(result))
 
         simulate.inputs = inputs  # type: ignore[attr-defined]
+        simulate.begin = begin  # type: ignore[attr-defined]
         return simulate
 
     return wrap

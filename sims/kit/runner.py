@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import importlib
 import json
+from collections.abc import Callable
 from types import ModuleType
+from typing import Any
 
 from sims.kit import progress
+from sims.kit.contract import Begun
 
 
 def load(module: str) -> ModuleType:
@@ -29,16 +32,60 @@ def run(module: str, inputs_json: str) -> str:
     next to (None when the message is about no single input). Anything else is a fault in
     the sim, reported with its type so that it can be reproduced with `python -m sims`.
     """
-    try:
-        result = load(module).simulate(**json.loads(inputs_json))
-    except ValueError as error:
-        answer = {"ok": False, "kind": "input", "input": getattr(error, "input", None),
-                  "message": str(error)}
-    except Exception as error:  # noqa: BLE001 - reported to the reader, never swallowed
-        answer = {"ok": False, "kind": "sim", "message": f"{type(error).__name__}: {error}"}
-    else:
-        answer = {"ok": True, "result": result}
+    return json.dumps(_answer(lambda: load(module).simulate(**json.loads(inputs_json))))
+
+
+# The rest of the run begun last (`start`), until `finish` runs it. The worker runs one
+# thing at a time and finishes a run before it begins another.
+_rest: Callable[[], dict[str, Any]] | None = None
+
+
+def start(module: str, inputs_json: str) -> str:
+    """A reader's run on the page: `run`'s answer, except that a sim answering in two parts
+    (sims.kit.phased) answers with its first part, `"pending"` naming the summary figures
+    it leaves out and `"more": true`; `finish` then gives the whole answer, the same text
+    as `run`'s. Refusals and faults answer whole, as `run`'s do."""
+    global _rest
+    _rest = None
+    begun: Begun | None = None
+
+    def begin() -> dict[str, Any]:
+        nonlocal begun
+        simulate, inputs = load(module).simulate, json.loads(inputs_json)
+        # A simulate not wrapped by contract.simulation (a test's stand-in) answers whole.
+        begins = getattr(simulate, "begin", None)
+        begun = begins(**inputs) if begins else Begun(simulate(**inputs), [], None)
+        return begun.first
+
+    answer = _answer(begin)
+    if begun is not None and begun.finish is not None:
+        _rest = begun.finish
+        answer |= {"pending": begun.pending, "more": True}
     return json.dumps(answer)
+
+
+def more() -> bool:
+    """Whether the run `start` began last has a rest for `finish` to give."""
+    return _rest is not None
+
+
+def finish() -> str:
+    """The whole answer to the run `start` began in two parts (run's text for it)."""
+    global _rest
+    rest, _rest = _rest, None
+    if rest is None:
+        return json.dumps({"ok": False, "kind": "sim", "message": "no run to finish"})
+    return json.dumps(_answer(rest))
+
+
+def _answer(compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    try:
+        return {"ok": True, "result": compute()}
+    except ValueError as error:
+        return {"ok": False, "kind": "input", "input": getattr(error, "input", None),
+                "message": str(error)}
+    except Exception as error:  # noqa: BLE001 - reported to the reader, never swallowed
+        return {"ok": False, "kind": "sim", "message": f"{type(error).__name__}: {error}"}
 
 
 def read(module: str, name: str, text: str) -> str:

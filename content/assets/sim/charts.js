@@ -33,8 +33,12 @@ const SCHEME_ATTRIBUTE = "data-md-color-scheme";
 /**
  * @typedef {object} ChartsView
  * @property {() => void} reach the reader is about to change an input: get the views ready
- * @property {(specs: Spec[], prerendered: boolean) => Promise<void>} show a run's charts;
- *   `prerendered`: the prerendered SVGs show these very charts (the starting inputs)
+ * @property {(specs: Spec[], prerendered: boolean, firstShown?: boolean) => Promise<void>} show
+ *   a run's charts; `prerendered`: the prerendered SVGs show these very charts (the starting
+ *   inputs); `firstShown`: `showFirst` drew this run's first charts already
+ * @property {(specs: Spec[]) => Promise<void>} showFirst the first charts of a run answered
+ *   in two parts (sims/kit/phased.py), the summary just written; the others are marked
+ *   waiting (data-waiting, aria-busy) until `show` draws the whole run
  * @property {() => void} dispose
  */
 
@@ -124,6 +128,17 @@ export function mountCharts(root) {
     describeChart(container, label);
   };
 
+  // Marks the charts from `from` on as waiting for the rest of the run (none, by default),
+  // and unmarks those before it.
+  const wait = (from = Number.POSITIVE_INFINITY) => {
+    for (let index = 0, figure = part(root, "chart", 0); figure; figure = part(root, "chart", ++index)) {
+      const waiting = index >= from;
+      if (waiting === figure.hasAttribute("data-waiting")) continue;
+      figure.toggleAttribute("data-waiting", waiting);
+      figure.toggleAttribute("aria-busy", waiting);
+    }
+  };
+
   // The reader switched scheme: each view is built again, in the same container, with the
   // new text colour (a canvas keeps the colours it was drawn in). A new pixel ratio (a zoom,
   // another monitor) needs nothing here: Vega redraws its canvas for it. A view that fails
@@ -163,25 +178,44 @@ export function mountCharts(root) {
       if (standing) prepare(standing);
     },
     // The first chart with the summary (written just before), the others after that frame
-    // is painted (drawn.js).
-    async show(specs, prerendered) {
+    // is painted (drawn.js). After `showFirst`, that frame is on screen already: the first
+    // charts are drawn again only if they changed (they do not: the same run's).
+    async show(specs, prerendered, firstShown = false) {
       if (charts.length || !prerendered) {
         await queue(async () => {
           const lib = await loadCharts();
           if (specs.length) await draw(lib, specs[0], 0);
-          drawn(root, FIRST);
+          if (!firstShown) drawn(root, FIRST);
           if (specs.length > 1) {
-            await afterPaint();
+            if (!firstShown) await afterPaint();
             await Promise.all(specs.slice(1).map((spec, index) => draw(lib, spec, index + 1)));
           }
+          wait();
           drawn(root, ALL);
         });
         return;
       }
       standing = specs;
       if (reached) prepare(specs);
-      drawn(root, FIRST);
+      if (!firstShown) drawn(root, FIRST);
       drawn(root, ALL);
+    },
+    // The charts of a run's first part, as `show` draws a whole run's: the first with the
+    // summary (written just before), its other charts once that frame is painted. Until
+    // drawn, a chart is marked waiting, so that none shows another run's figures as this
+    // one's.
+    showFirst(specs) {
+      return queue(async () => {
+        const lib = await loadCharts();
+        if (specs.length) await draw(lib, specs[0], 0);
+        wait(Math.min(1, specs.length));
+        drawn(root, FIRST);
+        if (specs.length > 1) {
+          await afterPaint();
+          await Promise.all(specs.slice(1).map((spec, index) => draw(lib, spec, index + 1)));
+          wait(specs.length);
+        }
+      });
     },
     dispose() {
       schemes.disconnect();

@@ -23,6 +23,9 @@ import { setText } from "./results.js";
  * @property {() => boolean} active whether a pinned run is to be drawn
  * @property {(inputs: Inputs, result: SimResult) => void} hold the result now shown; the
  *   changes beside the summary follow
+ * @property {(result: SimResult, pending: string[]) => void} preview a run's first part
+ *   (its `pending` figures still to come) is shown: the changes follow it, but what a pin
+ *   keeps is the last whole result
  * @property {(specs: Spec[]) => Spec[]} charts the run's charts with the pinned run's marks
  * @property {() => void} loaded the worker has the sim's module: the pinned run is asked for
  * @property {() => void} drop forget the pinned run (its inputs would stop the worker again)
@@ -44,6 +47,8 @@ export function mountPin(root, config, redraw) {
   let asked = false;
   /** @type {{inputs: Inputs, result: SimResult} | null} */
   let shown = null;
+  /** @type {SimResult | null} the first part of a run on screen, until its whole result */
+  let preview = null;
 
   const summary = /** @type {HTMLTableSectionElement} */ (required(root, "summary"));
   const bar = document.createElement("div");
@@ -64,7 +69,7 @@ export function mountPin(root, config, redraw) {
   };
 
   // The change beside each figure: a third cell of its row, made or removed as needed.
-  const writeChanges = () => {
+  const writeChanges = (/** @type {Set<string>} */ pending = new Set()) => {
     const then = pinned?.result?.summary;
     for (const row of summary.rows) {
       const key = row.dataset.key ?? "";
@@ -77,7 +82,8 @@ export function mountPin(root, config, redraw) {
         cell = row.insertCell();
         cell.className = DELTA;
       }
-      const text = key in then ? change(shown.result.summary[key], then[key]) : "not in the pinned run";
+      const text = pending.has(key) ? "…"
+        : key in then ? change((preview ?? shown.result).summary[key], then[key]) : "not in the pinned run";
       // "−65%" on screen, "−65% vs pinned" read aloud: the note above says what it is against.
       const short = text.replace(/ vs pinned$/, "").replace(/^same as pinned$/, "same");
       if (cell.dataset.text !== text) {
@@ -129,9 +135,14 @@ export function mountPin(root, config, redraw) {
   return {
     active: () => pinned?.result != null,
     hold(inputs, result) {
+      preview = null;
       shown = { inputs, result };
       button.disabled = false;
       writeChanges();
+    },
+    preview(result, pending) {
+      preview = result;
+      writeChanges(new Set(pending));
     },
     charts(specs) {
       const theirs = pinned?.result?.charts;

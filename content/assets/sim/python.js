@@ -17,7 +17,9 @@ const REQUESTED = "ridgepoint:python-requested"; // a performance mark (scripts/
 
 /**
  * The worker's answer to a run (sims/kit/runner.py): a result, or why there is none.
- * @typedef {{ok: true, result: import("./results.js").SimResult}
+ * A run answered in two parts (sims/kit/phased.py) answers first with `pending` (the summary
+ * figures still to come, null in the result) and `more`; its whole answer follows.
+ * @typedef {{ok: true, result: import("./results.js").SimResult, pending?: string[], more?: boolean}
  *   | {ok: false, kind: "input", input?: string, message: string}
  *   | {ok: false, kind: "sim", message: string}} Answer
  */
@@ -30,7 +32,8 @@ const REQUESTED = "ridgepoint:python-requested"; // a performance mark (scripts/
  * @property {(module: string, message: string) => void} failed a module could not be loaded
  * @property {(reason: string) => void} fail the worker cannot run anything
  * @property {() => void} restart the worker was replaced: load the module again
- * @property {(answer: Answer) => void} receive the answer to one of this sim's runs
+ * @property {(answer: Answer, partial?: boolean) => void} receive the answer to one of this
+ *   sim's runs; `partial`: its first part, the whole answer to follow
  */
 
 /** @typedef {(done: number, total: number, text: string) => void} Working a run's progress */
@@ -118,6 +121,7 @@ function current() {
     else if (data.type === "failed") broadcast((listener) => listener.failed(data.module, data.message));
     else if (data.type === "fatal") giveUp(`Python could not start: ${data.message}`);
     else if (data.type === "working") progressOf.get(data.id)?.(data.done, data.total, data.text);
+    else if (data.type === "result" && data.more) runs.get(data.id)?.receive(JSON.parse(data.payload), true);
     else if (data.type === "result") answered(data.id, data.payload);
     else if (data.type === "read") {
       reads.get(data.id)?.(JSON.parse(data.payload));
@@ -194,8 +198,10 @@ function answered(id, payload) {
  * @param {string} module
  * @param {import("./inputs.js").Inputs} inputs
  * @param {Working} [working] shows the run's progress reports, if it sends any
+ * @param {boolean} [phased] a sim answering in two parts sends its first part at once
+ *   (sims/kit/phased.py); an answer kept on the page, or a run ahead's, comes whole
  */
-export function run(listener, module, inputs, working) {
+export function run(listener, module, inputs, working, phased = false) {
   wanted = []; // the runs ahead of the inputs shown before are no longer ahead of anything
   const key = runKey(module, inputs);
   const payload = aheadOn() ? kept.take(key) : undefined;
@@ -214,7 +220,7 @@ export function run(listener, module, inputs, working) {
   runs.set(id, listener);
   if (working) progressOf.set(id, working);
   sent.set(id, { key, module, at: performance.now() });
-  current().postMessage({ type: "run", id, module, inputs });
+  current().postMessage({ type: "run", id, module, inputs, phased });
 }
 
 /**

@@ -38,7 +38,8 @@ const FADE_DELAY_MS = 250;
  * @property {() => void} hideProgress
  * @property {(done: number, total: number, text: string) => void} working a long run's
  *   progress (the planner's search), shown until its result is written
- * @property {(result: SimResult) => void} write the summary and the tables
+ * @property {(result: SimResult, pending?: string[]) => void} write the summary and the
+ *   tables; `pending`: the summary figures still to come (a run's first part)
  * @property {(stale: boolean) => void} markStale
  * @property {() => void} dispose
  */
@@ -58,28 +59,42 @@ function row(texts) {
   return tr;
 }
 
+// A figure still being computed (the first part of a run answered in two, sims/kit/phased.py).
+const PENDING = "…";
+
 /**
  * The summary keeps its rows when a run has the same metrics as the last (every run of a
- * sim but the odd one); only the values whose text changed are written.
+ * sim but the odd one); only the values whose text changed are written. A figure named in
+ * `pending` shows PENDING, its row marked data-pending (and its cell aria-busy) until a
+ * run's whole answer writes it.
  * @param {HTMLTableSectionElement} body
  * @param {Record<string, unknown>} summary
  * @param {Record<string, string>} metrics metric name -> label
+ * @param {ReadonlySet<string>} pending
  */
-function writeSummary(body, summary, metrics) {
+function writeSummary(body, summary, metrics, pending) {
   const entries = Object.entries(summary);
+  const text = (/** @type {string} */ name, /** @type {unknown} */ value) => (pending.has(name) ? PENDING : display(value));
   const rows = body.rows;
-  if (rows.length === entries.length && entries.every(([name], i) => rows[i].dataset.key === name)) {
-    entries.forEach(([, value], i) => setText(rows[i].cells[1], display(value)));
-    return;
+  if (rows.length !== entries.length || !entries.every(([name], i) => rows[i].dataset.key === name)) {
+    body.replaceChildren(...entries.map(([name, value]) => {
+      const line = document.createElement("tr");
+      line.dataset.key = name;
+      if (typeof value === "string") line.dataset.text = ""; // as the build marks a sentence
+      const label = Object.assign(document.createElement("th"), { scope: "row", textContent: metrics[name] ?? name });
+      line.append(label, document.createElement("td"));
+      return line;
+    }));
   }
-  body.replaceChildren(...entries.map(([name, value]) => {
-    const line = document.createElement("tr");
-    line.dataset.key = name;
-    if (typeof value === "string") line.dataset.text = ""; // as the build marks a sentence
-    const label = Object.assign(document.createElement("th"), { scope: "row", textContent: metrics[name] ?? name });
-    line.append(label, Object.assign(document.createElement("td"), { textContent: display(value) }));
-    return line;
-  }));
+  entries.forEach(([name, value], i) => {
+    const row = body.rows[i];
+    setText(row.cells[1], text(name, value));
+    const waiting = pending.has(name);
+    if (waiting !== ("pending" in row.dataset)) {
+      row.toggleAttribute("data-pending", waiting);
+      row.cells[1].toggleAttribute("aria-busy", waiting);
+    }
+  });
 }
 
 /**
@@ -140,8 +155,8 @@ export function mountResults(root, metrics, apply) {
       bar.value = done;
       bar.max = total;
     },
-    write(result) {
-      writeSummary(summary, result.summary, metrics);
+    write(result, pending = []) {
+      writeSummary(summary, result.summary, metrics, new Set(pending));
       suggested = result.apply?.inputs ?? null;
       offer.hidden = suggested === null;
       if (result.apply) setText(offer, result.apply.label);

@@ -53,6 +53,8 @@ export class Sim {
     this.before = this.shown;
     /** @type {ReturnType<typeof setTimeout> | undefined} */
     this.watchdog = undefined;
+    /** whether the run in flight has its first part on screen (drawFirst) */
+    this.firstShown = false;
     // A result's suggested inputs (its `apply`) are set as the reader would set them.
     this.results = mountResults(element, this.config.metrics, (inputs) => this.controls.set(inputs));
     this.charts = mountCharts(element);
@@ -116,7 +118,8 @@ export class Sim {
     }, runTimeout());
     // The first live run: the same inputs as the prerendered results, or the URL's.
     if (!this.state.live) this.results.progress(3, STEPS, "Running the simulation");
-    python.run(this, this.config.module, this.sent, this.results.working);
+    this.firstShown = false;
+    python.run(this, this.config.module, this.sent, this.results.working, true);
   }
 
   stop() {
@@ -175,8 +178,15 @@ export class Sim {
     this.dispatch({ type: "restart" });
   }
 
-  /** @param {import("./python.js").Answer} answer */
-  async receive(answer) {
+  /**
+   * @param {import("./python.js").Answer} answer
+   * @param {boolean} [partial] the first part of a run answered in two (its rest follows)
+   */
+  async receive(answer, partial = false) {
+    if (partial) {
+      this.drawFirst(answer);
+      return;
+    }
     clearTimeout(this.watchdog);
     // Newer inputs waiting: they run at once, and this answer is not drawn.
     if (!this.dispatch({ type: "answer" }).includes("draw")) return;
@@ -198,6 +208,26 @@ export class Sim {
     const focused = enclosing(document.activeElement, "control");
     const name = focused && this.element.contains(focused) ? focused.dataset.input ?? null : null;
     python.ahead(this.config.module, ahead(this.config.inputs, this.shown, this.before, name));
+  }
+
+  /**
+   * A run's first part (sims/kit/phased.py): the summary, its figures still to come shown
+   * pending, and the first charts, in the frame after it arrives; the whole answer, drawn
+   * by `draw`, follows. Not drawn when newer inputs wait (that answer is never drawn), nor
+   * for the starting inputs, whose prerendered charts stand.
+   * @param {import("./python.js").Answer} answer
+   */
+  drawFirst(answer) {
+    if (!answer.ok || this.state.phase !== "running" || !this.state.awaiting) return;
+    if (!this.pin.active() && sameInputs(this.sent, this.config.start)) return;
+    this.controls.clearErrors();
+    this.results.say(LIVE);
+    this.results.write(answer.result, answer.pending);
+    this.pin.preview(answer.result, answer.pending ?? []);
+    this.firstShown = true;
+    this.charts.showFirst(this.pin.charts(answer.result.charts)).catch(() => {
+      this.firstShown = false; // the whole answer draws them, and says what failed
+    });
   }
 
   /** @param {import("./python.js").Answer} answer */
@@ -231,7 +261,9 @@ export class Sim {
   async redraw() {
     if (!this.last) return;
     const prerendered = !this.pin.active() && sameInputs(this.shown, this.config.start);
-    await this.charts.show(this.pin.charts(this.last.charts), prerendered);
+    const firstShown = this.firstShown;
+    this.firstShown = false;
+    await this.charts.show(this.pin.charts(this.last.charts), prerendered, firstShown);
   }
 
   dispose() {

@@ -8,13 +8,15 @@
 // is one, sims imported already) is pyodide_start.js's; this module answers the page.
 //
 // Messages in:   {type: "load", module, files}        fetch + import a sim (once)
-//                {type: "run", id, module, inputs}    run it
+//                {type: "run", id, module, inputs, phased}  run it (phased: runner.start)
 //                {type: "read", id, module, files, name, text}  a file's text into a text input
 //                {type: "warm", module, inputs, runs} run it `runs` times, answering nothing
 // Messages out:  {type: "progress", step, of, text}   while Python starts
 //                {type: "loaded", module} / {type: "failed", module, message}
 //                {type: "working", id, done, total, text}  a long run's progress (sims.kit.progress)
-//                {type: "result", id, payload}        payload: JSON text from sims.kit.runner.run
+//                {type: "result", id, payload, more}  payload: JSON text from sims.kit.runner.run
+//                                                     (or .start, for a run sent `phased`;
+//                                                     `more`: .finish's whole answer follows)
 //                {type: "read", id, payload}          payload: JSON text from sims.kit.runner.read
 //                {type: "fatal", message}             Python could not start at all
 
@@ -106,15 +108,28 @@ self.onmessage = async (event) => {
     }
   } else if (message.type === "run") {
     let payload;
+    let runner = null;
     try {
-      const runner = await loadModule(message.module, []);
+      runner = await loadModule(message.module, []);
       running = message.id;
-      payload = runner.run(message.module, JSON.stringify(message.inputs));
+      const inputs = JSON.stringify(message.inputs);
+      payload = message.phased ? runner.start(message.module, inputs) : runner.run(message.module, inputs);
       startInfo.marks["first run"] ??= performance.now();
     } catch (error) {
       payload = JSON.stringify({ ok: false, kind: "sim", message: lastLine(error) });
     }
-    post({ type: "result", id: message.id, payload });
+    // A run answered in two parts: its first part goes to the page at once, and the rest
+    // is computed while the page draws it.
+    const more = Boolean(message.phased && runner?.more());
+    post({ type: "result", id: message.id, payload, more });
+    if (more) {
+      try {
+        payload = runner.finish();
+      } catch (error) {
+        payload = JSON.stringify({ ok: false, kind: "sim", message: lastLine(error) });
+      }
+      post({ type: "result", id: message.id, payload });
+    }
   } else if (message.type === "read") {
     let payload;
     try {
