@@ -25,6 +25,10 @@
 // run in flight took too long), restart (the worker was replaced: every sim loads again),
 // fail {reason}.
 //
+// A run answered in two parts (sims/kit/phased.py) sends its first part before its answer:
+// sim.js draws it while the run stays in flight (running, awaiting), so it is no event here;
+// the whole answer is the `answer` event, as any run's.
+//
 // Effects: load (ask the worker for the module), run (send the inputs shown, start the
 // watchdog), draw (show the answer, then send drawn), stop (replace the worker, tell the
 // reader).
