@@ -89,7 +89,7 @@ def test_a_block_becomes_the_prerendered_widget() -> None:
     assert config["start"] == {spec.name: spec.default for spec in module.INPUTS}
     assert config["files"] == [
         "__init__.py", "batching.py", "batching_charts.py", "kit/__init__.py", "kit/charts.py",
-        "kit/contract.py", "kit/progress.py", "kit/rounding.py", "kit/runner.py",
+        "kit/contract.py", "kit/phased.py", "kit/progress.py", "kit/rounding.py", "kit/runner.py",
         "physics/__init__.py",
         "physics/accuracy.py", "physics/attention_weights.py", "physics/cache.py",
         "physics/catalogue_data.py", "physics/collectives.py", "physics/families.py",

@@ -27,9 +27,10 @@ TOY = (
 
 
 def toy_sims(root: Path, default: int = 3, factor: int = 2) -> SimSource:
-    """The real contract (with the rounding it imports) and a toy sim using it."""
+    """The real contract (with the modules it imports) and a toy sim using it."""
     kit = LAYOUT.sims / "kit"
     return fake_sims(root, {"kit/contract.py": (kit / "contract.py").read_text(),
+                            "kit/phased.py": (kit / "phased.py").read_text(),
                             "kit/rounding.py": (kit / "rounding.py").read_text(),
                             "toy.py": TOY.format(default=default, factor=factor)})
 

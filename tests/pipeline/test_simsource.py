@@ -28,7 +28,8 @@ def test_the_closure_follows_imports_inside_the_package() -> None:
         "__init__", "accuracy", "attention_weights", "cache", "catalogue_data", "collectives",
         "families", "fits", "hardware", "kernels", "kinds", "layers", "model_choice",
         "model_config", "precision", "pricing", "profile", "reach", "reads", "shapes", "step"))
-    kit = ("kit/__init__.py", "kit/charts.py", "kit/contract.py", "kit/rounding.py")
+    kit = ("kit/__init__.py", "kit/charts.py", "kit/contract.py", "kit/phased.py",
+           "kit/rounding.py")
     assert sims.closure("batching") == tuple(sorted(
         ("__init__.py", "batching.py", "batching_charts.py", *kit, *physics)))
     assert sims.files_of("batching") == tuple(sorted(
