@@ -231,4 +231,4 @@ def simulate(
                                                     figures["capacity_rps"],
                                                     saturation * SWEEP_HIGH)
 
-    return Phased(summary, [goodput_charts.first_chart(chosen)], rest)
+    return Phased(summary, [goodput_charts.requests_chart(chosen)], rest)

@@ -215,7 +215,9 @@ def _goodput_chart(rows: list[dict[str, Any]], top: float, chosen: Run) -> dict[
     )
 
 
-def _requests_chart(chosen: Run) -> dict[str, Any]:
+def requests_chart(chosen: Run) -> dict[str, Any]:
+    """The first chart, of the run at the chosen rate alone: the page shows it with the
+    summary, before the sweep's charts."""
     labels = ["met the SLO", "missed it"]
     rows = [{"arrival_s": request.arrival / chosen.rate, "ttft_s": wait if wait >= 0 else None,
              "prompt_tokens": request.prompt_tokens, "output_tokens": request.output_tokens,
@@ -247,12 +249,6 @@ def _requests_chart(chosen: Run) -> dict[str, Any]:
             "tooltip": tooltip,
         },
     )
-
-
-def first_chart(chosen: Run) -> dict[str, Any]:
-    """The chart of the run at the chosen rate alone: the page shows it with the summary,
-    before the sweep's charts."""
-    return _requests_chart(chosen)
 
 
 def sweep_charts(runs: list[Run], chosen: Run, slo: Slo, capacity: float, top: float

@@ -42,7 +42,6 @@ class Phased:
     summary: dict[str, Any]
     charts: list[dict[str, Any]]
     rest: Callable[[], Rest] = field(compare=False)
-    extra: dict[str, Any] = field(default_factory=dict)  # tables, apply: in the first part
 
     def pending(self) -> list[str]:
         """The figures the first part leaves out, in summary order."""
@@ -52,7 +51,7 @@ class Phased:
         """The first part as a result: pending figures None (the page shows them as
         pending), the first charts only."""
         summary = {name: None if value is LATER else value for name, value in self.summary.items()}
-        return {"summary": summary, "charts": self.charts, **self.extra}
+        return {"summary": summary, "charts": self.charts}
 
     def complete(self) -> dict[str, Any]:
         """The whole result: the first part with what `rest` gives filled in."""
@@ -63,4 +62,4 @@ class Phased:
                             f"{pending} for it")
         summary = {name: figures[name] if value is LATER else value
                    for name, value in self.summary.items()}
-        return {"summary": summary, "charts": [*self.charts, *charts], **self.extra}
+        return {"summary": summary, "charts": [*self.charts, *charts]}

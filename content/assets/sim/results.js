@@ -74,7 +74,6 @@ const PENDING = "…";
  */
 function writeSummary(body, summary, metrics, pending) {
   const entries = Object.entries(summary);
-  const text = (/** @type {string} */ name, /** @type {unknown} */ value) => (pending.has(name) ? PENDING : display(value));
   const rows = body.rows;
   if (rows.length !== entries.length || !entries.every(([name], i) => rows[i].dataset.key === name)) {
     body.replaceChildren(...entries.map(([name, value]) => {
@@ -88,8 +87,8 @@ function writeSummary(body, summary, metrics, pending) {
   }
   entries.forEach(([name, value], i) => {
     const row = body.rows[i];
-    setText(row.cells[1], text(name, value));
     const waiting = pending.has(name);
+    setText(row.cells[1], waiting ? PENDING : display(value));
     if (waiting !== ("pending" in row.dataset)) {
       row.toggleAttribute("data-pending", waiting);
       row.cells[1].toggleAttribute("aria-busy", waiting);
